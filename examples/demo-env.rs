@@ -1,0 +1,52 @@
+//! Lays out a demo conda installation to try envhook on:
+//!
+//! ```text
+//! cargo run -q --example demo-env -- /tmp/envhook-demo
+//! cargo run -q -- show -p /tmp/envhook-demo/miniconda3/envs/paddle
+//! ```
+//!
+//! It writes a root prefix `miniconda3/` with four environments (`paddle`:
+//! CUDA 11 cudatoolkit + cuDNN 8 + the Paddle 2.5 CUDA 11.6 wheel; `torch`:
+//! conda-forge CUDA 12.6 split packages + pytorch; `wheels`: PyPI torch with
+//! nvidia-*-cu12 wheels; `cpu`: no CUDA), and `home/.conda/environments.txt`
+//! as conda would leave it. The records and file layouts are the ones the
+//! test suite uses (`tests/support`).
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+
+fn main() {
+    let Some(dir) = std::env::args_os().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: demo-env DIR");
+        std::process::exit(2);
+    };
+    let root = dir.join("miniconda3");
+    if root.exists() {
+        eprintln!("demo-env: {} exists already; remove it or pick another DIR", root.display());
+        std::process::exit(2);
+    }
+    let mut base = support::Env::new(&root);
+    base.python("3.12.4");
+    base.conda(support::CondaPkg::new("conda", "24.11.3", "py312h7900ff3_0"));
+    let envs = root.join("envs");
+    support::cuda11_paddle(&envs.join("paddle"));
+    support::cuda12_split(&envs.join("torch"));
+    support::pip_wheels(&envs.join("wheels"));
+    support::cpu_only(&envs.join("cpu"));
+
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join(".conda")).unwrap();
+    let mut listing = format!("{}\n", root.display());
+    for name in ["paddle", "torch", "wheels", "cpu", "deleted-by-hand"] {
+        listing.push_str(&format!("{}\n", envs.join(name).display()));
+    }
+    std::fs::write(home.join(".conda/environments.txt"), listing).unwrap();
+
+    println!("demo installation written to {}", dir.display());
+    println!("try:");
+    println!("  envhook show -p {}", envs.join("paddle").display());
+    println!("  HOME={} envhook envs", home.display());
+    println!("  HOME={} envhook show -n torch", home.display());
+}

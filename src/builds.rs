@@ -1,0 +1,273 @@
+//! Which CUDA (and cuDNN) a framework package was built for, read from the
+//! places the frameworks themselves record it, without importing them.
+//!
+//! In order of trust:
+//! 1. the framework's generated build file in site-packages (see
+//!    [`crate::pyconst`]);
+//! 2. the pip version: a local part (`2.1.0+cu118`, `0.4.13+cuda12.cudnn89`),
+//!    Paddle 2.x's post-release tag (`2.5.2.post116` = CUDA 11.6), or the
+//!    distribution name (`jax-cuda12-plugin`, CPU-only `paddlepaddle`);
+//! 3. the conda build string (`py3.9_cuda11.8_cudnn8.7.0_0`,
+//!    `cuda120_py313h6ccb88c_302`, `py39_gpu_cuda11.2_many_linux`, `cpu_mkl_...`).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::catalog::Framework;
+use crate::pyconst::{self, Value};
+
+/// What a framework build targets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Variant {
+    /// A CUDA build; the versions when known (`cuda` may be a bare major).
+    Cuda {
+        /// CUDA version, `X.Y` or `X`.
+        cuda: Option<String>,
+        /// cuDNN version it was built with, when recorded.
+        cudnn: Option<String>,
+    },
+    /// A ROCm build (torch `hip` set).
+    Rocm {
+        /// The HIP version.
+        hip: String,
+    },
+    /// A CPU-only build.
+    Cpu,
+    /// Nothing says which.
+    Unknown,
+}
+
+/// A variant and the evidence for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BuildInfo {
+    /// What the build targets.
+    pub variant: Variant,
+    /// Where that was read, e.g. `version suffix .post116`.
+    pub evidence: String,
+}
+
+impl BuildInfo {
+    fn new(variant: Variant, evidence: impl Into<String>) -> Self {
+        BuildInfo {
+            variant,
+            evidence: evidence.into(),
+        }
+    }
+}
+
+/// The build file each framework writes, relative to site-packages.
+fn build_file(framework: Framework) -> Option<&'static str> {
+    match framework {
+        Framework::Paddlepaddle => Some("paddle/version/__init__.py"),
+        Framework::Pytorch => Some("torch/version.py"),
+        Framework::Tensorflow => Some("tensorflow/python/platform/build_info.py"),
+        Framework::Onnxruntime => Some("onnxruntime/capi/build_and_package_info.py"),
+        Framework::Jax => None,
+    }
+}
+
+/// Read the framework's build file in `site`, if it has one there.
+/// The path of the file read is returned with the result.
+pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
+    let rel = build_file(framework)?;
+    let text = fs_err::read_to_string(site.join(rel)).ok()?;
+    let get = |key: &str| pyconst::lookup(&text, key);
+    let cite = |key: &str, v: &str| format!("{rel}: {key} = '{v}'");
+    match framework {
+        Framework::Pytorch => {
+            if let Some(hip) = get("hip").as_ref().and_then(Value::as_version) {
+                return Some(BuildInfo::new(Variant::Rocm { hip: hip.into() }, cite("hip", hip)));
+            }
+            match get("cuda")? {
+                Value::None => Some(BuildInfo::new(Variant::Cpu, format!("{rel}: cuda = None"))),
+                v => {
+                    let cuda = v.as_version()?.to_string();
+                    let evidence = cite("cuda", &cuda);
+                    Some(BuildInfo::new(Variant::Cuda { cuda: Some(cuda), cudnn: None }, evidence))
+                }
+            }
+        }
+        Framework::Tensorflow => {
+            let cuda = get("cuda_version").as_ref().and_then(|v| v.as_version().map(String::from));
+            let cudnn = get("cudnn_version").as_ref().and_then(|v| v.as_version().map(String::from));
+            match (get("is_cuda_build"), cuda) {
+                (Some(Value::Bool(false)), _) => {
+                    Some(BuildInfo::new(Variant::Cpu, format!("{rel}: is_cuda_build = False")))
+                }
+                (_, Some(cuda)) => {
+                    let evidence = cite("cuda_version", &cuda);
+                    Some(BuildInfo::new(Variant::Cuda { cuda: Some(cuda), cudnn }, evidence))
+                }
+                _ => None,
+            }
+        }
+        Framework::Paddlepaddle | Framework::Onnxruntime => {
+            let cuda_value = get("cuda_version")?;
+            let cudnn = get("cudnn_version").as_ref().and_then(|v| v.as_version().map(String::from));
+            match cuda_value.as_version() {
+                Some(cuda) => {
+                    let evidence = cite("cuda_version", cuda);
+                    Some(BuildInfo::new(
+                        Variant::Cuda { cuda: Some(cuda.into()), cudnn },
+                        evidence,
+                    ))
+                }
+                None => Some(BuildInfo::new(Variant::Cpu, format!("{rel}: no cuda_version"))),
+            }
+        }
+        Framework::Jax => None,
+    }
+}
+
+/// What a pip distribution's name and version say.
+pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<BuildInfo> {
+    if let Some((_, local)) = version.split_once('+') {
+        if local == "cpu" || local.starts_with("cpu.") {
+            return Some(BuildInfo::new(Variant::Cpu, format!("version tag +{local}")));
+        }
+        if let Some(cuda) = cuda_from_token(local) {
+            let cudnn = token_after(local, "cudnn").map(|d| dotted(&d, 1));
+            return Some(BuildInfo::new(
+                Variant::Cuda { cuda: Some(cuda), cudnn },
+                format!("version tag +{local}"),
+            ));
+        }
+        if let Some(rocm) = local.strip_prefix("rocm") {
+            return Some(BuildInfo::new(Variant::Rocm { hip: rocm.into() }, format!("version tag +{local}")));
+        }
+    }
+    if framework == Framework::Paddlepaddle
+        && let Some((_, post)) = version.rsplit_once(".post")
+        && post.len() >= 2
+        && post.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Some(BuildInfo::new(
+            Variant::Cuda { cuda: Some(dotted(post, 1)), cudnn: None },
+            format!("version suffix .post{post}"),
+        ));
+    }
+    match name {
+        "paddlepaddle" | "onnxruntime" | "tensorflow-cpu" => {
+            Some(BuildInfo::new(Variant::Cpu, format!("{name} is the CPU-only distribution")))
+        }
+        _ => {
+            let major = name
+                .split('-')
+                .find_map(|part| part.strip_prefix("cuda").filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit())))?;
+            Some(BuildInfo::new(
+                Variant::Cuda { cuda: Some(major.to_string()), cudnn: None },
+                format!("distribution name {name}"),
+            ))
+        }
+    }
+}
+
+/// What a conda build string says.
+pub fn from_conda_build(build: &str) -> Option<BuildInfo> {
+    let evidence = format!("build string {build}");
+    if let Some(cuda) = cuda_from_token(build) {
+        let cudnn = token_after(build, "cudnn").map(|d| if d.contains('.') { d } else { dotted(&d, 1) });
+        return Some(BuildInfo::new(Variant::Cuda { cuda: Some(cuda), cudnn }, evidence));
+    }
+    let tokens: Vec<&str> = build.split('_').collect();
+    if tokens.iter().any(|t| t.starts_with("cpu")) {
+        return Some(BuildInfo::new(Variant::Cpu, evidence));
+    }
+    if tokens.iter().any(|t| *t == "cuda" || *t == "gpu" || t.starts_with("gpu")) {
+        return Some(BuildInfo::new(Variant::Cuda { cuda: None, cudnn: None }, evidence));
+    }
+    None
+}
+
+/// The CUDA version in a token run such as `cuda11.8`, `cu118`, `cuda120`,
+/// `cuda12`: dotted forms are taken as written, packed digits split before
+/// the last one (`118` = 11.8, `92` = 9.2). A bare major (`cuda12`, two
+/// digits starting with 1) stays a major.
+fn cuda_from_token(text: &str) -> Option<String> {
+    let digits = token_after(text, "cuda").or_else(|| token_after(text, "cu"))?;
+    if digits.contains('.') {
+        return Some(digits);
+    }
+    match digits.len() {
+        2 if digits.starts_with('1') => Some(digits), // `cuda12`: a major only
+        1 => Some(digits),
+        _ => Some(dotted(&digits, 1)),
+    }
+}
+
+/// The digits and dots right after the first `prefix` that is followed by
+/// a digit (`cudnn8.7.0` -> `8.7.0`).
+fn token_after(text: &str, prefix: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(at) = rest.find(prefix) {
+        let after = &rest[at + prefix.len()..];
+        let digits: String = after.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let digits = digits.trim_end_matches('.').to_string();
+        if digits.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(digits);
+        }
+        rest = after;
+    }
+    None
+}
+
+/// `118` -> `11.8`: a dot before the last `minor_digits` digits.
+fn dotted(digits: &str, minor_digits: usize) -> String {
+    if digits.len() <= minor_digits {
+        return digits.to_string();
+    }
+    let (major, minor) = digits.split_at(digits.len() - minor_digits);
+    format!("{major}.{minor}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuda(c: &str, d: Option<&str>) -> Variant {
+        Variant::Cuda {
+            cuda: Some(c.into()),
+            cudnn: d.map(String::from),
+        }
+    }
+
+    #[test]
+    fn conda_build_strings() {
+        let v = |b: &str| from_conda_build(b).map(|i| i.variant);
+        assert_eq!(v("py3.9_cuda11.8_cudnn8.7.0_0"), Some(cuda("11.8", Some("8.7.0"))));
+        assert_eq!(v("py3.9_cuda11.3_cudnn8.3.2_0"), Some(cuda("11.3", Some("8.3.2"))));
+        assert_eq!(v("cuda120_py313h6ccb88c_302"), Some(cuda("12.0", None)));
+        assert_eq!(v("cuda126_mkl_py312h1234567_300"), Some(cuda("12.6", None)));
+        assert_eq!(v("cuda120py311h5b0d1fe_0"), Some(cuda("12.0", None)));
+        assert_eq!(v("py39_gpu_cuda11.2_many_linux"), Some(cuda("11.2", None)));
+        assert_eq!(v("cpu_mkl_py313hbc6f0e9_102"), Some(Variant::Cpu));
+        assert_eq!(v("py3.7_cpu_0"), Some(Variant::Cpu));
+        assert_eq!(v("gpu_py39h7f4b5a9_0"), Some(Variant::Cuda { cuda: None, cudnn: None }));
+        assert_eq!(v("py311h1b3f5a8_0_cuda"), Some(Variant::Cuda { cuda: None, cudnn: None }));
+        assert_eq!(v("h0d30ee6_0"), None);
+    }
+
+    #[test]
+    fn pip_versions_and_names() {
+        let v = |f, n: &str, ver: &str| from_pip(f, n, ver).map(|i| i.variant);
+        assert_eq!(v(Framework::Pytorch, "torch", "2.1.0+cu118"), Some(cuda("11.8", None)));
+        assert_eq!(v(Framework::Pytorch, "torch", "2.9.0+cu130"), Some(cuda("13.0", None)));
+        assert_eq!(v(Framework::Pytorch, "torch", "2.3.1+cpu"), Some(Variant::Cpu));
+        assert_eq!(v(Framework::Pytorch, "torch", "2.3.1"), None);
+        assert_eq!(
+            v(Framework::Pytorch, "torch", "2.0.1+rocm5.4.2"),
+            Some(Variant::Rocm { hip: "5.4.2".into() })
+        );
+        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.5.2.post116"), Some(cuda("11.6", None)));
+        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.4.2.post102"), Some(cuda("10.2", None)));
+        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.6.1.post120"), Some(cuda("12.0", None)));
+        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.6.2"), None);
+        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle", "2.6.2"), Some(Variant::Cpu));
+        assert_eq!(v(Framework::Jax, "jaxlib", "0.4.13+cuda12.cudnn89"), Some(cuda("12", Some("8.9"))));
+        assert_eq!(v(Framework::Jax, "jax-cuda12-plugin", "0.4.30"), Some(cuda("12", None)));
+        assert_eq!(v(Framework::Onnxruntime, "onnxruntime", "1.18.0"), Some(Variant::Cpu));
+        assert_eq!(v(Framework::Onnxruntime, "onnxruntime-gpu", "1.18.0"), None);
+    }
+}

@@ -1,0 +1,217 @@
+//! The package catalogue: which conda packages, pip distributions and
+//! library files envhook cares about, loaded from `data/packages.toml`.
+//!
+//! The catalogue is what lets envhook pick records by file name: anything
+//! not named here is never opened. Keeping it a data file (with a source per
+//! row) means adding a package is a one-row change that reviewers can check
+//! against its source.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+/// The catalogue shipped inside the binary.
+const PACKAGES_TOML: &str = include_str!("../data/packages.toml");
+
+/// What a package contributes to the GPU stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// A bundle of CUDA runtime libraries (CUDA <= 11 `cudatoolkit`).
+    CudaToolkit,
+    /// The CUDA 12+ `cuda-version` metapackage.
+    CudaVersion,
+    /// One CUDA component library (cudart, cublas, ...).
+    CudaLibrary,
+    /// cuDNN.
+    Cudnn,
+    /// NCCL.
+    Nccl,
+    /// Link-time stubs of the driver (`lib/stubs/libcuda.so`).
+    DriverStub,
+    /// A framework build.
+    Framework,
+    /// A metapackage that only selects a variant.
+    Meta,
+}
+
+/// The frameworks envhook knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Framework {
+    /// PaddlePaddle (`paddlepaddle-gpu`, `paddlepaddle`).
+    Paddlepaddle,
+    /// PyTorch (`pytorch`, `libtorch`, `torch`).
+    Pytorch,
+    /// TensorFlow.
+    Tensorflow,
+    /// JAX (`jaxlib` and the CUDA plugins).
+    Jax,
+    /// ONNX Runtime.
+    Onnxruntime,
+}
+
+impl Framework {
+    /// The name users know the framework by.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Framework::Paddlepaddle => "PaddlePaddle",
+            Framework::Pytorch => "PyTorch",
+            Framework::Tensorflow => "TensorFlow",
+            Framework::Jax => "JAX",
+            Framework::Onnxruntime => "ONNX Runtime",
+        }
+    }
+}
+
+/// One package row of the catalogue.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageRow {
+    /// conda package name or normalised pip distribution name.
+    pub name: String,
+    /// What the package contributes.
+    pub role: Role,
+    /// The component key, for `cuda-library` rows.
+    pub lib: Option<String>,
+    /// The framework, for `framework` rows.
+    pub framework: Option<Framework>,
+    /// Where the fact comes from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
+/// One library-name row of the catalogue.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibraryRow {
+    /// The file-name prefix, e.g. `libcudart`.
+    pub stem: String,
+    /// The component key, e.g. `cudart`.
+    pub lib: String,
+    /// Where the fact comes from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogFile {
+    conda: Vec<PackageRow>,
+    pip: Vec<PackageRow>,
+    library: Vec<LibraryRow>,
+}
+
+/// The parsed catalogue with lookup tables.
+#[derive(Debug)]
+pub struct Catalog {
+    conda: HashMap<String, PackageRow>,
+    pip: HashMap<String, PackageRow>,
+    /// Sorted longest stem first, so the first match is the longest.
+    libraries: Vec<LibraryRow>,
+}
+
+/// The catalogue shipped in the binary, parsed once on first use.
+pub static CATALOG: LazyLock<Catalog> = LazyLock::new(|| {
+    Catalog::parse(PACKAGES_TOML).expect("data/packages.toml is checked by the test suite")
+});
+
+impl Catalog {
+    /// Parse a catalogue file.
+    pub fn parse(text: &str) -> Result<Self, toml::de::Error> {
+        let file: CatalogFile = toml::from_str(text)?;
+        let mut libraries = file.library;
+        libraries.sort_by(|a, b| b.stem.len().cmp(&a.stem.len()));
+        Ok(Catalog {
+            conda: file.conda.into_iter().map(|r| (r.name.clone(), r)).collect(),
+            pip: file.pip.into_iter().map(|r| (r.name.clone(), r)).collect(),
+            libraries,
+        })
+    }
+
+    /// The row for a conda package name, if envhook reads that package.
+    pub fn conda(&self, name: &str) -> Option<&PackageRow> {
+        self.conda.get(name)
+    }
+
+    /// The row for a pip distribution (name normalised per PEP 503, with
+    /// `-`), and the CUDA major its `-cuNN` suffix names, if any.
+    pub fn pip(&self, normalized: &str) -> Option<(&PackageRow, Option<u32>)> {
+        if let Some(row) = self.pip.get(normalized) {
+            return Some((row, None));
+        }
+        let (base, suffix) = normalized.rsplit_once("-cu")?;
+        let major: u32 = suffix.parse().ok()?;
+        self.pip.get(base).map(|row| (row, Some(major)))
+    }
+
+    /// The component key for a shared-library file name, e.g.
+    /// `libcublasLt.so.12` -> `cublas`.
+    pub fn library_component(&self, file_name: &str) -> Option<&str> {
+        self.libraries
+            .iter()
+            .find(|row| file_name.starts_with(&row.stem))
+            .map(|row| row.lib.as_str())
+    }
+
+    /// All conda rows (for tests and documentation).
+    #[cfg(test)]
+    fn conda_rows(&self) -> impl Iterator<Item = &PackageRow> {
+        self.conda.values()
+    }
+
+    /// All pip rows (for tests and documentation).
+    #[cfg(test)]
+    fn pip_rows(&self) -> impl Iterator<Item = &PackageRow> {
+        self.pip.values()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_catalog_is_consistent() {
+        let cat = Catalog::parse(PACKAGES_TOML).unwrap();
+        let libs: Vec<&str> = cat.libraries.iter().map(|r| r.lib.as_str()).collect();
+        for row in cat.conda_rows().chain(cat.pip_rows()) {
+            assert!(!row.source.trim().is_empty(), "{} has no source", row.name);
+            match row.role {
+                Role::CudaLibrary => {
+                    let lib = row.lib.as_deref().unwrap_or_else(|| panic!("{} needs lib", row.name));
+                    assert!(libs.contains(&lib), "{}: unknown lib {lib}", row.name);
+                }
+                Role::Framework => assert!(row.framework.is_some(), "{} needs framework", row.name),
+                _ => assert!(row.lib.is_none() && row.framework.is_none(), "{}", row.name),
+            }
+        }
+        for row in &cat.libraries {
+            assert!(!row.source.trim().is_empty(), "{} has no source", row.stem);
+        }
+    }
+
+    #[test]
+    fn pip_suffixes_give_the_cuda_major() {
+        let cat = &*CATALOG;
+        let (row, major) = cat.pip("nvidia-cuda-runtime-cu12").unwrap();
+        assert_eq!((row.lib.as_deref(), major), (Some("cudart"), Some(12)));
+        let (_, major) = cat.pip("nvidia-cuda-runtime").unwrap();
+        assert_eq!(major, None);
+        assert_eq!(cat.pip("nvidia-cudnn-cu13").unwrap().1, Some(13));
+        assert!(cat.pip("nvidia-cudnn-cuda").is_none());
+        assert!(cat.pip("numpy").is_none());
+    }
+
+    #[test]
+    fn longest_library_stem_wins() {
+        let cat = &*CATALOG;
+        assert_eq!(cat.library_component("libcublasLt.so.12"), Some("cublas"));
+        assert_eq!(cat.library_component("libcudart.so.11.0"), Some("cudart"));
+        assert_eq!(cat.library_component("libcudnn_ops_infer.so.8"), Some("cudnn"));
+        assert_eq!(cat.library_component("libcusparseLt.so.0"), Some("cusparselt"));
+        assert_eq!(cat.library_component("libcuda.so"), Some("driver"));
+        assert_eq!(cat.library_component("libssl.so.3"), None);
+    }
+}

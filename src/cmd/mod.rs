@@ -1,0 +1,28 @@
+//! One module per subcommand; each takes its parsed arguments and writes
+//! its report to the given writer (stdout in `main`).
+
+pub mod envs;
+pub mod show;
+
+use std::io::{self, Write};
+
+use crate::cli::EnvSelection;
+use crate::discovery::Selector;
+use crate::error::Error;
+
+impl EnvSelection {
+    /// The selector these flags mean.
+    pub fn selector(&self) -> Selector {
+        match (&self.name, &self.prefix) {
+            (Some(name), _) => Selector::Name(name.clone()),
+            (None, Some(prefix)) => Selector::Prefix(prefix.clone()),
+            (None, None) => Selector::Active,
+        }
+    }
+}
+
+/// Write JSON followed by a newline.
+pub fn write_json<T: serde::Serialize>(out: &mut impl Write, value: &T) -> Result<(), Error> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| Error::Output(io::Error::from(e)))?;
+    writeln!(out).map_err(Error::Output)
+}

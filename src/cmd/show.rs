@@ -1,0 +1,136 @@
+//! `envhook show`: the inventory of one environment, for people or as JSON.
+
+use std::io::Write;
+
+use crate::builds::Variant;
+use crate::cli::ShowArgs;
+use crate::discovery::{self, Context};
+use crate::error::{Error, Result};
+use crate::exit::ExitStatus;
+use crate::inventory::{Claim, DirHolds, Inventory};
+use crate::report;
+
+/// Run `show`.
+pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
+    let env = discovery::select(ctx, &args.env.selector())?;
+    let inv = Inventory::read(&env.prefix)?;
+    if args.json {
+        super::write_json(out, &inv)?;
+    } else {
+        render(&inv, env.name.as_deref(), out).map_err(Error::Output)?;
+    }
+    Ok(if report::has_findings(&inv.problems) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// The human-readable summary.
+fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io::Result<()> {
+    match name {
+        Some(name) => writeln!(out, "environment  {name}  ({})", inv.prefix.display())?,
+        None => writeln!(out, "environment  {}", inv.prefix.display())?,
+    }
+    if let Some(platform) = &inv.platform {
+        writeln!(out, "platform     {platform}")?;
+    }
+    writeln!(out)?;
+    for (label, claims) in [
+        ("CUDA runtime", &inv.cuda),
+        ("cuDNN", &inv.cudnn),
+        ("cuBLAS", &inv.cublas),
+        ("NCCL", &inv.nccl),
+    ] {
+        write_claims(out, label, claims)?;
+    }
+
+    writeln!(out, "\nframeworks")?;
+    if inv.frameworks.is_empty() {
+        writeln!(out, "  none found")?;
+    }
+    for fw in &inv.frameworks {
+        let target = match &fw.build.variant {
+            Variant::Cuda { cuda, cudnn } => {
+                let mut t = match cuda {
+                    Some(c) => format!("CUDA {c}"),
+                    None => "CUDA (version not recorded)".to_string(),
+                };
+                if let Some(d) = cudnn {
+                    t.push_str(&format!(" / cuDNN {d}"));
+                }
+                t
+            }
+            Variant::Rocm { hip } => format!("ROCm (HIP {hip})"),
+            Variant::Cpu => "CPU only".to_string(),
+            Variant::Unknown => "build unknown".to_string(),
+        };
+        writeln!(
+            out,
+            "  {:<14} {} {} ({})  built for {target}  [{}]",
+            fw.framework.display_name(),
+            fw.package,
+            fw.version,
+            fw.installer.label(),
+            fw.build.evidence
+        )?;
+    }
+
+    writeln!(out, "\nlibrary directories")?;
+    if inv.library_dirs.is_empty() {
+        writeln!(out, "  none (no CUDA libraries from conda or pip)")?;
+    }
+    for dir in &inv.library_dirs {
+        let holds = match dir.holds {
+            DirHolds::Files => "",
+            DirHolds::Symlinks => ", symlinks",
+            DirHolds::Mixed => ", files and symlinks",
+        };
+        let components: Vec<&str> = dir.components.iter().map(String::as_str).collect();
+        writeln!(
+            out,
+            "  {}  [{}; {}{holds}]",
+            dir.path.display(),
+            components.join(" "),
+            dir.installer.label()
+        )?;
+    }
+
+    writeln!(out, "\nproblems")?;
+    if inv.problems.is_empty() {
+        writeln!(out, "  none found")?;
+    }
+    for p in &inv.problems {
+        writeln!(out, "  {}[{}]: {}", p.severity.label(), p.code, p.message)?;
+        if let Some(path) = &p.path {
+            writeln!(out, "      file: {}", path.display())?;
+        }
+        if let Some(hint) = &p.hint {
+            writeln!(out, "      hint: {hint}")?;
+        }
+    }
+    let s = &inv.stats;
+    writeln!(
+        out,
+        "\nread {} of {} conda records and {} of {} pip dist-info directories; checked {} libraries",
+        s.records_parsed, s.records_total, s.dist_infos_read, s.dist_infos_total, s.libraries_checked
+    )
+}
+
+fn write_claims(out: &mut impl Write, label: &str, claims: &[Claim]) -> std::io::Result<()> {
+    if claims.is_empty() {
+        return writeln!(out, "{label:<13} none");
+    }
+    for (i, c) in claims.iter().enumerate() {
+        let label = if i == 0 { label } else { "" };
+        writeln!(
+            out,
+            "{label:<13} {:<10} {} {} ({})",
+            c.version,
+            c.package,
+            c.package_version,
+            c.installer.label()
+        )?;
+    }
+    Ok(())
+}

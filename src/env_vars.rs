@@ -1,0 +1,24 @@
+//! Every environment variable envhook reads, in one place, so the README's
+//! table and the code cannot drift apart.
+
+/// The active environment; used when neither `-n` nor `-p` is given.
+pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
+/// Path of the `conda` executable (set by conda's shell integration); its
+/// installation's root prefix is found from it.
+pub const CONDA_EXE: &str = "CONDA_EXE";
+/// conda's root prefix, where set.
+pub const CONDA_ROOT: &str = "CONDA_ROOT";
+/// micromamba/mamba's root prefix.
+pub const MAMBA_ROOT_PREFIX: &str = "MAMBA_ROOT_PREFIX";
+/// Extra envs directories, `:`-separated (conda's env-var form of `envs_dirs`).
+pub const CONDA_ENVS_DIRS: &str = "CONDA_ENVS_DIRS";
+/// The older spelling of [`CONDA_ENVS_DIRS`].
+pub const CONDA_ENVS_PATH: &str = "CONDA_ENVS_PATH";
+/// An extra `.condarc` file to read.
+pub const CONDARC: &str = "CONDARC";
+/// Base of the user's configuration directory (`~/.config` when unset).
+pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+/// Where envhook finds the system's own files (`/etc/conda`, `/var/lib/conda`):
+/// envhook reads `$ENVHOOK_SYSROOT/etc/conda/...` instead of `/etc/conda/...`.
+/// For inspecting an image's root filesystem from outside, and for tests.
+pub const ENVHOOK_SYSROOT: &str = "ENVHOOK_SYSROOT";

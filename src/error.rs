@@ -1,0 +1,181 @@
+//! The errors envhook reports, each naming the file involved and, where
+//! there is one, what to do about it (`hint`).
+//!
+//! An [`Error`] always ends the command with exit code 2 (see
+//! [`crate::exit::ExitStatus`]); problems that envhook *found* in an
+//! environment are not errors but findings ([`crate::report::Problem`]).
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::discovery::KnownEnv;
+
+/// Everything that can stop a command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Neither `-n`, `-p` nor an active environment.
+    #[error("no environment selected")]
+    NoEnvSelected,
+
+    /// `-p` (or `CONDA_PREFIX`) names a path that does not exist.
+    #[error("{path}: no such directory", path = .path.display())]
+    PrefixMissing {
+        /// The path given.
+        path: PathBuf,
+        /// Whether it came from `CONDA_PREFIX`.
+        from_conda_prefix: bool,
+    },
+
+    /// A directory without `conda-meta/`.
+    #[error("{path} is not a conda environment ({why})", path = .path.display())]
+    NotAnEnv {
+        /// The directory given.
+        path: PathBuf,
+        /// What is missing.
+        why: &'static str,
+    },
+
+    /// `-n NAME` matched nothing.
+    #[error("no environment named '{name}'")]
+    UnknownEnv {
+        /// The name asked for.
+        name: String,
+        /// The environments that do exist.
+        known: Vec<KnownEnv>,
+    },
+
+    /// `-n NAME` matched several environments outside the envs directories.
+    #[error("the name '{name}' matches {} environments", .candidates.len())]
+    AmbiguousEnv {
+        /// The name asked for.
+        name: String,
+        /// The prefixes it matches.
+        candidates: Vec<PathBuf>,
+    },
+
+    /// A pixi project with several environments and none called `default`.
+    #[error("{project} is a pixi project with several environments", project = .project.display())]
+    PixiProjectAmbiguous {
+        /// The project directory.
+        project: PathBuf,
+        /// Its environments.
+        envs: Vec<PathBuf>,
+    },
+
+    /// A file or directory that could not be read.
+    #[error("could not read {path}: {source}", path = .path.display())]
+    Read {
+        /// What was being read.
+        path: PathBuf,
+        /// Why it failed.
+        source: io::Error,
+    },
+
+    /// A conda-meta record that does not parse.
+    #[error("could not parse conda-meta record {path}: {reason}", path = .path.display())]
+    BadRecord {
+        /// The record file.
+        path: PathBuf,
+        /// The parser's complaint.
+        reason: String,
+    },
+
+    /// A pip dist-info directory that does not make sense.
+    #[error("could not parse {path}: {reason}", path = .path.display())]
+    BadDistInfo {
+        /// The file inside the dist-info directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// Writing the report failed (other than a closed pipe).
+    #[error("could not write output: {0}")]
+    Output(#[source] io::Error),
+}
+
+impl Error {
+    /// What the user can do about it, printed as `hint:` lines.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::NoEnvSelected => Some(
+                "pass -n NAME or -p PREFIX, or run envhook inside an activated environment \
+                 (`envhook envs` lists the environments it can find)"
+                    .into(),
+            ),
+            Error::PrefixMissing {
+                from_conda_prefix: true,
+                ..
+            } => Some(
+                "CONDA_PREFIX points at a removed environment; run `conda deactivate` \
+                 or pass -n NAME / -p PREFIX"
+                    .into(),
+            ),
+            Error::PrefixMissing { .. } => {
+                Some("check the path; `envhook envs` lists the environments it can find".into())
+            }
+            Error::NotAnEnv { .. } => Some(
+                "a conda environment is a directory with a conda-meta/ folder; \
+                 pass the environment's prefix (e.g. ~/miniconda3/envs/NAME) or a pixi project \
+                 with .pixi/envs/"
+                    .into(),
+            ),
+            Error::UnknownEnv { known, .. } if known.is_empty() => Some(
+                "envhook found no environments at all; pass the prefix with -p, or set \
+                 CONDA_EXE / MAMBA_ROOT_PREFIX so it can find your installation"
+                    .into(),
+            ),
+            Error::UnknownEnv { known, .. } => {
+                let mut hint = String::from("environments found:");
+                for env in known {
+                    hint.push_str(&format!(
+                        "\n  {:<20} {}",
+                        env.name.as_deref().unwrap_or("-"),
+                        env.prefix.display()
+                    ));
+                }
+                Some(hint)
+            }
+            Error::AmbiguousEnv { candidates, .. } => {
+                let mut hint = String::from("pick one with -p:");
+                for c in candidates {
+                    hint.push_str(&format!("\n  {}", c.display()));
+                }
+                Some(hint)
+            }
+            Error::PixiProjectAmbiguous { envs, .. } => {
+                let mut hint = String::from("pick one with -p:");
+                for e in envs {
+                    hint.push_str(&format!("\n  {}", e.display()));
+                }
+                Some(hint)
+            }
+            Error::Read { source, .. } if source.kind() == io::ErrorKind::PermissionDenied => {
+                Some("run envhook as a user who can read the environment".into())
+            }
+            Error::Read { .. } => None,
+            Error::BadRecord { .. } => Some(
+                "the record is damaged; reinstall the package (`conda install --force-reinstall \
+                 -p PREFIX NAME`) or remove the stray file from conda-meta/"
+                    .into(),
+            ),
+            Error::BadDistInfo { .. } => Some(
+                "the pip metadata is damaged; reinstall the distribution \
+                 (`pip install --force-reinstall --no-deps NAME==VERSION`)"
+                    .into(),
+            ),
+            Error::Output(_) => None,
+        }
+    }
+
+    /// Wrap an I/O error with the path it concerns.
+    pub fn read(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Read {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Results in envhook.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

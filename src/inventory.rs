@@ -1,0 +1,710 @@
+//! The GPU-stack inventory of one environment: which CUDA runtime, cuDNN,
+//! NCCL, cuBLAS and framework builds it holds, where their libraries are on
+//! disk, and what is broken about them.
+//!
+//! Built from the conda records and pip distributions named in the
+//! catalogue ([`crate::catalog`]), never from the whole environment, and
+//! checked against the disk: every shared library a record lists is looked
+//! up (without being read), so a half-removed package shows up as a broken
+//! install rather than as a `cannot open shared object file` at import.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::builds::{self, BuildInfo, Variant};
+use crate::catalog::{CATALOG, Framework, Role};
+use crate::error::Result;
+use crate::paths;
+use crate::pip;
+use crate::records::{self, MetaIndex};
+use crate::report::{Problem, Severity};
+
+/// Identifies the JSON document (`envhook show --json`); bumped on any
+/// incompatible change.
+pub const SCHEMA: &str = "envhook.inventory/1";
+
+/// Who installed a package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Installer {
+    /// A conda-meta record.
+    Conda,
+    /// A pip (or uv) dist-info directory.
+    Pip,
+}
+
+impl Installer {
+    /// Lower-case label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Installer::Conda => "conda",
+            Installer::Pip => "pip",
+        }
+    }
+}
+
+/// What was found at a library path the package lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LibStatus {
+    /// Present (a file, or a symlink that resolves to one).
+    Ok,
+    /// Nothing there.
+    Missing,
+    /// A symlink whose target does not exist.
+    DanglingSymlink,
+    /// A symlink that leads back to itself.
+    SymlinkLoop,
+    /// There, but not a file (a directory) or not readable.
+    Unusable,
+}
+
+impl LibStatus {
+    fn describe(self) -> &'static str {
+        match self {
+            LibStatus::Ok => "present",
+            LibStatus::Missing => "missing",
+            LibStatus::DanglingSymlink => "a symlink to nothing",
+            LibStatus::SymlinkLoop => "a symlink loop",
+            LibStatus::Unusable => "not a readable file",
+        }
+    }
+}
+
+/// One shared library a package lists.
+#[derive(Debug, Clone, Serialize)]
+pub struct Library {
+    /// Absolute path as listed.
+    #[serde(serialize_with = "paths::serialize")]
+    pub path: PathBuf,
+    /// The component it belongs to (`cudart`, `cudnn`, ...), when known.
+    pub component: Option<String>,
+    /// What is on disk there.
+    pub status: LibStatus,
+    /// The file a symlink resolves to.
+    #[serde(serialize_with = "paths::serialize_opt")]
+    pub resolves_to: Option<PathBuf>,
+}
+
+/// One package of interest.
+#[derive(Debug, Clone, Serialize)]
+pub struct Package {
+    /// conda name or normalised pip name.
+    pub name: String,
+    /// Version as installed.
+    pub version: String,
+    /// conda build string.
+    pub build: Option<String>,
+    /// conda or pip.
+    pub installer: Installer,
+    /// The record file or dist-info directory.
+    #[serde(serialize_with = "paths::serialize")]
+    pub metadata: PathBuf,
+    /// What it contributes.
+    pub role: Role,
+    /// The component, for CUDA libraries.
+    pub component: Option<String>,
+    /// The framework, for frameworks.
+    pub framework: Option<Framework>,
+    /// The CUDA major of a pip `-cuNN` distribution.
+    pub cuda_major: Option<u32>,
+    /// The shared libraries it lists.
+    pub libraries: Vec<Library>,
+}
+
+impl Package {
+    fn label(&self) -> String {
+        format!("{} {} ({})", self.name, self.version, self.installer.label())
+    }
+}
+
+/// A version of a stack component and the package that supplies it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Claim {
+    /// The component's version (`X.Y` for CUDA).
+    pub version: String,
+    /// conda or pip.
+    pub installer: Installer,
+    /// The supplying package.
+    pub package: String,
+    /// That package's own version.
+    pub package_version: String,
+}
+
+/// A framework build.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameworkBuild {
+    /// Which framework.
+    pub framework: Framework,
+    /// The package that carries it.
+    pub package: String,
+    /// Its version.
+    pub version: String,
+    /// conda or pip.
+    pub installer: Installer,
+    /// What it was built for, and how that is known.
+    pub build: BuildInfo,
+}
+
+/// How a library directory holds its libraries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DirHolds {
+    /// Real files only.
+    Files,
+    /// Only symlinks (to files elsewhere, e.g. CUDA 12's `lib/` -> `targets/`).
+    Symlinks,
+    /// Both.
+    Mixed,
+}
+
+/// A directory holding CUDA-stack libraries of this environment.
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryDir {
+    /// The directory.
+    #[serde(serialize_with = "paths::serialize")]
+    pub path: PathBuf,
+    /// Components found there.
+    pub components: BTreeSet<String>,
+    /// Packages whose libraries are there.
+    pub packages: BTreeSet<String>,
+    /// Who installed them.
+    pub installer: Installer,
+    /// Files, symlinks or both.
+    pub holds: DirHolds,
+}
+
+/// How much was read to build the inventory; the point is that
+/// `records_parsed` stays small however large the environment.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Stats {
+    /// `conda-meta/*.json` files present.
+    pub records_total: usize,
+    /// Records opened and parsed.
+    pub records_parsed: usize,
+    /// dist-info directories present.
+    pub dist_infos_total: usize,
+    /// dist-info directories read.
+    pub dist_infos_read: usize,
+    /// Library paths checked on disk.
+    pub libraries_checked: usize,
+}
+
+/// The inventory of one environment.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inventory {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The environment's prefix.
+    #[serde(serialize_with = "paths::serialize")]
+    pub prefix: PathBuf,
+    /// conda subdir of the records read (`linux-64`, `win-64`, ...).
+    pub platform: Option<String>,
+    /// CUDA runtime versions, one claim per supplying package.
+    pub cuda: Vec<Claim>,
+    /// cuDNN.
+    pub cudnn: Vec<Claim>,
+    /// NCCL.
+    pub nccl: Vec<Claim>,
+    /// cuBLAS.
+    pub cublas: Vec<Claim>,
+    /// Framework builds.
+    pub frameworks: Vec<FrameworkBuild>,
+    /// Directories holding the stack's libraries, conda first.
+    pub library_dirs: Vec<LibraryDir>,
+    /// Every package of interest.
+    pub packages: Vec<Package>,
+    /// What is wrong.
+    pub problems: Vec<Problem>,
+    /// What was read.
+    pub stats: Stats,
+}
+
+impl Inventory {
+    /// Read the inventory of the environment at `prefix`.
+    pub fn read(prefix: &Path) -> Result<Self> {
+        let meta = MetaIndex::scan(prefix)?;
+        let mut inv = Inventory {
+            schema: SCHEMA,
+            prefix: prefix.to_path_buf(),
+            platform: None,
+            cuda: Vec::new(),
+            cudnn: Vec::new(),
+            nccl: Vec::new(),
+            cublas: Vec::new(),
+            frameworks: Vec::new(),
+            library_dirs: Vec::new(),
+            packages: Vec::new(),
+            problems: Vec::new(),
+            stats: Stats {
+                records_total: meta.entries.len(),
+                ..Stats::default()
+            },
+        };
+        inv.read_conda(prefix, &meta)?;
+        let sites = pip::site_packages(prefix, &meta);
+        inv.read_pip(&sites)?;
+        inv.check_libraries();
+        inv.derive_claims();
+        inv.derive_frameworks(&sites);
+        inv.derive_library_dirs();
+        inv.check_consistency();
+        inv.problems.sort_by(|a, b| b.severity.cmp(&a.severity));
+        Ok(inv)
+    }
+
+    fn read_conda(&mut self, prefix: &Path, meta: &MetaIndex) -> Result<()> {
+        let mut seen: Vec<&str> = Vec::new();
+        for entry in &meta.entries {
+            let Some(row) = CATALOG.conda(&entry.name) else {
+                continue;
+            };
+            if seen.contains(&entry.name.as_str()) {
+                self.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "duplicate-record",
+                    message: format!(
+                        "conda-meta holds more than one record for {} (an interrupted transaction?)",
+                        entry.name
+                    ),
+                    hint: Some(format!(
+                        "run `conda install -p {} --force-reinstall {}` so conda rewrites its records",
+                        prefix.display(),
+                        entry.name
+                    )),
+                    path: Some(entry.path.clone()),
+                });
+            }
+            seen.push(&entry.name);
+            let record = records::read_record(&entry.path)?;
+            self.stats.records_parsed += 1;
+            let pkg = &record.repodata_record.package_record;
+            if pkg.name.as_normalized() != entry.name {
+                self.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "record-name-mismatch",
+                    message: format!(
+                        "the record is named {} but describes package {}",
+                        entry.name,
+                        pkg.name.as_normalized()
+                    ),
+                    hint: Some("remove the stray file, or reinstall the package".into()),
+                    path: Some(entry.path.clone()),
+                });
+            }
+            if self.platform.is_none() && pkg.subdir != "noarch" && !pkg.subdir.is_empty() {
+                self.platform = Some(pkg.subdir.clone());
+            }
+            // `files` is what conda itself uses to unlink; rattler-written
+            // records always fill it, but fall back to `paths_data`.
+            let listed: Vec<&Path> = if record.files.is_empty() {
+                record.paths_data.paths.iter().map(|p| p.relative_path.as_path()).collect()
+            } else {
+                record.files.iter().map(PathBuf::as_path).collect()
+            };
+            let libraries = listed
+                .into_iter()
+                .filter(|rel| rel.file_name().and_then(|n| n.to_str()).is_some_and(paths::is_shared_library))
+                .map(|rel| library(prefix.join(rel)))
+                .collect();
+            self.packages.push(Package {
+                name: entry.name.clone(),
+                version: pkg.version.to_string(),
+                build: Some(pkg.build.to_string()),
+                installer: Installer::Conda,
+                metadata: entry.path.clone(),
+                role: row.role,
+                component: row.lib.clone(),
+                framework: row.framework,
+                cuda_major: None,
+                libraries,
+            });
+        }
+        Ok(())
+    }
+
+    fn read_pip(&mut self, sites: &[PathBuf]) -> Result<()> {
+        for site in sites {
+            let entries = pip::scan(site)?;
+            self.stats.dist_infos_total += entries.len();
+            let mut seen: Vec<String> = Vec::new();
+            for entry in &entries {
+                let Some((row, cuda_major)) = CATALOG.pip(&entry.name) else {
+                    continue;
+                };
+                if seen.contains(&entry.name) {
+                    self.problems.push(Problem {
+                        severity: Severity::Warning,
+                        code: "duplicate-dist-info",
+                        message: format!(
+                            "{} has more than one dist-info directory (a pip upgrade that was interrupted?)",
+                            entry.name
+                        ),
+                        hint: Some(format!(
+                            "remove the stale one, or run `pip install --force-reinstall --no-deps {}`",
+                            entry.name
+                        )),
+                        path: Some(entry.dir.clone()),
+                    });
+                }
+                seen.push(entry.name.clone());
+                let dist = pip::read(entry)?;
+                self.stats.dist_infos_read += 1;
+                // conda-forge python packages carry a dist-info written by
+                // conda; the conda record already describes them.
+                if dist.installer.as_deref() == Some("conda") {
+                    continue;
+                }
+                // Paddle's conda channel pip-installs the wheel inside its
+                // conda package: same name, same files, one package.
+                if row.role == Role::Framework
+                    && self
+                        .packages
+                        .iter()
+                        .any(|p| p.installer == Installer::Conda && p.name == entry.name)
+                {
+                    continue;
+                }
+                let libraries = dist
+                    .files
+                    .iter()
+                    .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(paths::is_shared_library))
+                    .map(|f| library(f.clone()))
+                    .collect();
+                self.packages.push(Package {
+                    name: entry.name.clone(),
+                    version: dist.version,
+                    build: None,
+                    installer: Installer::Pip,
+                    metadata: entry.dir.clone(),
+                    role: row.role,
+                    component: row.lib.clone(),
+                    framework: row.framework,
+                    cuda_major,
+                    libraries,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Look every listed library up on disk (metadata only).
+    fn check_libraries(&mut self) {
+        for pkg in &mut self.packages {
+            for lib in &mut pkg.libraries {
+                (lib.status, lib.resolves_to) = check_on_disk(&lib.path);
+                self.stats.libraries_checked += 1;
+            }
+            let broken: Vec<&Library> =
+                pkg.libraries.iter().filter(|l| l.status != LibStatus::Ok).collect();
+            if let Some(first) = broken.first() {
+                let hint = match pkg.installer {
+                    Installer::Conda => format!(
+                        "reinstall it: conda install -p {} --force-reinstall {}={}",
+                        self.prefix.display(),
+                        pkg.name,
+                        pkg.version
+                    ),
+                    Installer::Pip => format!(
+                        "reinstall it: {}/bin/python -m pip install --force-reinstall --no-deps {}=={}",
+                        self.prefix.display(),
+                        pkg.name,
+                        pkg.version
+                    ),
+                };
+                self.problems.push(Problem {
+                    severity: Severity::Error,
+                    code: "broken-install",
+                    message: format!(
+                        "{}: {} of {} listed libraries are broken; {} is {}",
+                        pkg.label(),
+                        broken.len(),
+                        pkg.libraries.len(),
+                        first.path.display(),
+                        first.status.describe()
+                    ),
+                    hint: Some(hint),
+                    path: Some(pkg.metadata.clone()),
+                });
+            }
+        }
+    }
+
+    fn derive_claims(&mut self) {
+        for pkg in &self.packages {
+            let claim = |version: String| Claim {
+                version,
+                installer: pkg.installer,
+                package: pkg.name.clone(),
+                package_version: pkg.version.clone(),
+            };
+            match (pkg.role, pkg.component.as_deref()) {
+                (Role::CudaToolkit, _) => {
+                    self.cuda.push(claim(major_minor(&pkg.version)));
+                    self.cublas.push(claim(pkg.version.clone()));
+                }
+                (Role::CudaVersion, _) => self.cuda.push(claim(major_minor(&pkg.version))),
+                // The runtime library's version is the toolkit's (12.6.77 ->
+                // 12.6); `-dev` packages only add the unversioned symlink.
+                (Role::CudaLibrary, Some("cudart")) if !pkg.name.contains("-dev") => {
+                    self.cuda.push(claim(major_minor(&pkg.version)));
+                }
+                (Role::CudaLibrary, Some("cublas")) if !pkg.name.contains("-dev") => {
+                    self.cublas.push(claim(pkg.version.clone()));
+                }
+                (Role::Cudnn, _) if !pkg.name.contains("-dev") => self.cudnn.push(claim(pkg.version.clone())),
+                (Role::Nccl, _) => self.nccl.push(claim(pkg.version.clone())),
+                _ => {}
+            }
+        }
+        // `cudnn` (metapackage) and `libcudnn` claim the same version:
+        // keep one claim per installer and version.
+        for claims in [&mut self.cuda, &mut self.cudnn, &mut self.nccl, &mut self.cublas] {
+            let mut kept: Vec<Claim> = Vec::new();
+            for c in claims.drain(..) {
+                if !kept.iter().any(|k| k.installer == c.installer && k.version == c.version) {
+                    kept.push(c);
+                }
+            }
+            *claims = kept;
+        }
+    }
+
+    fn derive_frameworks(&mut self, sites: &[PathBuf]) {
+        for pkg in &self.packages {
+            let Some(framework) = pkg.framework else {
+                continue;
+            };
+            let own_site: Vec<PathBuf> = match pkg.installer {
+                Installer::Pip => pkg.metadata.parent().map(Path::to_path_buf).into_iter().collect(),
+                Installer::Conda => sites.to_vec(),
+            };
+            let from_file = own_site.iter().find_map(|s| builds::from_build_file(framework, s));
+            let build = from_file
+                .or_else(|| match pkg.installer {
+                    Installer::Pip => builds::from_pip(framework, &pkg.name, &pkg.version),
+                    Installer::Conda => pkg.build.as_deref().and_then(builds::from_conda_build),
+                })
+                .unwrap_or_else(|| BuildInfo {
+                    variant: Variant::Unknown,
+                    evidence: "neither the version nor a build file says".into(),
+                });
+            let entry = FrameworkBuild {
+                framework,
+                package: pkg.name.clone(),
+                version: pkg.version.clone(),
+                installer: pkg.installer,
+                build,
+            };
+            // conda splits some frameworks (`pytorch` + `libtorch`,
+            // `tensorflow` + `tensorflow-base`): one build, reported once,
+            // under the name users install.
+            let same = self.frameworks.iter_mut().find(|f| {
+                f.framework == entry.framework
+                    && f.installer == entry.installer
+                    && f.version == entry.version
+                    && f.build.variant == entry.build.variant
+            });
+            match same {
+                Some(f) if f.package.starts_with("lib") || f.package.ends_with("-base") => *f = entry,
+                Some(_) => {}
+                None => self.frameworks.push(entry),
+            }
+        }
+    }
+
+    fn derive_library_dirs(&mut self) {
+        let mut dirs: Vec<LibraryDir> = Vec::new();
+        let mut add = |dir: &Path, component: Option<&str>, pkg: &Package, symlink: bool| {
+            let holds = if symlink { DirHolds::Symlinks } else { DirHolds::Files };
+            if let Some(d) = dirs.iter_mut().find(|d| d.path == dir) {
+                if d.holds != holds {
+                    d.holds = DirHolds::Mixed;
+                }
+                d.components.extend(component.map(String::from));
+                d.packages.insert(pkg.name.clone());
+                return;
+            }
+            dirs.push(LibraryDir {
+                path: dir.to_path_buf(),
+                components: component.map(String::from).into_iter().collect(),
+                packages: [pkg.name.clone()].into(),
+                installer: pkg.installer,
+                holds,
+            });
+        };
+        let mut ordered: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| matches!(p.role, Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl))
+            .collect();
+        ordered.sort_by_key(|p| (p.installer, rank(p)));
+        for pkg in ordered {
+            for lib in &pkg.libraries {
+                if lib.status != LibStatus::Ok || paths::is_stub(&lib.path) {
+                    continue;
+                }
+                let component = lib
+                    .path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| CATALOG.library_component(n))
+                    .or(pkg.component.as_deref());
+                if let Some(dir) = lib.path.parent() {
+                    add(dir, component, pkg, lib.resolves_to.is_some());
+                }
+                if let Some(real_dir) = lib.resolves_to.as_deref().and_then(Path::parent)
+                    && Some(real_dir) != lib.path.parent().map(|d| canonical(d)).as_deref()
+                {
+                    add(real_dir, component, pkg, false);
+                }
+            }
+        }
+        self.library_dirs = dirs;
+    }
+
+    fn check_consistency(&mut self) {
+        // Two CUDA runtimes: which one a framework gets depends on RPATHs
+        // and LD_LIBRARY_PATH order, the classic source of
+        // "CUDA driver version is insufficient" in a mixed env.
+        let versions: BTreeSet<&str> = self.cuda.iter().map(|c| c.version.as_str()).collect();
+        if versions.len() > 1 {
+            let list: Vec<String> = self
+                .cuda
+                .iter()
+                .map(|c| format!("{} from {} {} ({})", c.version, c.package, c.package_version, c.installer.label()))
+                .collect();
+            self.problems.push(Problem {
+                severity: Severity::Warning,
+                code: "mixed-cuda-runtimes",
+                message: format!("the environment holds more than one CUDA runtime: {}", list.join(", ")),
+                hint: Some(
+                    "keep one CUDA line: remove the conda CUDA packages when the framework uses pip \
+                     nvidia-* wheels, or the other way round"
+                        .into(),
+                ),
+                path: None,
+            });
+        }
+        // cuDNN 9.8+ on conda-forge: `cudnn` is a metapackage; without
+        // `libcudnn` there are no libraries at all.
+        let cudnn_pkgs: Vec<&Package> = self.packages.iter().filter(|p| p.role == Role::Cudnn).collect();
+        if !cudnn_pkgs.is_empty()
+            && cudnn_pkgs.iter().all(|p| p.libraries.is_empty())
+        {
+            let names: Vec<String> = cudnn_pkgs.iter().map(|p| p.label()).collect();
+            self.problems.push(Problem {
+                severity: Severity::Error,
+                code: "cudnn-without-libraries",
+                message: format!("{} installed, but no cuDNN library is", names.join(", ")),
+                hint: Some(format!(
+                    "install the libraries: conda install -p {} libcudnn libcudnn-dev",
+                    self.prefix.display()
+                )),
+                path: cudnn_pkgs.first().map(|p| p.metadata.clone()),
+            });
+        }
+        // The same framework from conda and from pip: whichever pip wrote
+        // last shadows the other's Python files but not its libraries.
+        let mut by_framework: Vec<(Framework, Installer)> =
+            self.frameworks.iter().map(|f| (f.framework, f.installer)).collect();
+        by_framework.sort();
+        by_framework.dedup();
+        for window in by_framework.windows(2) {
+            if window[0].0 == window[1].0 {
+                let fw = window[0].0;
+                let pkgs: Vec<String> = self
+                    .frameworks
+                    .iter()
+                    .filter(|f| f.framework == fw)
+                    .map(|f| format!("{} {} ({})", f.package, f.version, f.installer.label()))
+                    .collect();
+                self.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "framework-from-conda-and-pip",
+                    message: format!("{} is installed twice: {}", fw.display_name(), pkgs.join(" and ")),
+                    hint: Some("uninstall one of them (pip uninstall, or conda remove)".into()),
+                    path: None,
+                });
+            }
+        }
+        let stubs: Vec<&Package> = self.packages.iter().filter(|p| p.role == Role::DriverStub).collect();
+        if let Some(first) = stubs.first() {
+            let names: Vec<String> = stubs.iter().map(|p| p.label()).collect();
+            self.problems.push(Problem {
+                severity: Severity::Info,
+                code: "driver-stub",
+                message: format!(
+                    "{} provide{} lib/stubs/libcuda.so, a link-time stub of the driver; it must never be \
+                     on a library path, and envhook never puts it there",
+                    names.join(", "),
+                    if stubs.len() == 1 { "s" } else { "" }
+                ),
+                hint: None,
+                path: Some(first.metadata.clone()),
+            });
+        }
+    }
+}
+
+/// Sort order of library packages: runtime first, then the libraries that
+/// frameworks link, then the rest.
+fn rank(pkg: &Package) -> u8 {
+    match (pkg.role, pkg.component.as_deref()) {
+        (Role::CudaToolkit, _) | (Role::CudaLibrary, Some("cudart")) => 0,
+        (Role::CudaLibrary, Some("cublas")) => 1,
+        (Role::Cudnn, _) => 2,
+        (Role::Nccl, _) => 3,
+        _ => 4,
+    }
+}
+
+fn library(path: PathBuf) -> Library {
+    let component = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| CATALOG.library_component(n))
+        .map(String::from);
+    Library {
+        path,
+        component,
+        status: LibStatus::Ok,
+        resolves_to: None,
+    }
+}
+
+/// `12.6.77` -> `12.6`; `12.6` stays; `12` stays.
+fn major_minor(version: &str) -> String {
+    version.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    fs_err::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// What is at a listed library path, from metadata alone.
+fn check_on_disk(path: &Path) -> (LibStatus, Option<PathBuf>) {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => (LibStatus::Missing, None),
+        Err(_) => (LibStatus::Unusable, None),
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(real) if real.is_file() => (LibStatus::Ok, Some(real)),
+            Ok(_) => (LibStatus::Unusable, None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (LibStatus::DanglingSymlink, None),
+            Err(e) if is_loop(&e) => (LibStatus::SymlinkLoop, None),
+            Err(_) => (LibStatus::Unusable, None),
+        },
+        Ok(m) if m.is_file() => (LibStatus::Ok, None),
+        Ok(_) => (LibStatus::Unusable, None),
+    }
+}
+
+/// ELOOP, "too many levels of symbolic links". `ErrorKind::FilesystemLoop`
+/// is still unstable, so the errno is compared (Linux 40, BSDs/macOS 62).
+fn is_loop(e: &io::Error) -> bool {
+    const ELOOP: i32 = if cfg!(any(target_os = "macos", target_os = "freebsd")) { 62 } else { 40 };
+    e.raw_os_error() == Some(ELOOP)
+}

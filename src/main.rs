@@ -1,0 +1,58 @@
+//! envhook: matched CUDA library paths and compatibility checks for conda
+//! environments running GPU frameworks.
+
+mod builds;
+mod catalog;
+mod cli;
+mod cmd;
+mod discovery;
+mod env_vars;
+mod error;
+mod exit;
+mod inventory;
+mod paths;
+mod pip;
+mod pyconst;
+mod records;
+mod report;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::discovery::Context;
+use crate::error::Error;
+use crate::exit::ExitStatus;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = Context::from_process();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = match &cli.command {
+        Command::Show(args) => cmd::show::run(args, &ctx, &mut out),
+        Command::Envs(args) => cmd::envs::run(args, &ctx, &mut out),
+    };
+    let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));
+    match result {
+        Ok(status) => status.into(),
+        // `envhook show | head`: a closed pipe is the reader's choice.
+        Err(Error::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Success.into(),
+        Err(e) => {
+            drop(out);
+            report_error(&e);
+            ExitStatus::Error.into()
+        }
+    }
+}
+
+/// Print an error and its hint to stderr.
+fn report_error(e: &Error) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "envhook: error: {e}");
+    if let Some(hint) = e.hint() {
+        let _ = writeln!(err, "  hint: {}", hint.replace('\n', "\n  "));
+    }
+}

@@ -1,0 +1,62 @@
+//! Small path helpers shared by the modules that read environments.
+//!
+//! Error convention: code that turns an I/O failure into an
+//! [`Error`](crate::error::Error) uses `std::fs` and wraps the error with
+//! its path ([`Error::read`](crate::error::Error::read)); code that keeps the
+//! failure as text (warnings, problems) uses `fs_err`, whose messages
+//! already name the path.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serializer;
+
+/// Serialise a path as a JSON string. Paths that are not UTF-8 are written
+/// lossily (JSON has no way to carry raw bytes).
+pub fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.to_string_lossy())
+}
+
+/// Serialise an optional path.
+pub fn serialize_opt<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(p) => serialize(p, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// Serialise a list of paths.
+pub fn serialize_vec<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(paths.iter().map(|p| p.to_string_lossy()))
+}
+
+/// Whether a file name is a shared library: `libx.so`, `libx.so.12.1`,
+/// `x.dll`, `libx.dylib`. Static archives and import libraries are not.
+pub fn is_shared_library(file_name: &str) -> bool {
+    file_name.ends_with(".so")
+        || file_name.contains(".so.")
+        || file_name.ends_with(".dll")
+        || file_name.ends_with(".dylib")
+}
+
+/// Whether a path runs through a `stubs` directory: link-time stubs such as
+/// `lib/stubs/libcuda.so` must never end up on a library path.
+pub fn is_stub(path: &Path) -> bool {
+    path.components().any(|c| c.as_os_str() == "stubs")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_library_names() {
+        for yes in ["libcudart.so", "libcudart.so.11.0", "libcudnn.so.9.3.0", "cudnn64_8.dll"] {
+            assert!(is_shared_library(yes), "{yes}");
+        }
+        for no in ["libcudart_static.a", "cudnn.lib", "libnccl_device.bc", "libsomething.sonic"] {
+            assert!(!is_shared_library(no), "{no}");
+        }
+        assert!(is_stub(Path::new("/p/lib/stubs/libcuda.so")));
+        assert!(!is_stub(Path::new("/p/lib/libcuda_stubs.so")));
+    }
+}

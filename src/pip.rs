@@ -1,0 +1,224 @@
+//! Reading pip-installed distributions (`site-packages/*.dist-info`).
+//!
+//! Like conda-meta, a dist-info directory is named
+//! `<name>-<version>.dist-info` (the name with `-` escaped to `_`), so only
+//! the distributions in the catalogue are opened. For those, `METADATA`
+//! gives the authoritative name and version, `INSTALLER` tells pip's copies
+//! from conda's (conda-forge python packages write `conda`), and `RECORD`
+//! lists the installed files, relative to site-packages.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::records::MetaIndex;
+
+/// A dist-info directory known by its name only.
+#[derive(Debug, Clone)]
+pub struct DistInfoEntry {
+    /// Normalised distribution name (PEP 503, `-` separated, lower case).
+    pub name: String,
+    /// The dist-info directory.
+    pub dir: PathBuf,
+    /// The site-packages directory it belongs to.
+    pub site: PathBuf,
+}
+
+/// What `METADATA`, `INSTALLER` and `RECORD` say.
+#[derive(Debug, Clone)]
+pub struct DistInfo {
+    /// The `Version:` header.
+    pub version: String,
+    /// The first line of `INSTALLER`, if present (`pip`, `conda`, `uv`).
+    pub installer: Option<String>,
+    /// Installed files, absolute (RECORD paths joined to site-packages).
+    pub files: Vec<PathBuf>,
+}
+
+/// PEP 503 normalisation: lower case, runs of `-`, `_`, `.` become `-`.
+pub fn normalize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut sep = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            sep = true;
+        } else {
+            if sep && !out.is_empty() {
+                out.push('-');
+            }
+            sep = false;
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// The site-packages directories of an environment.
+///
+/// The Python version comes from the `python-X.Y.Z-*.json` record's file
+/// name (no parse); free-threaded builds (`*_cp313t`) use `pythonX.Yt`.
+/// Without a python record (`lib/` copied by hand, or a python from pip's
+/// own venv), `lib/python*/site-packages` is listed instead. Windows-layout
+/// environments use `Lib/site-packages`.
+pub fn site_packages(prefix: &Path, meta: &MetaIndex) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for entry in meta.named("python") {
+        let mut parts = entry.version.split('.');
+        if let (Some(major), Some(minor)) = (parts.next(), parts.next()) {
+            let t = if entry.build.contains("_cp") && entry.build.ends_with('t') {
+                "t"
+            } else {
+                ""
+            };
+            for dir in [format!("python{major}.{minor}{t}"), format!("python{major}.{minor}")] {
+                let site = prefix.join("lib").join(dir).join("site-packages");
+                if site.is_dir() && !dirs.contains(&site) {
+                    dirs.push(site);
+                }
+            }
+        }
+    }
+    if dirs.is_empty()
+        && let Ok(entries) = fs_err::read_dir(prefix.join("lib"))
+    {
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("python")))
+            .map(|e| e.path().join("site-packages"))
+            .filter(|p| p.is_dir())
+            .collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    let windows = prefix.join("Lib").join("site-packages");
+    if windows.is_dir() {
+        dirs.push(windows);
+    }
+    dirs
+}
+
+/// List the dist-info directories of one site-packages without opening any.
+pub fn scan(site: &Path) -> Result<Vec<DistInfoEntry>> {
+    let read = std::fs::read_dir(site).map_err(|e| Error::read(site, e))?;
+    let mut out = Vec::new();
+    for item in read {
+        let item = item.map_err(|e| Error::read(site, e))?;
+        let file_name = item.file_name();
+        let Some(stem) = file_name.to_str().and_then(|n| n.strip_suffix(".dist-info")) else {
+            continue;
+        };
+        let Some((name, _version)) = stem.split_once('-') else {
+            continue;
+        };
+        out.push(DistInfoEntry {
+            name: normalize(name),
+            dir: item.path(),
+            site: site.to_path_buf(),
+        });
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(out)
+}
+
+/// Read the parts of a dist-info directory envhook uses.
+pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
+    let metadata_path = entry.dir.join("METADATA");
+    let metadata = read_text(&metadata_path)?;
+    let version = header(&metadata, "Version").ok_or_else(|| Error::BadDistInfo {
+        path: metadata_path.clone(),
+        reason: "no Version: header".into(),
+    })?;
+    if let Some(name) = header(&metadata, "Name")
+        && normalize(&name) != entry.name
+    {
+        return Err(Error::BadDistInfo {
+            path: metadata_path,
+            reason: format!("Name: {name} does not match the directory name"),
+        });
+    }
+    let installer = match std::fs::read_to_string(entry.dir.join("INSTALLER")) {
+        Ok(text) => text.lines().next().map(|l| l.trim().to_string()),
+        Err(_) => None,
+    };
+    let record_path = entry.dir.join("RECORD");
+    let files = match std::fs::read(&record_path) {
+        Ok(bytes) => record_files(&bytes, &record_path)?
+            .into_iter()
+            .map(|rel| entry.site.join(rel))
+            .collect(),
+        // RECORD is optional for some installers (and for `pip install -e`).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::read(record_path, e)),
+    };
+    Ok(DistInfo {
+        version,
+        installer,
+        files,
+    })
+}
+
+/// The first column of a RECORD file (a CSV: paths with commas are quoted).
+fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<PathBuf>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut files = Vec::new();
+    for row in reader.records() {
+        let row = row.map_err(|e| Error::BadDistInfo {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        if let Some(file) = row.get(0).filter(|f| !f.is_empty()) {
+            files.push(PathBuf::from(file));
+        }
+    }
+    Ok(files)
+}
+
+/// Read a small text file as UTF-8, naming the file on failure.
+fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
+    String::from_utf8(bytes).map_err(|e| Error::BadDistInfo {
+        path: path.to_path_buf(),
+        reason: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+    })
+}
+
+/// One header of an RFC 822-style METADATA file (headers end at the first
+/// blank line; the body is the long description).
+fn header(text: &str, key: &str) -> Option<String> {
+    text.lines()
+        .take_while(|l| !l.trim().is_empty())
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(key).then(|| v.trim().to_string())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_like_pep_503() {
+        assert_eq!(normalize("nvidia_cuda_runtime_cu12"), "nvidia-cuda-runtime-cu12");
+        assert_eq!(normalize("PaddlePaddle_GPU"), "paddlepaddle-gpu");
+        assert_eq!(normalize("jax.cuda12__plugin"), "jax-cuda12-plugin");
+    }
+
+    #[test]
+    fn reads_headers_not_the_body() {
+        let text = "Metadata-Version: 2.1\nName: torch\nVersion: 2.1.2+cu121\n\nVersion: 9.9\n";
+        assert_eq!(header(text, "version").as_deref(), Some("2.1.2+cu121"));
+        assert_eq!(header("Name: x\n\nVersion: 1\n", "Version"), None);
+    }
+
+    #[test]
+    fn record_rows_with_quoted_commas() {
+        let rec = b"nvidia/cudnn/lib/libcudnn.so.9,sha256=abc,123\n\"odd,name.py\",,\nnvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD,,\n";
+        let files = record_files(rec, Path::new("RECORD")).unwrap();
+        assert_eq!(files[0], PathBuf::from("nvidia/cudnn/lib/libcudnn.so.9"));
+        assert_eq!(files[1], PathBuf::from("odd,name.py"));
+        assert_eq!(files.len(), 3);
+    }
+}
