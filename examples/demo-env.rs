@@ -24,12 +24,19 @@ fn main() {
     };
     let root = dir.join("miniconda3");
     if root.exists() {
-        eprintln!("demo-env: {} exists already; remove it or pick another DIR", root.display());
+        eprintln!(
+            "demo-env: {} exists already; remove it or pick another DIR",
+            root.display()
+        );
         std::process::exit(2);
     }
     let mut base = support::Env::new(&root);
     base.python("3.12.4");
-    base.conda(support::CondaPkg::new("conda", "24.11.3", "py312h7900ff3_0"));
+    base.conda(support::CondaPkg::new(
+        "conda",
+        "24.11.3",
+        "py312h7900ff3_0",
+    ));
     let envs = root.join("envs");
     support::cuda11_paddle(&envs.join("paddle"));
     support::cuda12_split(&envs.join("torch"));

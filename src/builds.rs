@@ -78,43 +78,71 @@ pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
     match framework {
         Framework::Pytorch => {
             if let Some(hip) = get("hip").as_ref().and_then(Value::as_version) {
-                return Some(BuildInfo::new(Variant::Rocm { hip: hip.into() }, cite("hip", hip)));
+                return Some(BuildInfo::new(
+                    Variant::Rocm { hip: hip.into() },
+                    cite("hip", hip),
+                ));
             }
             match get("cuda")? {
                 Value::None => Some(BuildInfo::new(Variant::Cpu, format!("{rel}: cuda = None"))),
                 v => {
                     let cuda = v.as_version()?.to_string();
                     let evidence = cite("cuda", &cuda);
-                    Some(BuildInfo::new(Variant::Cuda { cuda: Some(cuda), cudnn: None }, evidence))
+                    Some(BuildInfo::new(
+                        Variant::Cuda {
+                            cuda: Some(cuda),
+                            cudnn: None,
+                        },
+                        evidence,
+                    ))
                 }
             }
         }
         Framework::Tensorflow => {
-            let cuda = get("cuda_version").as_ref().and_then(|v| v.as_version().map(String::from));
-            let cudnn = get("cudnn_version").as_ref().and_then(|v| v.as_version().map(String::from));
+            let cuda = get("cuda_version")
+                .as_ref()
+                .and_then(|v| v.as_version().map(String::from));
+            let cudnn = get("cudnn_version")
+                .as_ref()
+                .and_then(|v| v.as_version().map(String::from));
             match (get("is_cuda_build"), cuda) {
-                (Some(Value::Bool(false)), _) => {
-                    Some(BuildInfo::new(Variant::Cpu, format!("{rel}: is_cuda_build = False")))
-                }
+                (Some(Value::Bool(false)), _) => Some(BuildInfo::new(
+                    Variant::Cpu,
+                    format!("{rel}: is_cuda_build = False"),
+                )),
                 (_, Some(cuda)) => {
                     let evidence = cite("cuda_version", &cuda);
-                    Some(BuildInfo::new(Variant::Cuda { cuda: Some(cuda), cudnn }, evidence))
+                    Some(BuildInfo::new(
+                        Variant::Cuda {
+                            cuda: Some(cuda),
+                            cudnn,
+                        },
+                        evidence,
+                    ))
                 }
                 _ => None,
             }
         }
         Framework::Paddlepaddle | Framework::Onnxruntime => {
             let cuda_value = get("cuda_version")?;
-            let cudnn = get("cudnn_version").as_ref().and_then(|v| v.as_version().map(String::from));
+            let cudnn = get("cudnn_version")
+                .as_ref()
+                .and_then(|v| v.as_version().map(String::from));
             match cuda_value.as_version() {
                 Some(cuda) => {
                     let evidence = cite("cuda_version", cuda);
                     Some(BuildInfo::new(
-                        Variant::Cuda { cuda: Some(cuda.into()), cudnn },
+                        Variant::Cuda {
+                            cuda: Some(cuda.into()),
+                            cudnn,
+                        },
                         evidence,
                     ))
                 }
-                None => Some(BuildInfo::new(Variant::Cpu, format!("{rel}: no cuda_version"))),
+                None => Some(BuildInfo::new(
+                    Variant::Cpu,
+                    format!("{rel}: no cuda_version"),
+                )),
             }
         }
         Framework::Jax => None,
@@ -125,17 +153,26 @@ pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
 pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<BuildInfo> {
     if let Some((_, local)) = version.split_once('+') {
         if local == "cpu" || local.starts_with("cpu.") {
-            return Some(BuildInfo::new(Variant::Cpu, format!("version tag +{local}")));
+            return Some(BuildInfo::new(
+                Variant::Cpu,
+                format!("version tag +{local}"),
+            ));
         }
         if let Some(cuda) = cuda_from_token(local) {
             let cudnn = token_after(local, "cudnn").map(|d| dotted(&d, 1));
             return Some(BuildInfo::new(
-                Variant::Cuda { cuda: Some(cuda), cudnn },
+                Variant::Cuda {
+                    cuda: Some(cuda),
+                    cudnn,
+                },
                 format!("version tag +{local}"),
             ));
         }
         if let Some(rocm) = local.strip_prefix("rocm") {
-            return Some(BuildInfo::new(Variant::Rocm { hip: rocm.into() }, format!("version tag +{local}")));
+            return Some(BuildInfo::new(
+                Variant::Rocm { hip: rocm.into() },
+                format!("version tag +{local}"),
+            ));
         }
     }
     if framework == Framework::Paddlepaddle
@@ -144,20 +181,28 @@ pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<Build
         && post.bytes().all(|b| b.is_ascii_digit())
     {
         return Some(BuildInfo::new(
-            Variant::Cuda { cuda: Some(dotted(post, 1)), cudnn: None },
+            Variant::Cuda {
+                cuda: Some(dotted(post, 1)),
+                cudnn: None,
+            },
             format!("version suffix .post{post}"),
         ));
     }
     match name {
-        "paddlepaddle" | "onnxruntime" | "tensorflow-cpu" => {
-            Some(BuildInfo::new(Variant::Cpu, format!("{name} is the CPU-only distribution")))
-        }
+        "paddlepaddle" | "onnxruntime" | "tensorflow-cpu" => Some(BuildInfo::new(
+            Variant::Cpu,
+            format!("{name} is the CPU-only distribution"),
+        )),
         _ => {
-            let major = name
-                .split('-')
-                .find_map(|part| part.strip_prefix("cuda").filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit())))?;
+            let major = name.split('-').find_map(|part| {
+                part.strip_prefix("cuda")
+                    .filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()))
+            })?;
             Some(BuildInfo::new(
-                Variant::Cuda { cuda: Some(major.to_string()), cudnn: None },
+                Variant::Cuda {
+                    cuda: Some(major.to_string()),
+                    cudnn: None,
+                },
                 format!("distribution name {name}"),
             ))
         }
@@ -168,15 +213,31 @@ pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<Build
 pub fn from_conda_build(build: &str) -> Option<BuildInfo> {
     let evidence = format!("build string {build}");
     if let Some(cuda) = cuda_from_token(build) {
-        let cudnn = token_after(build, "cudnn").map(|d| if d.contains('.') { d } else { dotted(&d, 1) });
-        return Some(BuildInfo::new(Variant::Cuda { cuda: Some(cuda), cudnn }, evidence));
+        let cudnn =
+            token_after(build, "cudnn").map(|d| if d.contains('.') { d } else { dotted(&d, 1) });
+        return Some(BuildInfo::new(
+            Variant::Cuda {
+                cuda: Some(cuda),
+                cudnn,
+            },
+            evidence,
+        ));
     }
     let tokens: Vec<&str> = build.split('_').collect();
     if tokens.iter().any(|t| t.starts_with("cpu")) {
         return Some(BuildInfo::new(Variant::Cpu, evidence));
     }
-    if tokens.iter().any(|t| *t == "cuda" || *t == "gpu" || t.starts_with("gpu")) {
-        return Some(BuildInfo::new(Variant::Cuda { cuda: None, cudnn: None }, evidence));
+    if tokens
+        .iter()
+        .any(|t| *t == "cuda" || *t == "gpu" || t.starts_with("gpu"))
+    {
+        return Some(BuildInfo::new(
+            Variant::Cuda {
+                cuda: None,
+                cudnn: None,
+            },
+            evidence,
+        ));
     }
     None
 }
@@ -203,7 +264,10 @@ fn token_after(text: &str, prefix: &str) -> Option<String> {
     let mut rest = text;
     while let Some(at) = rest.find(prefix) {
         let after = &rest[at + prefix.len()..];
-        let digits: String = after.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        let digits: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
         let digits = digits.trim_end_matches('.').to_string();
         if digits.starts_with(|c: char| c.is_ascii_digit()) {
             return Some(digits);
@@ -236,38 +300,91 @@ mod tests {
     #[test]
     fn conda_build_strings() {
         let v = |b: &str| from_conda_build(b).map(|i| i.variant);
-        assert_eq!(v("py3.9_cuda11.8_cudnn8.7.0_0"), Some(cuda("11.8", Some("8.7.0"))));
-        assert_eq!(v("py3.9_cuda11.3_cudnn8.3.2_0"), Some(cuda("11.3", Some("8.3.2"))));
+        assert_eq!(
+            v("py3.9_cuda11.8_cudnn8.7.0_0"),
+            Some(cuda("11.8", Some("8.7.0")))
+        );
+        assert_eq!(
+            v("py3.9_cuda11.3_cudnn8.3.2_0"),
+            Some(cuda("11.3", Some("8.3.2")))
+        );
         assert_eq!(v("cuda120_py313h6ccb88c_302"), Some(cuda("12.0", None)));
         assert_eq!(v("cuda126_mkl_py312h1234567_300"), Some(cuda("12.6", None)));
         assert_eq!(v("cuda120py311h5b0d1fe_0"), Some(cuda("12.0", None)));
         assert_eq!(v("py39_gpu_cuda11.2_many_linux"), Some(cuda("11.2", None)));
         assert_eq!(v("cpu_mkl_py313hbc6f0e9_102"), Some(Variant::Cpu));
         assert_eq!(v("py3.7_cpu_0"), Some(Variant::Cpu));
-        assert_eq!(v("gpu_py39h7f4b5a9_0"), Some(Variant::Cuda { cuda: None, cudnn: None }));
-        assert_eq!(v("py311h1b3f5a8_0_cuda"), Some(Variant::Cuda { cuda: None, cudnn: None }));
+        assert_eq!(
+            v("gpu_py39h7f4b5a9_0"),
+            Some(Variant::Cuda {
+                cuda: None,
+                cudnn: None
+            })
+        );
+        assert_eq!(
+            v("py311h1b3f5a8_0_cuda"),
+            Some(Variant::Cuda {
+                cuda: None,
+                cudnn: None
+            })
+        );
         assert_eq!(v("h0d30ee6_0"), None);
     }
 
     #[test]
     fn pip_versions_and_names() {
         let v = |f, n: &str, ver: &str| from_pip(f, n, ver).map(|i| i.variant);
-        assert_eq!(v(Framework::Pytorch, "torch", "2.1.0+cu118"), Some(cuda("11.8", None)));
-        assert_eq!(v(Framework::Pytorch, "torch", "2.9.0+cu130"), Some(cuda("13.0", None)));
-        assert_eq!(v(Framework::Pytorch, "torch", "2.3.1+cpu"), Some(Variant::Cpu));
+        assert_eq!(
+            v(Framework::Pytorch, "torch", "2.1.0+cu118"),
+            Some(cuda("11.8", None))
+        );
+        assert_eq!(
+            v(Framework::Pytorch, "torch", "2.9.0+cu130"),
+            Some(cuda("13.0", None))
+        );
+        assert_eq!(
+            v(Framework::Pytorch, "torch", "2.3.1+cpu"),
+            Some(Variant::Cpu)
+        );
         assert_eq!(v(Framework::Pytorch, "torch", "2.3.1"), None);
         assert_eq!(
             v(Framework::Pytorch, "torch", "2.0.1+rocm5.4.2"),
-            Some(Variant::Rocm { hip: "5.4.2".into() })
+            Some(Variant::Rocm {
+                hip: "5.4.2".into()
+            })
         );
-        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.5.2.post116"), Some(cuda("11.6", None)));
-        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.4.2.post102"), Some(cuda("10.2", None)));
-        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.6.1.post120"), Some(cuda("12.0", None)));
-        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.6.2"), None);
-        assert_eq!(v(Framework::Paddlepaddle, "paddlepaddle", "2.6.2"), Some(Variant::Cpu));
-        assert_eq!(v(Framework::Jax, "jaxlib", "0.4.13+cuda12.cudnn89"), Some(cuda("12", Some("8.9"))));
-        assert_eq!(v(Framework::Jax, "jax-cuda12-plugin", "0.4.30"), Some(cuda("12", None)));
-        assert_eq!(v(Framework::Onnxruntime, "onnxruntime", "1.18.0"), Some(Variant::Cpu));
+        assert_eq!(
+            v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.5.2.post116"),
+            Some(cuda("11.6", None))
+        );
+        assert_eq!(
+            v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.4.2.post102"),
+            Some(cuda("10.2", None))
+        );
+        assert_eq!(
+            v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.6.1.post120"),
+            Some(cuda("12.0", None))
+        );
+        assert_eq!(
+            v(Framework::Paddlepaddle, "paddlepaddle-gpu", "2.6.2"),
+            None
+        );
+        assert_eq!(
+            v(Framework::Paddlepaddle, "paddlepaddle", "2.6.2"),
+            Some(Variant::Cpu)
+        );
+        assert_eq!(
+            v(Framework::Jax, "jaxlib", "0.4.13+cuda12.cudnn89"),
+            Some(cuda("12", Some("8.9")))
+        );
+        assert_eq!(
+            v(Framework::Jax, "jax-cuda12-plugin", "0.4.30"),
+            Some(cuda("12", None))
+        );
+        assert_eq!(
+            v(Framework::Onnxruntime, "onnxruntime", "1.18.0"),
+            Some(Variant::Cpu)
+        );
         assert_eq!(v(Framework::Onnxruntime, "onnxruntime-gpu", "1.18.0"), None);
     }
 }

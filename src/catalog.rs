@@ -15,7 +15,9 @@ use serde::Deserialize;
 const PACKAGES_TOML: &str = include_str!("../data/packages.toml");
 
 /// What a package contributes to the GPU stack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize, PartialOrd, Ord,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// A bundle of CUDA runtime libraries (CUDA <= 11 `cudatoolkit`).
@@ -37,7 +39,9 @@ pub enum Role {
 }
 
 /// The frameworks envhook knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize, PartialOrd, Ord,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Framework {
     /// PaddlePaddle (`paddlepaddle-gpu`, `paddlepaddle`).
@@ -122,9 +126,13 @@ impl Catalog {
     pub fn parse(text: &str) -> Result<Self, toml::de::Error> {
         let file: CatalogFile = toml::from_str(text)?;
         let mut libraries = file.library;
-        libraries.sort_by(|a, b| b.stem.len().cmp(&a.stem.len()));
+        libraries.sort_by_key(|r| std::cmp::Reverse(r.stem.len()));
         Ok(Catalog {
-            conda: file.conda.into_iter().map(|r| (r.name.clone(), r)).collect(),
+            conda: file
+                .conda
+                .into_iter()
+                .map(|r| (r.name.clone(), r))
+                .collect(),
             pip: file.pip.into_iter().map(|r| (r.name.clone(), r)).collect(),
             libraries,
         })
@@ -180,7 +188,10 @@ mod tests {
             assert!(!row.source.trim().is_empty(), "{} has no source", row.name);
             match row.role {
                 Role::CudaLibrary => {
-                    let lib = row.lib.as_deref().unwrap_or_else(|| panic!("{} needs lib", row.name));
+                    let lib = row
+                        .lib
+                        .as_deref()
+                        .unwrap_or_else(|| panic!("{} needs lib", row.name));
                     assert!(libs.contains(&lib), "{}: unknown lib {lib}", row.name);
                 }
                 Role::Framework => assert!(row.framework.is_some(), "{} needs framework", row.name),
@@ -209,8 +220,14 @@ mod tests {
         let cat = &*CATALOG;
         assert_eq!(cat.library_component("libcublasLt.so.12"), Some("cublas"));
         assert_eq!(cat.library_component("libcudart.so.11.0"), Some("cudart"));
-        assert_eq!(cat.library_component("libcudnn_ops_infer.so.8"), Some("cudnn"));
-        assert_eq!(cat.library_component("libcusparseLt.so.0"), Some("cusparselt"));
+        assert_eq!(
+            cat.library_component("libcudnn_ops_infer.so.8"),
+            Some("cudnn")
+        );
+        assert_eq!(
+            cat.library_component("libcusparseLt.so.0"),
+            Some("cusparselt")
+        );
         assert_eq!(cat.library_component("libcuda.so"), Some("driver"));
         assert_eq!(cat.library_component("libssl.so.3"), None);
     }

@@ -31,7 +31,12 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct EnvSelection {
     /// The environment's name, as `conda activate NAME` takes it.
-    #[arg(short = 'n', long = "name", value_name = "NAME", conflicts_with = "prefix")]
+    #[arg(
+        short = 'n',
+        long = "name",
+        value_name = "NAME",
+        conflicts_with = "prefix"
+    )]
     pub name: Option<String>,
     /// The environment's prefix (or a pixi project directory).
     #[arg(short = 'p', long = "prefix", value_name = "PREFIX")]

@@ -117,7 +117,12 @@ pub struct Package {
 
 impl Package {
     fn label(&self) -> String {
-        format!("{} {} ({})", self.name, self.version, self.installer.label())
+        format!(
+            "{} {} ({})",
+            self.name,
+            self.version,
+            self.installer.label()
+        )
     }
 }
 
@@ -252,7 +257,7 @@ impl Inventory {
         inv.derive_frameworks(&sites);
         inv.derive_library_dirs();
         inv.check_consistency();
-        inv.problems.sort_by(|a, b| b.severity.cmp(&a.severity));
+        inv.problems.sort_by_key(|p| std::cmp::Reverse(p.severity));
         Ok(inv)
     }
 
@@ -301,13 +306,22 @@ impl Inventory {
             // `files` is what conda itself uses to unlink; rattler-written
             // records always fill it, but fall back to `paths_data`.
             let listed: Vec<&Path> = if record.files.is_empty() {
-                record.paths_data.paths.iter().map(|p| p.relative_path.as_path()).collect()
+                record
+                    .paths_data
+                    .paths
+                    .iter()
+                    .map(|p| p.relative_path.as_path())
+                    .collect()
             } else {
                 record.files.iter().map(PathBuf::as_path).collect()
             };
             let libraries = listed
                 .into_iter()
-                .filter(|rel| rel.file_name().and_then(|n| n.to_str()).is_some_and(paths::is_shared_library))
+                .filter(|rel| {
+                    rel.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(paths::is_shared_library)
+                })
                 .map(|rel| library(prefix.join(rel)))
                 .collect();
             self.packages.push(Package {
@@ -371,7 +385,11 @@ impl Inventory {
                 let libraries = dist
                     .files
                     .iter()
-                    .filter(|f| f.file_name().and_then(|n| n.to_str()).is_some_and(paths::is_shared_library))
+                    .filter(|f| {
+                        f.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(paths::is_shared_library)
+                    })
                     .map(|f| library(f.clone()))
                     .collect();
                 self.packages.push(Package {
@@ -398,8 +416,11 @@ impl Inventory {
                 (lib.status, lib.resolves_to) = check_on_disk(&lib.path);
                 self.stats.libraries_checked += 1;
             }
-            let broken: Vec<&Library> =
-                pkg.libraries.iter().filter(|l| l.status != LibStatus::Ok).collect();
+            let broken: Vec<&Library> = pkg
+                .libraries
+                .iter()
+                .filter(|l| l.status != LibStatus::Ok)
+                .collect();
             if let Some(first) = broken.first() {
                 let hint = match pkg.installer {
                     Installer::Conda => format!(
@@ -455,17 +476,27 @@ impl Inventory {
                 (Role::CudaLibrary, Some("cublas")) if !pkg.name.contains("-dev") => {
                     self.cublas.push(claim(pkg.version.clone()));
                 }
-                (Role::Cudnn, _) if !pkg.name.contains("-dev") => self.cudnn.push(claim(pkg.version.clone())),
+                (Role::Cudnn, _) if !pkg.name.contains("-dev") => {
+                    self.cudnn.push(claim(pkg.version.clone()))
+                }
                 (Role::Nccl, _) => self.nccl.push(claim(pkg.version.clone())),
                 _ => {}
             }
         }
         // `cudnn` (metapackage) and `libcudnn` claim the same version:
         // keep one claim per installer and version.
-        for claims in [&mut self.cuda, &mut self.cudnn, &mut self.nccl, &mut self.cublas] {
+        for claims in [
+            &mut self.cuda,
+            &mut self.cudnn,
+            &mut self.nccl,
+            &mut self.cublas,
+        ] {
             let mut kept: Vec<Claim> = Vec::new();
             for c in claims.drain(..) {
-                if !kept.iter().any(|k| k.installer == c.installer && k.version == c.version) {
+                if !kept
+                    .iter()
+                    .any(|k| k.installer == c.installer && k.version == c.version)
+                {
                     kept.push(c);
                 }
             }
@@ -479,10 +510,17 @@ impl Inventory {
                 continue;
             };
             let own_site: Vec<PathBuf> = match pkg.installer {
-                Installer::Pip => pkg.metadata.parent().map(Path::to_path_buf).into_iter().collect(),
+                Installer::Pip => pkg
+                    .metadata
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .into_iter()
+                    .collect(),
                 Installer::Conda => sites.to_vec(),
             };
-            let from_file = own_site.iter().find_map(|s| builds::from_build_file(framework, s));
+            let from_file = own_site
+                .iter()
+                .find_map(|s| builds::from_build_file(framework, s));
             let build = from_file
                 .or_else(|| match pkg.installer {
                     Installer::Pip => builds::from_pip(framework, &pkg.name, &pkg.version),
@@ -509,7 +547,9 @@ impl Inventory {
                     && f.build.variant == entry.build.variant
             });
             match same {
-                Some(f) if f.package.starts_with("lib") || f.package.ends_with("-base") => *f = entry,
+                Some(f) if f.package.starts_with("lib") || f.package.ends_with("-base") => {
+                    *f = entry
+                }
                 Some(_) => {}
                 None => self.frameworks.push(entry),
             }
@@ -519,7 +559,11 @@ impl Inventory {
     fn derive_library_dirs(&mut self) {
         let mut dirs: Vec<LibraryDir> = Vec::new();
         let mut add = |dir: &Path, component: Option<&str>, pkg: &Package, symlink: bool| {
-            let holds = if symlink { DirHolds::Symlinks } else { DirHolds::Files };
+            let holds = if symlink {
+                DirHolds::Symlinks
+            } else {
+                DirHolds::Files
+            };
             if let Some(d) = dirs.iter_mut().find(|d| d.path == dir) {
                 if d.holds != holds {
                     d.holds = DirHolds::Mixed;
@@ -539,7 +583,12 @@ impl Inventory {
         let mut ordered: Vec<&Package> = self
             .packages
             .iter()
-            .filter(|p| matches!(p.role, Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl))
+            .filter(|p| {
+                matches!(
+                    p.role,
+                    Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl
+                )
+            })
             .collect();
         ordered.sort_by_key(|p| (p.installer, rank(p)));
         for pkg in ordered {
@@ -557,7 +606,7 @@ impl Inventory {
                     add(dir, component, pkg, lib.resolves_to.is_some());
                 }
                 if let Some(real_dir) = lib.resolves_to.as_deref().and_then(Path::parent)
-                    && Some(real_dir) != lib.path.parent().map(|d| canonical(d)).as_deref()
+                    && Some(real_dir) != lib.path.parent().map(canonical).as_deref()
                 {
                     add(real_dir, component, pkg, false);
                 }
@@ -575,7 +624,15 @@ impl Inventory {
             let list: Vec<String> = self
                 .cuda
                 .iter()
-                .map(|c| format!("{} from {} {} ({})", c.version, c.package, c.package_version, c.installer.label()))
+                .map(|c| {
+                    format!(
+                        "{} from {} {} ({})",
+                        c.version,
+                        c.package,
+                        c.package_version,
+                        c.installer.label()
+                    )
+                })
                 .collect();
             self.problems.push(Problem {
                 severity: Severity::Warning,
@@ -591,10 +648,12 @@ impl Inventory {
         }
         // cuDNN 9.8+ on conda-forge: `cudnn` is a metapackage; without
         // `libcudnn` there are no libraries at all.
-        let cudnn_pkgs: Vec<&Package> = self.packages.iter().filter(|p| p.role == Role::Cudnn).collect();
-        if !cudnn_pkgs.is_empty()
-            && cudnn_pkgs.iter().all(|p| p.libraries.is_empty())
-        {
+        let cudnn_pkgs: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| p.role == Role::Cudnn)
+            .collect();
+        if !cudnn_pkgs.is_empty() && cudnn_pkgs.iter().all(|p| p.libraries.is_empty()) {
             let names: Vec<String> = cudnn_pkgs.iter().map(|p| p.label()).collect();
             self.problems.push(Problem {
                 severity: Severity::Error,
@@ -609,8 +668,11 @@ impl Inventory {
         }
         // The same framework from conda and from pip: whichever pip wrote
         // last shadows the other's Python files but not its libraries.
-        let mut by_framework: Vec<(Framework, Installer)> =
-            self.frameworks.iter().map(|f| (f.framework, f.installer)).collect();
+        let mut by_framework: Vec<(Framework, Installer)> = self
+            .frameworks
+            .iter()
+            .map(|f| (f.framework, f.installer))
+            .collect();
         by_framework.sort();
         by_framework.dedup();
         for window in by_framework.windows(2) {
@@ -625,13 +687,21 @@ impl Inventory {
                 self.problems.push(Problem {
                     severity: Severity::Warning,
                     code: "framework-from-conda-and-pip",
-                    message: format!("{} is installed twice: {}", fw.display_name(), pkgs.join(" and ")),
+                    message: format!(
+                        "{} is installed twice: {}",
+                        fw.display_name(),
+                        pkgs.join(" and ")
+                    ),
                     hint: Some("uninstall one of them (pip uninstall, or conda remove)".into()),
                     path: None,
                 });
             }
         }
-        let stubs: Vec<&Package> = self.packages.iter().filter(|p| p.role == Role::DriverStub).collect();
+        let stubs: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| p.role == Role::DriverStub)
+            .collect();
         if let Some(first) = stubs.first() {
             let names: Vec<String> = stubs.iter().map(|p| p.label()).collect();
             self.problems.push(Problem {
@@ -705,6 +775,10 @@ fn check_on_disk(path: &Path) -> (LibStatus, Option<PathBuf>) {
 /// ELOOP, "too many levels of symbolic links". `ErrorKind::FilesystemLoop`
 /// is still unstable, so the errno is compared (Linux 40, BSDs/macOS 62).
 fn is_loop(e: &io::Error) -> bool {
-    const ELOOP: i32 = if cfg!(any(target_os = "macos", target_os = "freebsd")) { 62 } else { 40 };
+    const ELOOP: i32 = if cfg!(any(target_os = "macos", target_os = "freebsd")) {
+        62
+    } else {
+        40
+    };
     e.raw_os_error() == Some(ELOOP)
 }

@@ -39,7 +39,9 @@ fn main() -> ExitCode {
     match result {
         Ok(status) => status.into(),
         // `envhook show | head`: a closed pipe is the reader's choice.
-        Err(Error::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitStatus::Success.into(),
+        Err(Error::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            ExitStatus::Success.into()
+        }
         Err(e) => {
             drop(out);
             report_error(&e);

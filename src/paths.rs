@@ -50,10 +50,20 @@ mod tests {
 
     #[test]
     fn shared_library_names() {
-        for yes in ["libcudart.so", "libcudart.so.11.0", "libcudnn.so.9.3.0", "cudnn64_8.dll"] {
+        for yes in [
+            "libcudart.so",
+            "libcudart.so.11.0",
+            "libcudnn.so.9.3.0",
+            "cudnn64_8.dll",
+        ] {
             assert!(is_shared_library(yes), "{yes}");
         }
-        for no in ["libcudart_static.a", "cudnn.lib", "libnccl_device.bc", "libsomething.sonic"] {
+        for no in [
+            "libcudart_static.a",
+            "cudnn.lib",
+            "libnccl_device.bc",
+            "libsomething.sonic",
+        ] {
             assert!(!is_shared_library(no), "{no}");
         }
         assert!(is_stub(Path::new("/p/lib/stubs/libcuda.so")));

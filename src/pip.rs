@@ -69,7 +69,10 @@ pub fn site_packages(prefix: &Path, meta: &MetaIndex) -> Vec<PathBuf> {
             } else {
                 ""
             };
-            for dir in [format!("python{major}.{minor}{t}"), format!("python{major}.{minor}")] {
+            for dir in [
+                format!("python{major}.{minor}{t}"),
+                format!("python{major}.{minor}"),
+            ] {
                 let site = prefix.join("lib").join(dir).join("site-packages");
                 if site.is_dir() && !dirs.contains(&site) {
                     dirs.push(site);
@@ -82,7 +85,11 @@ pub fn site_packages(prefix: &Path, meta: &MetaIndex) -> Vec<PathBuf> {
     {
         let mut found: Vec<PathBuf> = entries
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("python")))
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with("python"))
+            })
             .map(|e| e.path().join("site-packages"))
             .filter(|p| p.is_dir())
             .collect();
@@ -103,7 +110,10 @@ pub fn scan(site: &Path) -> Result<Vec<DistInfoEntry>> {
     for item in read {
         let item = item.map_err(|e| Error::read(site, e))?;
         let file_name = item.file_name();
-        let Some(stem) = file_name.to_str().and_then(|n| n.strip_suffix(".dist-info")) else {
+        let Some(stem) = file_name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".dist-info"))
+        else {
             continue;
         };
         let Some((name, _version)) = stem.split_once('-') else {
@@ -191,7 +201,9 @@ fn header(text: &str, key: &str) -> Option<String> {
         .take_while(|l| !l.trim().is_empty())
         .find_map(|l| {
             let (k, v) = l.split_once(':')?;
-            k.trim().eq_ignore_ascii_case(key).then(|| v.trim().to_string())
+            k.trim()
+                .eq_ignore_ascii_case(key)
+                .then(|| v.trim().to_string())
         })
 }
 
@@ -201,7 +213,10 @@ mod tests {
 
     #[test]
     fn normalizes_like_pep_503() {
-        assert_eq!(normalize("nvidia_cuda_runtime_cu12"), "nvidia-cuda-runtime-cu12");
+        assert_eq!(
+            normalize("nvidia_cuda_runtime_cu12"),
+            "nvidia-cuda-runtime-cu12"
+        );
         assert_eq!(normalize("PaddlePaddle_GPU"), "paddlepaddle-gpu");
         assert_eq!(normalize("jax.cuda12__plugin"), "jax-cuda12-plugin");
     }

@@ -68,7 +68,11 @@ pub fn lookup(text: &str, key: &str) -> Option<Value> {
             let mut search = line;
             while let Some(at) = search.find(&token) {
                 let after = search[at + token.len()..].trim_start();
-                if let Some(v) = after.strip_prefix(']').map(str::trim_start).and_then(|a| a.strip_prefix('=')) {
+                if let Some(v) = after
+                    .strip_prefix(']')
+                    .map(str::trim_start)
+                    .and_then(|a| a.strip_prefix('='))
+                {
                     found = Some(parse_value(v));
                 } else if let Some(v) = after.strip_prefix(':') {
                     found = Some(parse_value(v));
@@ -120,18 +124,35 @@ mod tests {
     #[test]
     fn paddle_version_file() {
         let text = "full_version    = '2.6.2'\ncuda_version    = '11.8'\ncudnn_version   = '8.6.0'\nwith_pip_cuda_libraries = 'OFF'\n";
-        assert_eq!(lookup(text, "cuda_version").unwrap().as_version(), Some("11.8"));
-        assert_eq!(lookup(text, "cudnn_version").unwrap().as_version(), Some("8.6.0"));
-        assert_eq!(lookup("cuda_version = 'False'\n", "cuda_version").unwrap().as_version(), None);
+        assert_eq!(
+            lookup(text, "cuda_version").unwrap().as_version(),
+            Some("11.8")
+        );
+        assert_eq!(
+            lookup(text, "cudnn_version").unwrap().as_version(),
+            Some("8.6.0")
+        );
+        assert_eq!(
+            lookup("cuda_version = 'False'\n", "cuda_version")
+                .unwrap()
+                .as_version(),
+            None
+        );
     }
 
     #[test]
     fn tensorflow_build_info_both_styles() {
         let dict = "build_info = {'cpu_compiler': '/usr/bin/gcc', 'cuda_version': '12.3', 'cudnn_version': '8', 'is_cuda_build': True}\n";
-        assert_eq!(lookup(dict, "cuda_version"), Some(Value::Str("12.3".into())));
+        assert_eq!(
+            lookup(dict, "cuda_version"),
+            Some(Value::Str("12.3".into()))
+        );
         assert_eq!(lookup(dict, "is_cuda_build"), Some(Value::Bool(true)));
         let items = "import collections\nbuild_info = collections.OrderedDict()\nbuild_info['cuda_version'] = '11.2'\nbuild_info[\"is_cuda_build\"] = False\n";
-        assert_eq!(lookup(items, "cuda_version"), Some(Value::Str("11.2".into())));
+        assert_eq!(
+            lookup(items, "cuda_version"),
+            Some(Value::Str("11.2".into()))
+        );
         assert_eq!(lookup(items, "is_cuda_build"), Some(Value::Bool(false)));
     }
 }

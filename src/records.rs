@@ -89,12 +89,18 @@ pub fn split_file_name(file_name: &str) -> Option<(&str, &str, &str)> {
 pub fn read_record(path: &Path) -> Result<PrefixRecord> {
     let meta = std::fs::metadata(path).map_err(|e| Error::read(path, e))?;
     if meta.is_dir() {
-        return Err(Error::read(path, std::io::Error::other("is a directory, not a file")));
+        return Err(Error::read(
+            path,
+            std::io::Error::other("is a directory, not a file"),
+        ));
     }
     if meta.len() > MAX_RECORD_BYTES {
         return Err(Error::BadRecord {
             path: path.to_path_buf(),
-            reason: format!("{} bytes is larger than any real record; refusing to read it", meta.len()),
+            reason: format!(
+                "{} bytes is larger than any real record; refusing to read it",
+                meta.len()
+            ),
         });
     }
     let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;

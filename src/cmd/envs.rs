@@ -25,7 +25,13 @@ pub fn run(args: &EnvsArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
         crate::report::warn(w);
     }
     if args.json {
-        super::write_json(out, &Doc { schema: "envhook.envs/1", discovery: &discovery })?;
+        super::write_json(
+            out,
+            &Doc {
+                schema: "envhook.envs/1",
+                discovery: &discovery,
+            },
+        )?;
     } else {
         render(&discovery, out).map_err(Error::Output)?;
     }
@@ -53,7 +59,13 @@ fn render(d: &Discovery, out: &mut impl Write) -> std::io::Result<()> {
         )?;
     }
     for s in &d.stale {
-        writeln!(out, "stale: {} in {}: {}", s.entry, s.file.display(), s.reason)?;
+        writeln!(
+            out,
+            "stale: {} in {}: {}",
+            s.entry,
+            s.file.display(),
+            s.reason
+        )?;
     }
     Ok(())
 }

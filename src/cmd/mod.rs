@@ -23,6 +23,7 @@ impl EnvSelection {
 
 /// Write JSON followed by a newline.
 pub fn write_json<T: serde::Serialize>(out: &mut impl Write, value: &T) -> Result<(), Error> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| Error::Output(io::Error::from(e)))?;
+    serde_json::to_writer_pretty(&mut *out, value)
+        .map_err(|e| Error::Output(io::Error::from(e)))?;
     writeln!(out).map_err(Error::Output)
 }

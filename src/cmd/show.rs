@@ -113,7 +113,11 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
     writeln!(
         out,
         "\nread {} of {} conda records and {} of {} pip dist-info directories; checked {} libraries",
-        s.records_parsed, s.records_total, s.dist_infos_read, s.dist_infos_total, s.libraries_checked
+        s.records_parsed,
+        s.records_total,
+        s.dist_infos_read,
+        s.dist_infos_total,
+        s.libraries_checked
     )
 }
 

@@ -151,8 +151,15 @@ mod tests {
     #[test]
     fn empty_and_broken_files() {
         assert_eq!(parse_envs_dirs("", &ctx()).unwrap(), Vec::<PathBuf>::new());
-        assert_eq!(parse_envs_dirs("# only a comment\n", &ctx()).unwrap(), Vec::<PathBuf>::new());
-        assert!(parse_envs_dirs("envs_dirs: [unclosed", &ctx()).unwrap_err().contains("YAML"));
+        assert_eq!(
+            parse_envs_dirs("# only a comment\n", &ctx()).unwrap(),
+            Vec::<PathBuf>::new()
+        );
+        assert!(
+            parse_envs_dirs("envs_dirs: [unclosed", &ctx())
+                .unwrap_err()
+                .contains("YAML")
+        );
         assert!(parse_envs_dirs("- a\n- b\n", &ctx()).is_err());
         assert!(parse_envs_dirs("envs_dirs: {a: 1}\n", &ctx()).is_err());
     }

@@ -29,14 +29,20 @@ impl Context {
     #[cfg(test)]
     pub fn fake(home: &Path, vars: &[(&str, &str)]) -> Self {
         Context {
-            vars: vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect(),
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), OsString::from(v)))
+                .collect(),
             home: Some(home.to_path_buf()),
         }
     }
 
     /// A variable's value; an empty value counts as unset, as conda treats it.
     pub fn var(&self, name: &str) -> Option<&OsStr> {
-        self.vars.get(name).map(OsString::as_os_str).filter(|v| !v.is_empty())
+        self.vars
+            .get(name)
+            .map(OsString::as_os_str)
+            .filter(|v| !v.is_empty())
     }
 
     /// A variable's value as a path.

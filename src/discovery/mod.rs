@@ -197,7 +197,10 @@ impl Discovery {
         }
 
         // Envs directories, in conda's lookup order.
-        for var in [crate::env_vars::CONDA_ENVS_DIRS, crate::env_vars::CONDA_ENVS_PATH] {
+        for var in [
+            crate::env_vars::CONDA_ENVS_DIRS,
+            crate::env_vars::CONDA_ENVS_PATH,
+        ] {
             if let Some(value) = ctx.var(var) {
                 for dir in std::env::split_paths(value) {
                     if !dir.as_os_str().is_empty() {
@@ -295,7 +298,8 @@ fn read_environments_txt(ctx: &Context, out: &mut Discovery) -> Vec<PathBuf> {
         Ok(Some(lines)) => lines,
         Ok(None) => return Vec::new(),
         Err(e) => {
-            out.warnings.push(format!("ignoring {}: {e}", file.display()));
+            out.warnings
+                .push(format!("ignoring {}: {e}", file.display()));
             return Vec::new();
         }
     };
@@ -314,7 +318,9 @@ fn read_environments_txt(ctx: &Context, out: &mut Discovery) -> Vec<PathBuf> {
                 };
                 (prefix.display().to_string(), reason)
             }
-            environments_txt::Line::Foreign(entry) => (entry, "a path for another operating system"),
+            environments_txt::Line::Foreign(entry) => {
+                (entry, "a path for another operating system")
+            }
         };
         out.stale.push(StaleEntry {
             entry,
@@ -357,7 +363,11 @@ pub fn select(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
 /// `default` (or only) environment is meant.
 fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
     let meta = path.join("conda-meta");
-    let via = if from_conda_prefix { "CONDA_PREFIX" } else { "-p" };
+    let via = if from_conda_prefix {
+        "CONDA_PREFIX"
+    } else {
+        "-p"
+    };
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::PrefixMissing {
@@ -399,7 +409,10 @@ fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
             why: "it has no conda-meta/ directory",
         });
     }
-    let chosen = match envs.iter().find(|e| e.file_name() == Some("default".as_ref())) {
+    let chosen = match envs
+        .iter()
+        .find(|e| e.file_name() == Some("default".as_ref()))
+    {
         Some(default) => default.clone(),
         None if envs.len() == 1 => envs[0].clone(),
         None => {
@@ -495,7 +508,12 @@ impl Builder {
         if !pixi.is_empty() {
             for env in pixi {
                 let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-                self.env(env, name, EnvKind::Pixi, &format!("pixi project {}", dir.display()));
+                self.env(
+                    env,
+                    name,
+                    EnvKind::Pixi,
+                    &format!("pixi project {}", dir.display()),
+                );
             }
             return;
         }

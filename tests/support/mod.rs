@@ -153,7 +153,10 @@ impl Env {
             "==> 2024-04-25 02:54:58 <==\n# cmd: /opt/conda/bin/conda create -n env\n# conda version: 24.3.0\n",
         )
         .unwrap();
-        Env { prefix, python: None }
+        Env {
+            prefix,
+            python: None,
+        }
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
@@ -181,7 +184,8 @@ impl Env {
     pub fn site(&self) -> PathBuf {
         let v = self.python.expect("call python() first");
         let mm: Vec<&str> = v.split('.').take(2).collect();
-        self.prefix.join(format!("lib/python{}/site-packages", mm.join(".")))
+        self.prefix
+            .join(format!("lib/python{}/site-packages", mm.join(".")))
     }
 
     fn lay_out(base: &Path, files: &[FileSpec]) {
@@ -206,8 +210,14 @@ impl Env {
     pub fn conda(&mut self, pkg: CondaPkg) -> PathBuf {
         Self::lay_out(&self.prefix, &pkg.files);
         let fn_ = format!("{}-{}-{}.conda", pkg.name, pkg.version, pkg.build);
-        let url = format!("https://conda.anaconda.org/conda-forge/{}/{fn_}", pkg.subdir);
-        let cache = format!("/home/u/miniforge3/pkgs/{}-{}-{}", pkg.name, pkg.version, pkg.build);
+        let url = format!(
+            "https://conda.anaconda.org/conda-forge/{}/{fn_}",
+            pkg.subdir
+        );
+        let cache = format!(
+            "/home/u/miniforge3/pkgs/{}-{}-{}",
+            pkg.name, pkg.version, pkg.build
+        );
         let paths: Vec<serde_json::Value> = pkg
             .files
             .iter()
@@ -282,7 +292,12 @@ impl Env {
         fs::write(info.join("WHEEL"), "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.41.2)\nRoot-Is-Purelib: false\nTag: py3-none-manylinux2014_x86_64\n").unwrap();
         let mut record = String::new();
         for f in &dist.files {
-            record.push_str(&format!("{},sha256={},{}\n", f.rel(), hex(f.rel(), 43), LIB_BYTES.len()));
+            record.push_str(&format!(
+                "{},sha256={},{}\n",
+                f.rel(),
+                hex(f.rel(), 43),
+                LIB_BYTES.len()
+            ));
         }
         for (rel, body) in &dist.texts {
             let path = site.join(rel);
@@ -304,7 +319,10 @@ impl Env {
     pub fn filler(&mut self, n: usize, garbage: bool) {
         for i in 0..n {
             let name = format!("filler-pkg{i}");
-            let path = self.prefix.join("conda-meta").join(format!("{name}-1.{i}.0-h{i:07x}_0.json"));
+            let path = self
+                .prefix
+                .join("conda-meta")
+                .join(format!("{name}-1.{i}.0-h{i:07x}_0.json"));
             if garbage {
                 fs::write(&path, b"\xff\xfe not json at all {{{").unwrap();
             } else {
@@ -364,7 +382,10 @@ pub fn cuda11_paddle(prefix: &Path) -> Env {
                 File("include/cudnn.h"),
             ]),
     );
-    env.conda(CondaPkg::new("openssl", "3.0.13", "h7f8727e_0").files(vec![File("lib/libcrypto.so.3"), File("lib/libssl.so.3")]));
+    env.conda(
+        CondaPkg::new("openssl", "3.0.13", "h7f8727e_0")
+            .files(vec![File("lib/libcrypto.so.3"), File("lib/libssl.so.3")]),
+    );
     env.pip(
         PipDist::new("paddlepaddle-gpu", "2.5.2.post116")
             .files(vec![
@@ -396,32 +417,62 @@ pub fn cuda12_split(prefix: &Path) -> Env {
             .noarch()
             .files(vec![
                 File("targets/x86_64-linux/lib/libcudart.so.12.6.77"),
-                Link("targets/x86_64-linux/lib/libcudart.so.12", "libcudart.so.12.6.77"),
+                Link(
+                    "targets/x86_64-linux/lib/libcudart.so.12",
+                    "libcudart.so.12.6.77",
+                ),
             ]),
     );
     env.conda(
         CondaPkg::new("cuda-cudart", "12.6.77", "h5888daf_0")
-            .depends(vec!["cuda-cudart_linux-64 12.6.77 h3f2d84a_0", "cuda-version >=12.6,<12.7.0a0"])
+            .depends(vec![
+                "cuda-cudart_linux-64 12.6.77 h3f2d84a_0",
+                "cuda-version >=12.6,<12.7.0a0",
+            ])
             .files(vec![
-                Link("lib/libcudart.so.12", "../targets/x86_64-linux/lib/libcudart.so.12"),
-                Link("lib/libcudart.so.12.6.77", "../targets/x86_64-linux/lib/libcudart.so.12.6.77"),
+                Link(
+                    "lib/libcudart.so.12",
+                    "../targets/x86_64-linux/lib/libcudart.so.12",
+                ),
+                Link(
+                    "lib/libcudart.so.12.6.77",
+                    "../targets/x86_64-linux/lib/libcudart.so.12.6.77",
+                ),
             ]),
     );
     env.conda(
         CondaPkg::new("libcublas", "12.6.4.1", "hbd13f7d_0").files(vec![
             File("targets/x86_64-linux/lib/libcublas.so.12.6.4.1"),
-            Link("targets/x86_64-linux/lib/libcublas.so.12", "libcublas.so.12.6.4.1"),
+            Link(
+                "targets/x86_64-linux/lib/libcublas.so.12",
+                "libcublas.so.12.6.4.1",
+            ),
             File("targets/x86_64-linux/lib/libcublasLt.so.12.6.4.1"),
-            Link("targets/x86_64-linux/lib/libcublasLt.so.12", "libcublasLt.so.12.6.4.1"),
-            Link("lib/libcublas.so.12", "../targets/x86_64-linux/lib/libcublas.so.12"),
-            Link("lib/libcublasLt.so.12", "../targets/x86_64-linux/lib/libcublasLt.so.12"),
+            Link(
+                "targets/x86_64-linux/lib/libcublasLt.so.12",
+                "libcublasLt.so.12.6.4.1",
+            ),
+            Link(
+                "lib/libcublas.so.12",
+                "../targets/x86_64-linux/lib/libcublas.so.12",
+            ),
+            Link(
+                "lib/libcublasLt.so.12",
+                "../targets/x86_64-linux/lib/libcublasLt.so.12",
+            ),
         ]),
     );
     env.conda(
         CondaPkg::new("cuda-nvrtc", "12.6.85", "hbd13f7d_0").files(vec![
             File("targets/x86_64-linux/lib/libnvrtc.so.12.6.85"),
-            Link("targets/x86_64-linux/lib/libnvrtc.so.12", "libnvrtc.so.12.6.85"),
-            Link("lib/libnvrtc.so.12", "../targets/x86_64-linux/lib/libnvrtc.so.12"),
+            Link(
+                "targets/x86_64-linux/lib/libnvrtc.so.12",
+                "libnvrtc.so.12.6.85",
+            ),
+            Link(
+                "lib/libnvrtc.so.12",
+                "../targets/x86_64-linux/lib/libnvrtc.so.12",
+            ),
         ]),
     );
     env.conda(
@@ -430,8 +481,10 @@ pub fn cuda12_split(prefix: &Path) -> Env {
             .files(vec![File("targets/x86_64-linux/lib/stubs/libcuda.so")]),
     );
     env.conda(
-        CondaPkg::new("cuda-driver-dev", "12.6.77", "h5888daf_0")
-            .files(vec![Link("lib/stubs/libcuda.so", "../../targets/x86_64-linux/lib/stubs/libcuda.so")]),
+        CondaPkg::new("cuda-driver-dev", "12.6.77", "h5888daf_0").files(vec![Link(
+            "lib/stubs/libcuda.so",
+            "../../targets/x86_64-linux/lib/stubs/libcuda.so",
+        )]),
     );
     env.conda(
         CondaPkg::new("libcudnn", "9.3.0.75", "h0a7ce49_0")
@@ -442,10 +495,15 @@ pub fn cuda12_split(prefix: &Path) -> Env {
                 File("lib/libcudnn_graph.so.9.3.0"),
                 Link("lib/libcudnn_graph.so.9", "libcudnn_graph.so.9.3.0"),
                 File("lib/libcudnn_engines_precompiled.so.9.3.0"),
-                Link("lib/libcudnn_engines_precompiled.so.9", "libcudnn_engines_precompiled.so.9.3.0"),
+                Link(
+                    "lib/libcudnn_engines_precompiled.so.9",
+                    "libcudnn_engines_precompiled.so.9.3.0",
+                ),
             ]),
     );
-    env.conda(CondaPkg::new("cudnn", "9.3.0.75", "h93bb076_0").depends(vec!["libcudnn-dev 9.3.0.75"]));
+    env.conda(
+        CondaPkg::new("cudnn", "9.3.0.75", "h93bb076_0").depends(vec!["libcudnn-dev 9.3.0.75"]),
+    );
     env.conda(
         CondaPkg::new("nccl", "2.23.4.1", "h52f6c39_0")
             .depends(vec!["cuda-version >=12,<13.0a0"])
@@ -485,24 +543,25 @@ pub fn pip_wheels(prefix: &Path) -> Env {
     let mut env = Env::new(prefix);
     env.python("3.11.9");
     env.pip(
-        PipDist::new("nvidia-cuda-runtime-cu12", "12.1.105")
-            .files(vec![File("nvidia/__init__.py"), File("nvidia/cuda_runtime/lib/libcudart.so.12")]),
-    );
-    env.pip(
-        PipDist::new("nvidia-cublas-cu12", "12.1.3.1").files(vec![
-            File("nvidia/cublas/lib/libcublas.so.12"),
-            File("nvidia/cublas/lib/libcublasLt.so.12"),
-            File("nvidia/cublas/lib/libnvblas.so.12"),
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.1.105").files(vec![
+            File("nvidia/__init__.py"),
+            File("nvidia/cuda_runtime/lib/libcudart.so.12"),
         ]),
     );
+    env.pip(PipDist::new("nvidia-cublas-cu12", "12.1.3.1").files(vec![
+        File("nvidia/cublas/lib/libcublas.so.12"),
+        File("nvidia/cublas/lib/libcublasLt.so.12"),
+        File("nvidia/cublas/lib/libnvblas.so.12"),
+    ]));
+    env.pip(PipDist::new("nvidia-cudnn-cu12", "8.9.2.26").files(vec![
+        File("nvidia/cudnn/lib/libcudnn.so.8"),
+        File("nvidia/cudnn/lib/libcudnn_ops_infer.so.8"),
+        File("nvidia/cudnn/lib/libcudnn_cnn_infer.so.8"),
+    ]));
     env.pip(
-        PipDist::new("nvidia-cudnn-cu12", "8.9.2.26").files(vec![
-            File("nvidia/cudnn/lib/libcudnn.so.8"),
-            File("nvidia/cudnn/lib/libcudnn_ops_infer.so.8"),
-            File("nvidia/cudnn/lib/libcudnn_cnn_infer.so.8"),
-        ]),
+        PipDist::new("nvidia-nccl-cu12", "2.20.5")
+            .files(vec![File("nvidia/nccl/lib/libnccl.so.2")]),
     );
-    env.pip(PipDist::new("nvidia-nccl-cu12", "2.20.5").files(vec![File("nvidia/nccl/lib/libnccl.so.2")]));
     env.pip(
         PipDist::new("torch", "2.3.1")
             .files(vec![
@@ -516,7 +575,9 @@ pub fn pip_wheels(prefix: &Path) -> Env {
                 "from typing import Optional\n\n__version__ = '2.3.1'\ndebug = False\ncuda: Optional[str] = '12.1'\ngit_version = '63d5e9221bedd1546b7d364b5ce4171547db12a9'\nhip: Optional[str] = None\n",
             ),
     );
-    env.pip(PipDist::new("numpy", "1.26.4").files(vec![File("numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so")]));
+    env.pip(PipDist::new("numpy", "1.26.4").files(vec![File(
+        "numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
+    )]));
     env
 }
 
@@ -526,15 +587,18 @@ pub fn pip_cuda13(prefix: &Path) -> Env {
     use FileSpec::*;
     let mut env = Env::new(prefix);
     env.python("3.12.4");
-    env.pip(PipDist::new("nvidia-cuda-runtime", "13.0.96").files(vec![File("nvidia/cu13/lib/libcudart.so.13")]));
     env.pip(
-        PipDist::new("nvidia-cublas", "13.1.0.3")
-            .files(vec![File("nvidia/cu13/lib/libcublas.so.13"), File("nvidia/cu13/lib/libcublasLt.so.13")]),
+        PipDist::new("nvidia-cuda-runtime", "13.0.96")
+            .files(vec![File("nvidia/cu13/lib/libcudart.so.13")]),
     );
-    env.pip(
-        PipDist::new("nvidia-cudnn-cu13", "9.13.0.50")
-            .files(vec![File("nvidia/cudnn/lib/libcudnn.so.9"), File("nvidia/cudnn/lib/libcudnn_graph.so.9")]),
-    );
+    env.pip(PipDist::new("nvidia-cublas", "13.1.0.3").files(vec![
+        File("nvidia/cu13/lib/libcublas.so.13"),
+        File("nvidia/cu13/lib/libcublasLt.so.13"),
+    ]));
+    env.pip(PipDist::new("nvidia-cudnn-cu13", "9.13.0.50").files(vec![
+        File("nvidia/cudnn/lib/libcudnn.so.9"),
+        File("nvidia/cudnn/lib/libcudnn_graph.so.9"),
+    ]));
     env.pip(
         PipDist::new("paddlepaddle-gpu", "3.2.0")
             .files(vec![File("paddle/base/libpaddle.so")])
@@ -552,7 +616,10 @@ pub fn cpu_only(prefix: &Path) -> Env {
     let mut env = Env::new(prefix);
     env.python("3.13.1");
     env.conda(CondaPkg::new("numpy", "2.1.3", "py313h4bf6692_0").files(vec![File("lib/python3.13/site-packages/numpy/_core/_multiarray_umath.cpython-313-x86_64-linux-gnu.so")]));
-    env.conda(CondaPkg::new("pytorch", "2.4.1", "cpu_mkl_py313hbc6f0e9_102").files(vec![File("lib/libtorch_cpu.so")]));
+    env.conda(
+        CondaPkg::new("pytorch", "2.4.1", "cpu_mkl_py313hbc6f0e9_102")
+            .files(vec![File("lib/libtorch_cpu.so")]),
+    );
     env.pip(PipDist::new("paddlepaddle", "2.6.2").files(vec![File("paddle/base/libpaddle.so")]));
     env
 }
@@ -563,10 +630,12 @@ pub fn mixed(prefix: &Path) -> Env {
     use FileSpec::*;
     let mut env = cuda11_paddle(prefix);
     env.pip(
-        PipDist::new("nvidia-cuda-runtime-cu12", "12.1.105").files(vec![File("nvidia/cuda_runtime/lib/libcudart.so.12")]),
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.1.105")
+            .files(vec![File("nvidia/cuda_runtime/lib/libcudart.so.12")]),
     );
     env.pip(
-        PipDist::new("nvidia-cudnn-cu12", "8.9.2.26").files(vec![File("nvidia/cudnn/lib/libcudnn.so.8")]),
+        PipDist::new("nvidia-cudnn-cu12", "8.9.2.26")
+            .files(vec![File("nvidia/cudnn/lib/libcudnn.so.8")]),
     );
     env.pip(
         PipDist::new("torch", "2.1.2+cu121")
@@ -574,4 +643,62 @@ pub fn mixed(prefix: &Path) -> Env {
             .text("torch/version.py", "__version__ = '2.1.2+cu121'\ncuda: Optional[str] = '12.1'\nhip: Optional[str] = None\n"),
     );
     env
+}
+
+// ------------------------------------------------------------ commands ----
+
+/// A sandbox: a temp dir with a fake home and an empty `bin/` for `PATH`,
+/// so nothing of the machine running the tests leaks in.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("envhook-test")
+            .tempdir()
+            .unwrap();
+        fs::create_dir_all(dir.path().join("home/.conda")).unwrap();
+        fs::create_dir_all(dir.path().join("bin")).unwrap();
+        Sandbox { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.path("home")
+    }
+
+    /// `envhook` with a clean environment: only HOME and PATH.
+    pub fn envhook(&self) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::Command::cargo_bin("envhook").unwrap();
+        cmd.env_clear()
+            .env("HOME", self.home())
+            .env("PATH", self.path("bin"))
+            .env("ENVHOOK_SYSROOT", self.path("sysroot"));
+        cmd
+    }
+}
+
+/// Run `envhook show --json -p PREFIX` and parse the output; returns the
+/// JSON and the exit code.
+pub fn show_json(sandbox: &Sandbox, prefix: &Path) -> (serde_json::Value, i32) {
+    let out = sandbox
+        .envhook()
+        .args(["show", "--json", "-p"])
+        .arg(prefix)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    (json, out.status.code().unwrap())
 }

@@ -1,0 +1,520 @@
+//! `envhook show` on prefixes laid out like real environments: CUDA 11
+//! conda, CUDA 12 split packages, pip nvidia wheels (CUDA 12 and 13),
+//! CPU-only, mixed conda + pip, Windows layout, and broken installs.
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
+fn codes(json: &Value) -> Vec<&str> {
+    json["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| s(&p["code"]))
+        .collect()
+}
+
+fn dirs(json: &Value) -> Vec<String> {
+    json["library_dirs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| s(&d["path"]).to_string())
+        .collect()
+}
+
+fn p(prefix: &Path, rel: &str) -> String {
+    prefix.join(rel).display().to_string()
+}
+
+#[test]
+fn cuda11_cudatoolkit_with_paddle_wheel() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("envs/paddle"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["schema"], "envhook.inventory/1");
+    assert_eq!(json["platform"], "linux-64");
+    assert_eq!(json["cuda"][0]["version"], "11.8");
+    assert_eq!(json["cuda"][0]["package"], "cudatoolkit");
+    assert_eq!(json["cuda"].as_array().unwrap().len(), 1);
+    assert_eq!(json["cudnn"][0]["version"], "8.9.2.26");
+    assert_eq!(json["cublas"][0]["package"], "cudatoolkit");
+    assert_eq!(json["nccl"], serde_json::json!([]));
+    let fw = &json["frameworks"][0];
+    assert_eq!(fw["framework"], "paddlepaddle");
+    assert_eq!(fw["version"], "2.5.2.post116");
+    assert_eq!(fw["installer"], "pip");
+    assert_eq!(
+        fw["build"]["variant"],
+        serde_json::json!({"kind": "cuda", "cuda": "11.6", "cudnn": "8.4.0"})
+    );
+    assert!(s(&fw["build"]["evidence"]).starts_with("paddle/version/__init__.py"));
+    assert_eq!(dirs(&json), vec![p(&env.prefix, "lib")]);
+    assert_eq!(json["library_dirs"][0]["holds"], "mixed");
+    assert!(codes(&json).is_empty());
+    // Only cudatoolkit and cudnn are parsed: python and openssl are known by name only.
+    assert_eq!(json["stats"]["records_total"], 4);
+    assert_eq!(json["stats"]["records_parsed"], 2);
+    // The symlink chain resolves to the real file.
+    let toolkit = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "cudatoolkit")
+        .unwrap();
+    let cudart = toolkit["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| s(&l["path"]).ends_with("lib/libcudart.so"))
+        .unwrap();
+    assert_eq!(cudart["status"], "ok");
+    assert_eq!(cudart["component"], "cudart");
+    assert!(s(&cudart["resolves_to"]).ends_with("lib/libcudart.so.11.8.89"));
+    // The env's libcrypto is not a CUDA library and is not reported.
+    assert!(!json.to_string().contains("libcrypto"));
+}
+
+#[test]
+fn paddle_without_version_file_falls_back_to_the_post_tag() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    fs::remove_file(env.site().join("paddle/version/__init__.py")).unwrap();
+    let (json, _) = support::show_json(&sb, &env.prefix);
+    let fw = &json["frameworks"][0];
+    assert_eq!(
+        fw["build"]["variant"],
+        serde_json::json!({"kind": "cuda", "cuda": "11.6", "cudnn": null})
+    );
+    assert_eq!(fw["build"]["evidence"], "version suffix .post116");
+}
+
+#[test]
+fn cuda12_split_packages_and_targets_dir() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("envs/torch"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "info findings do not fail: {json:#}");
+    // cuda-version 12.6 and cuda-cudart 12.6.77 agree: one claim.
+    assert_eq!(
+        json["cuda"].as_array().unwrap().len(),
+        1,
+        "{:#}",
+        json["cuda"]
+    );
+    assert_eq!(json["cuda"][0]["version"], "12.6");
+    assert_eq!(json["cublas"][0]["version"], "12.6.4.1");
+    assert_eq!(json["nccl"][0]["version"], "2.23.4.1");
+    assert_eq!(json["cudnn"][0]["version"], "9.3.0.75");
+    assert_eq!(
+        dirs(&json),
+        vec![
+            p(&env.prefix, "lib"),
+            p(&env.prefix, "targets/x86_64-linux/lib")
+        ]
+    );
+    // The stub directory never becomes a library directory.
+    assert!(dirs(&json).iter().all(|d| !d.contains("stubs")));
+    assert_eq!(codes(&json), vec!["driver-stub"]);
+    // pytorch + libtorch are one build, reported under pytorch.
+    let fws = json["frameworks"].as_array().unwrap();
+    assert_eq!(fws.len(), 1, "{fws:#?}");
+    assert_eq!(fws[0]["package"], "pytorch");
+    assert_eq!(fws[0]["build"]["variant"]["cuda"], "12.0");
+}
+
+#[test]
+fn pip_nvidia_wheels_cuda12() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        json["cuda"][0],
+        serde_json::json!({
+            "version": "12.1", "installer": "pip", "package": "nvidia-cuda-runtime-cu12", "package_version": "12.1.105"
+        })
+    );
+    assert_eq!(json["cudnn"][0]["version"], "8.9.2.26");
+    let site = env.site();
+    let nv = |lib: &str| {
+        site.join("nvidia")
+            .join(lib)
+            .join("lib")
+            .display()
+            .to_string()
+    };
+    assert_eq!(
+        dirs(&json),
+        vec![nv("cuda_runtime"), nv("cublas"), nv("cudnn"), nv("nccl")]
+    );
+    let fw = &json["frameworks"][0];
+    assert_eq!(fw["package"], "torch");
+    assert_eq!(fw["build"]["variant"]["cuda"], "12.1");
+    assert_eq!(fw["build"]["evidence"], "torch/version.py: cuda = '12.1'");
+    let cudnn = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "nvidia-cudnn-cu12")
+        .unwrap();
+    assert_eq!(cudnn["cuda_major"], 12);
+    // numpy is not read at all.
+    assert_eq!(json["stats"]["dist_infos_total"], 6);
+    assert_eq!(json["stats"]["dist_infos_read"], 5);
+}
+
+#[test]
+fn pip_cuda13_shares_nvidia_cu13_lib() {
+    let sb = Sandbox::new();
+    let env = support::pip_cuda13(&sb.path("env"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["cuda"][0]["version"], "13.0");
+    assert_eq!(json["cuda"][0]["package"], "nvidia-cuda-runtime");
+    let site = env.site();
+    let cu13 = site.join("nvidia/cu13/lib").display().to_string();
+    assert_eq!(dirs(&json)[0], cu13);
+    assert_eq!(
+        json["library_dirs"][0]["components"],
+        serde_json::json!(["cublas", "cudart"])
+    );
+    let cudnn = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "nvidia-cudnn-cu13")
+        .unwrap();
+    assert_eq!(cudnn["cuda_major"], 13);
+    let fw = &json["frameworks"][0];
+    assert_eq!(
+        fw["build"]["variant"],
+        serde_json::json!({"kind": "cuda", "cuda": "13.0", "cudnn": "9.13.0"})
+    );
+}
+
+#[test]
+fn cpu_only_env() {
+    let sb = Sandbox::new();
+    let env = support::cpu_only(&sb.path("env"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0);
+    assert_eq!(json["cuda"], serde_json::json!([]));
+    assert_eq!(json["library_dirs"], serde_json::json!([]));
+    let kinds: Vec<(&str, &str)> = json["frameworks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (s(&f["package"]), s(&f["build"]["variant"]["kind"])))
+        .collect();
+    assert_eq!(kinds, vec![("pytorch", "cpu"), ("paddlepaddle", "cpu")]);
+    let text = sb
+        .envhook()
+        .args(["show", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("CUDA runtime  none"), "{text}");
+    assert!(text.contains("built for CPU only"), "{text}");
+}
+
+#[test]
+fn mixed_conda_and_pip_runtimes_are_a_finding() {
+    let sb = Sandbox::new();
+    let env = support::mixed(&sb.path("env"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    let versions: Vec<(&str, &str)> = json["cuda"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (s(&c["version"]), s(&c["installer"])))
+        .collect();
+    assert_eq!(versions, vec![("11.8", "conda"), ("12.1", "pip")]);
+    assert_eq!(codes(&json), vec!["mixed-cuda-runtimes"]);
+    // conda's lib/ comes before pip's directories.
+    assert_eq!(dirs(&json)[0], p(&env.prefix, "lib"));
+    assert_eq!(json["frameworks"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn missing_library_is_a_broken_install() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    fs::remove_file(env.path("lib/libcudnn_cnn_infer.so.8.9.2")).unwrap();
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    let problem = &json["problems"][0];
+    assert_eq!(problem["code"], "broken-install");
+    assert_eq!(problem["severity"], "error");
+    let msg = s(&problem["message"]);
+    // The file and the dangling symlink that pointed at it.
+    assert!(
+        msg.starts_with("cudnn 8.9.2.26 (conda): 2 of 7 listed libraries are broken"),
+        "{msg}"
+    );
+    assert!(s(&problem["path"]).ends_with("conda-meta/cudnn-8.9.2.26-cuda11_0.json"));
+    assert!(s(&problem["hint"]).contains("--force-reinstall cudnn=8.9.2.26"));
+    let cudnn = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "cudnn")
+        .unwrap();
+    let status = |suffix: &str| {
+        cudnn["libraries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| s(&l["path"]).ends_with(suffix))
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("libcudnn_cnn_infer.so.8.9.2"), "missing");
+    assert_eq!(status("libcudnn_cnn_infer.so.8"), "dangling-symlink");
+}
+
+#[test]
+fn symlink_loops_are_reported_not_followed_forever() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let a = env.path("lib/libcudnn.so.8");
+    fs::remove_file(&a).unwrap();
+    std::os::unix::fs::symlink("libcudnn.so.8.loop", &a).unwrap();
+    std::os::unix::fs::symlink("libcudnn.so.8", env.path("lib/libcudnn.so.8.loop")).unwrap();
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    let cudnn = json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "cudnn")
+        .unwrap();
+    let lib = cudnn["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| s(&l["path"]).ends_with("lib/libcudnn.so.8"))
+        .unwrap();
+    assert_eq!(lib["status"], "symlink-loop");
+    assert!(s(&json["problems"][0]["message"]).contains("a symlink loop"));
+}
+
+#[test]
+fn missing_pip_library_is_a_broken_install() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    fs::remove_file(env.site().join("nvidia/cudnn/lib/libcudnn_cnn_infer.so.8")).unwrap();
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&json), vec!["broken-install"]);
+    let hint = s(&json["problems"][0]["hint"]);
+    assert!(
+        hint.contains("pip install --force-reinstall --no-deps nvidia-cudnn-cu12==8.9.2.26"),
+        "{hint}"
+    );
+}
+
+#[test]
+fn five_hundred_records_parse_only_the_few_of_interest() {
+    let sb = Sandbox::new();
+    let mut env = support::cuda11_paddle(&sb.path("env"));
+    // 496 records that are not even JSON: opening any of them would fail.
+    env.filler(496, true);
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["stats"]["records_total"], 500);
+    assert_eq!(json["stats"]["records_parsed"], 2);
+}
+
+#[test]
+fn conda_owned_dist_info_is_not_a_second_install() {
+    let sb = Sandbox::new();
+    let mut env = support::cuda12_split(&sb.path("env"));
+    // conda-forge's pytorch ships torch-2.4.1.dist-info with INSTALLER=conda.
+    env.pip(PipDist::new("torch", "2.4.1").installer("conda"));
+    let (json, _) = support::show_json(&sb, &env.prefix);
+    assert_eq!(json["frameworks"].as_array().unwrap().len(), 1);
+    assert!(!codes(&json).contains(&"framework-from-conda-and-pip"));
+
+    // `pip install torch` on top of conda's pytorch is a real second copy.
+    let sb = Sandbox::new();
+    let mut env = support::cuda12_split(&sb.path("env"));
+    env.pip(
+        PipDist::new("torch", "2.5.1").files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")]),
+    );
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    assert!(
+        codes(&json).contains(&"framework-from-conda-and-pip"),
+        "{:?}",
+        codes(&json)
+    );
+}
+
+#[test]
+fn cudnn_metapackage_without_libraries() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("env"));
+    env.conda(CondaPkg::new("cuda-version", "12.6", "h7480c83_3").noarch());
+    env.conda(
+        CondaPkg::new("cudnn", "9.8.0.87", "h81d5506_0").depends(vec!["libcudnn-dev 9.8.0.87"]),
+    );
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&json), vec!["cudnn-without-libraries"]);
+    assert!(s(&json["problems"][0]["hint"]).contains("libcudnn libcudnn-dev"));
+}
+
+#[test]
+fn windows_layout_env() {
+    use FileSpec::*;
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("winenv"));
+    let mut toolkit = CondaPkg::new("cudatoolkit", "11.2.2", "h7d7167e_11").files(vec![
+        File("Library/bin/cudart64_110.dll"),
+        File("Library/bin/cublas64_11.dll"),
+        File("Library/bin/cublasLt64_11.dll"),
+        File("DLLs/nvvm64_40_0.dll"),
+    ]);
+    toolkit.subdir = "win-64";
+    env.conda(toolkit);
+    let mut cudnn = CondaPkg::new("cudnn", "8.1.0.77", "h3e0f4f4_0")
+        .files(vec![File("Library/bin/cudnn64_8.dll")]);
+    cudnn.subdir = "win-64";
+    env.conda(cudnn);
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["platform"], "win-64");
+    assert_eq!(json["cuda"][0]["version"], "11.2");
+    assert_eq!(dirs(&json)[0], p(&env.prefix, "Library/bin"));
+}
+
+#[test]
+fn json_document_has_the_documented_shape() {
+    let sb = Sandbox::new();
+    let env = support::mixed(&sb.path("env"));
+    let (json, _) = support::show_json(&sb, &env.prefix);
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut want = vec![
+        "schema",
+        "prefix",
+        "platform",
+        "cuda",
+        "cudnn",
+        "nccl",
+        "cublas",
+        "frameworks",
+        "library_dirs",
+        "packages",
+        "problems",
+        "stats",
+    ];
+    want.sort();
+    let mut got = keys.clone();
+    got.sort();
+    assert_eq!(got, want);
+    let pkg_keys: Vec<&str> = json["packages"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for k in [
+        "name",
+        "version",
+        "build",
+        "installer",
+        "metadata",
+        "role",
+        "component",
+        "framework",
+        "cuda_major",
+        "libraries",
+    ] {
+        assert!(pkg_keys.contains(&k), "package lacks {k}");
+    }
+    for problem in json["problems"].as_array().unwrap() {
+        for k in ["severity", "code", "message", "hint", "path"] {
+            assert!(problem.get(k).is_some(), "problem lacks {k}");
+        }
+    }
+}
+
+/// Every file under `dir` with its size and modification time.
+fn tree(dir: &Path) -> Vec<(String, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = fs::symlink_metadata(e.path()).unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            }
+            out.push((
+                e.path().display().to_string(),
+                m.len(),
+                m.modified().unwrap(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn show_writes_nothing() {
+    let sb = Sandbox::new();
+    let env = support::mixed(&sb.path("env"));
+    let before = tree(sb.dir.path());
+    sb.envhook()
+        .args(["show", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(1);
+    sb.envhook()
+        .args(["show", "--json", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(1);
+    assert_eq!(tree(sb.dir.path()), before);
+}
+
+#[test]
+fn human_output() {
+    let sb = Sandbox::new();
+    let env = support::mixed(&sb.path("env"));
+    let out = sb
+        .envhook()
+        .args(["show", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&sb.dir.path().display().to_string(), "[SANDBOX]");
+    insta::assert_snapshot!(text);
+}
