@@ -22,14 +22,20 @@ fn main() {
         eprintln!("usage: demo-env DIR");
         std::process::exit(2);
     };
-    let root = dir.join("miniconda3");
-    if root.exists() {
+    // Re-running replaces an earlier demo, and only an earlier demo.
+    let marker = dir.join(".envhook-demo");
+    if marker.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    } else if dir.exists() && std::fs::read_dir(&dir).unwrap().next().is_some() {
         eprintln!(
-            "demo-env: {} exists already; remove it or pick another DIR",
-            root.display()
+            "demo-env: {} exists and is not an envhook demo; pick another DIR",
+            dir.display()
         );
         std::process::exit(2);
     }
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&marker, "written by `cargo run --example demo-env`\n").unwrap();
+    let root = dir.join("miniconda3");
     let mut base = support::Env::new(&root);
     base.python("3.12.4");
     base.conda(support::CondaPkg::new(
