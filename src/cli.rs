@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::hookspec::Mode;
+use crate::shell::Dialect;
+
 /// Matched CUDA library paths and compatibility checks for conda
 /// environments running GPU frameworks.
 ///
@@ -24,6 +27,12 @@ pub enum Command {
     Show(ShowArgs),
     /// List the environments envhook can find, and where it found them.
     Envs(EnvsArgs),
+    /// Write activate.d/deactivate.d hooks that put exactly this
+    /// environment's CUDA libraries on LD_LIBRARY_PATH, and restore it on
+    /// deactivation.
+    Install(InstallArgs),
+    /// Remove envhook's hooks and link directory, and nothing else.
+    Uninstall(UninstallArgs),
 }
 
 /// Selecting one environment; with neither flag, the active one
@@ -51,6 +60,38 @@ pub struct ShowArgs {
     /// Print the inventory as JSON (schema `envhook.inventory/1`, see README).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `envhook install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub env: EnvSelection,
+    /// Print the plan and the scripts; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Shells to write hooks for (sh covers bash, zsh, dash and xonsh).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "sh,fish,powershell",
+        value_name = "SHELL,..."
+    )]
+    pub shells: Vec<Dialect>,
+    /// isolated: one private directory of links to the CUDA libraries only
+    /// (default); dirs: the directories that hold them, as they are.
+    #[arg(long, value_enum, default_value_t = Mode::Isolated)]
+    pub mode: Mode,
+}
+
+/// `envhook uninstall`.
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub env: EnvSelection,
+    /// Print what would be removed; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `envhook envs`.

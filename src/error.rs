@@ -89,6 +89,24 @@ pub enum Error {
         reason: String,
     },
 
+    /// A prefix whose path no hook can carry.
+    #[error("{path}: envhook cannot write hooks for this prefix: {why}", path = .path.display())]
+    UnsupportedPrefix {
+        /// The prefix.
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
+
+    /// Creating, replacing or removing a file failed.
+    #[error("could not write {path}: {source}", path = .path.display())]
+    Write {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why it failed.
+        source: io::Error,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),
@@ -164,7 +182,34 @@ impl Error {
                  (`pip install --force-reinstall --no-deps NAME==VERSION`)"
                     .into(),
             ),
+            Error::UnsupportedPrefix { .. } => Some(
+                "recreate the environment under a plain path (`conda create -p /path/without/colons`), \
+                 or set LD_LIBRARY_PATH yourself"
+                    .into(),
+            ),
+            Error::Write { source, .. }
+                if matches!(
+                    source.kind(),
+                    io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                Some(
+                    "the environment is read-only for this user (another owner, or a read-only \
+                     mount); run envhook as the environment's owner, or see what it would write \
+                     with --dry-run"
+                        .into(),
+                )
+            }
+            Error::Write { .. } => None,
             Error::Output(_) => None,
+        }
+    }
+
+    /// Wrap a write error with the path it concerns.
+    pub fn write(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Write {
+            path: path.into(),
+            source,
         }
     }
 

@@ -9,12 +9,16 @@ mod discovery;
 mod env_vars;
 mod error;
 mod exit;
+mod foreign;
+mod hookspec;
+mod install;
 mod inventory;
 mod paths;
 mod pip;
 mod pyconst;
 mod records;
 mod report;
+mod shell;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -34,6 +38,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Show(args) => cmd::show::run(args, &ctx, &mut out),
         Command::Envs(args) => cmd::envs::run(args, &ctx, &mut out),
+        Command::Install(args) => cmd::install::run(args, &ctx, &mut out),
+        Command::Uninstall(args) => cmd::uninstall::run(args, &ctx, &mut out),
     };
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));
     match result {

@@ -2,7 +2,9 @@
 //! its report to the given writer (stdout in `main`).
 
 pub mod envs;
+pub mod install;
 pub mod show;
+pub mod uninstall;
 
 use std::io::{self, Write};
 

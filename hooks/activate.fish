@@ -1,0 +1,58 @@
+# __ENVHOOK_HEADER__
+#
+# fish, sourced by conda's and mamba's fish integration. The same rules as
+# the POSIX hook (activate.sh): save the previous value once, prepend our
+# directories without duplicating them, drop empty elements, keep changes
+# made while active. LD_LIBRARY_PATH is a fish path variable: a list split
+# on ':' and joined with ':' when exported. Builtins only; status 0.
+
+set -l _envhook_ours (string split -- : __ENVHOOK_DIRS__)
+
+set -l _envhook_rest
+for _envhook_el in $LD_LIBRARY_PATH
+    if test -n "$_envhook_el"; and not contains -- "$_envhook_el" $_envhook_ours
+        set -a _envhook_rest "$_envhook_el"
+    end
+end
+
+if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID__"
+    # Active already: keep the saved value unless it was changed meanwhile.
+    if test "$LD_LIBRARY_PATH" != "$ENVHOOK_APPLIED___ENVHOOK_ID__"; or not set -q LD_LIBRARY_PATH
+        if set -q LD_LIBRARY_PATH
+            set -gx ENVHOOK_STATE___ENVHOOK_ID__ set
+            set -gx ENVHOOK_SAVED___ENVHOOK_ID__ (string join -- : $_envhook_rest)
+        else
+            set -gx ENVHOOK_STATE___ENVHOOK_ID__ unset
+            set -gx ENVHOOK_SAVED___ENVHOOK_ID__ ''
+        end
+    end
+else if set -q LD_LIBRARY_PATH
+    set -gx ENVHOOK_STATE___ENVHOOK_ID__ set
+    set -gx ENVHOOK_SAVED___ENVHOOK_ID__ "$LD_LIBRARY_PATH"
+else
+    set -gx ENVHOOK_STATE___ENVHOOK_ID__ unset
+    set -gx ENVHOOK_SAVED___ENVHOOK_ID__ ''
+end
+
+set -gx LD_LIBRARY_PATH $_envhook_ours $_envhook_rest
+set -gx ENVHOOK_APPLIED___ENVHOOK_ID__ "$LD_LIBRARY_PATH"
+
+# Staleness: conda and mamba append to conda-meta/history on every
+# transaction, and upgrades remove the records this hook was made from.
+if test -z "$ENVHOOK_QUIET"
+    set -l _envhook_stale
+    if test __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__
+        set _envhook_stale 1
+    end
+    for _envhook_el in (string split -- : __ENVHOOK_WATCH__)
+        if test -n "$_envhook_el"; and not test -e "$_envhook_el"
+            set _envhook_stale 1
+        end
+    end
+    if test -n "$_envhook_stale"
+        printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
+    end
+end
+
+set -e _envhook_el
+true

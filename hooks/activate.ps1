@@ -1,0 +1,65 @@
+# __ENVHOOK_HEADER__
+#
+# PowerShell (pwsh on Linux), dot-sourced by conda's Conda.psm1. The same
+# rules as the POSIX hook (activate.sh): save the previous value once,
+# prepend our directories without duplicating them, drop empty elements,
+# keep changes made while active. Comparisons are case-sensitive (-c*), as
+# paths are. Every variable is assigned before use (Set-StrictMode -Version
+# Latest), everything runs in a child scope so nothing leaks into the
+# session, and no external program is started. On Windows the DLL search
+# path is PATH, which conda itself manages, so this hook does nothing there.
+#
+# PowerShell cannot hold an environment variable that is set but empty
+# (assigning '' removes it), so an empty LD_LIBRARY_PATH comes back unset.
+
+if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
+    & {
+        $id = '__ENVHOOK_ID__'
+        $ours = @((__ENVHOOK_DIRS__).Split(':'))
+        $current = [System.Environment]::GetEnvironmentVariable('LD_LIBRARY_PATH')
+        $rest = @()
+        if ($null -ne $current) {
+            foreach ($el in $current.Split(':')) {
+                if ($el -cne '' -and $ours -cnotcontains $el) { $rest += $el }
+            }
+        }
+
+        $state = [System.Environment]::GetEnvironmentVariable("ENVHOOK_STATE_$id")
+        $applied = [System.Environment]::GetEnvironmentVariable("ENVHOOK_APPLIED_$id")
+        $saved = [System.Environment]::GetEnvironmentVariable("ENVHOOK_SAVED_$id")
+        if ($null -ne $state -and $state -cne '') {
+            # Active already: keep the saved value unless it was changed meanwhile.
+            if ($null -eq $current -or $current -cne $applied) {
+                if ($null -ne $current) { $state = 'set'; $saved = $rest -join ':' }
+                else { $state = 'unset'; $saved = '' }
+            }
+        }
+        elseif ($null -ne $current) { $state = 'set'; $saved = $current }
+        else { $state = 'unset'; $saved = '' }
+
+        $new = (@($ours) + $rest) -join ':'
+        [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $new)
+        [System.Environment]::SetEnvironmentVariable("ENVHOOK_STATE_$id", $state)
+        [System.Environment]::SetEnvironmentVariable("ENVHOOK_SAVED_$id", $saved)
+        [System.Environment]::SetEnvironmentVariable("ENVHOOK_APPLIED_$id", $new)
+
+        # Staleness: conda and mamba append to conda-meta/history on every
+        # transaction, and upgrades remove the records this hook was made from.
+        $quiet = [System.Environment]::GetEnvironmentVariable('ENVHOOK_QUIET')
+        if ($null -eq $quiet -or $quiet -ceq '') {
+            $stale = $false
+            $history = __ENVHOOK_HISTORY__
+            $self = __ENVHOOK_SELF__
+            if ([System.IO.File]::Exists($history) -and [System.IO.File]::Exists($self) -and
+                [System.IO.File]::GetLastWriteTimeUtc($history) -gt [System.IO.File]::GetLastWriteTimeUtc($self)) {
+                $stale = $true
+            }
+            foreach ($path in (__ENVHOOK_WATCH__).Split(':')) {
+                if ($path -cne '' -and -not [System.IO.File]::Exists($path) -and -not [System.IO.Directory]::Exists($path)) {
+                    $stale = $true
+                }
+            }
+            if ($stale) { [System.Console]::Error.WriteLine(__ENVHOOK_STALE_MESSAGE__) }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+# __ENVHOOK_HEADER__
+#
+# POSIX sh, sourced by bash, zsh, dash and busybox sh (and by xonsh through
+# source-bash). Puts this environment's CUDA libraries first on
+# LD_LIBRARY_PATH and remembers what was there, so that the deactivate.d
+# hook can put it back exactly.
+#
+# - The value before activation is saved once, in ENVHOOK_SAVED_<id> and
+#   ENVHOOK_STATE_<id> (`set` or `unset`); reactivation never overwrites it.
+# - Our directories are removed before being prepended, so running this
+#   again (conda reactivates after every install, and re-runs it when
+#   deactivating back into a stacked env) never duplicates them. Empty
+#   elements are dropped: an empty element means the current directory.
+# - If LD_LIBRARY_PATH was changed since we set it, the change is kept and
+#   becomes what deactivation returns to.
+# - Builtins only (no subshell, no external program); safe under
+#   `set -euo pipefail` and zsh's nounset; always ends with status 0.
+
+_envhook_dirs=__ENVHOOK_DIRS__
+
+# The current value without our directories and without empty elements.
+_envhook_rest=
+if [ -n "${LD_LIBRARY_PATH:-}" ]; then
+    _envhook_todo="${LD_LIBRARY_PATH}:"
+    while [ -n "${_envhook_todo}" ]; do
+        _envhook_el="${_envhook_todo%%:*}"
+        _envhook_todo="${_envhook_todo#*:}"
+        case ":${_envhook_dirs}:" in
+            *":${_envhook_el}:"*) ;;
+            *) if [ -n "${_envhook_el}" ]; then
+                   _envhook_rest="${_envhook_rest:+${_envhook_rest}:}${_envhook_el}"
+               fi ;;
+        esac
+    done
+fi
+
+if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
+    # Active already: keep the saved value unless it was changed meanwhile.
+    if [ "${LD_LIBRARY_PATH-}" != "${ENVHOOK_APPLIED___ENVHOOK_ID__-}" ]; then
+        if [ -n "${LD_LIBRARY_PATH+x}" ]; then
+            ENVHOOK_STATE___ENVHOOK_ID__='set'
+            ENVHOOK_SAVED___ENVHOOK_ID__="${_envhook_rest}"
+        else
+            ENVHOOK_STATE___ENVHOOK_ID__='unset'
+            ENVHOOK_SAVED___ENVHOOK_ID__=
+        fi
+    fi
+elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
+    ENVHOOK_STATE___ENVHOOK_ID__='set'
+    ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+else
+    ENVHOOK_STATE___ENVHOOK_ID__='unset'
+    ENVHOOK_SAVED___ENVHOOK_ID__=
+fi
+
+LD_LIBRARY_PATH="${_envhook_dirs}${_envhook_rest:+:${_envhook_rest}}"
+ENVHOOK_APPLIED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
+
+# Staleness: conda and mamba append to conda-meta/history on every
+# transaction, and upgrades remove the records this hook was made from.
+if [ -z "${ENVHOOK_QUIET:-}" ]; then
+    _envhook_stale=
+    # shellcheck disable=SC3013 # -nt: bash, zsh, dash, busybox sh and ksh all have it
+    if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
+        _envhook_stale=1
+    fi
+    _envhook_todo=__ENVHOOK_WATCH__:
+    while [ -n "${_envhook_todo}" ]; do
+        _envhook_el="${_envhook_todo%%:*}"
+        _envhook_todo="${_envhook_todo#*:}"
+        if [ -n "${_envhook_el}" ] && [ ! -e "${_envhook_el}" ]; then
+            _envhook_stale=1
+        fi
+    done
+    if [ -n "${_envhook_stale}" ]; then
+        printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
+    fi
+fi
+
+unset _envhook_dirs _envhook_rest _envhook_todo _envhook_el _envhook_stale
+:

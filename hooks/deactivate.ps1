@@ -1,0 +1,40 @@
+# __ENVHOOK_HEADER__
+#
+# PowerShell (pwsh on Linux), dot-sourced by conda's Conda.psm1. Undoes the
+# matching activate.d hook with the same rules as deactivate.sh: untouched
+# values come back exactly (an empty one comes back unset: PowerShell cannot
+# hold a set-but-empty variable), changes made while active are kept minus
+# our directories, and nothing happens if we did not activate. Child scope,
+# no external program, safe under Set-StrictMode -Version Latest.
+
+if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
+    & {
+        $id = '__ENVHOOK_ID__'
+        $ours = @((__ENVHOOK_DIRS__).Split(':'))
+        $state = [System.Environment]::GetEnvironmentVariable("ENVHOOK_STATE_$id")
+        if ($null -ne $state -and $state -cne '') {
+            $current = [System.Environment]::GetEnvironmentVariable('LD_LIBRARY_PATH')
+            $applied = [System.Environment]::GetEnvironmentVariable("ENVHOOK_APPLIED_$id")
+            if ($null -ne $current -and $current -ceq $applied) {
+                if ($state -ceq 'set') {
+                    $saved = [System.Environment]::GetEnvironmentVariable("ENVHOOK_SAVED_$id")
+                    [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $saved)
+                }
+                else { [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $null) }
+            }
+            elseif ($null -ne $current) {
+                $rest = @()
+                foreach ($el in $current.Split(':')) {
+                    if ($el -cne '' -and $ours -cnotcontains $el) { $rest += $el }
+                }
+                if ($rest.Count -gt 0 -or $state -ceq 'set') {
+                    [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', ($rest -join ':'))
+                }
+                else { [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $null) }
+            }
+            foreach ($name in "ENVHOOK_STATE_$id", "ENVHOOK_SAVED_$id", "ENVHOOK_APPLIED_$id") {
+                [System.Environment]::SetEnvironmentVariable($name, $null)
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `envhook install`: write matched hooks for one environment.
+
+use std::io::Write;
+
+use crate::cli::InstallArgs;
+use crate::discovery::{self, Context};
+use crate::error::{Error, Result};
+use crate::exit::ExitStatus;
+use crate::foreign::{self, ForeignHook};
+use crate::hookspec::HookSpec;
+use crate::install::{self, Plan};
+use crate::inventory::Inventory;
+use crate::report::{Problem, Severity};
+
+/// Run `install`.
+pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
+    let env = discovery::select(ctx, &args.env.selector())?;
+    let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
+    let inv = Inventory::read(&prefix)?;
+    let mut shells = args.shells.clone();
+    shells.sort();
+    shells.dedup();
+    let foreign = foreign::scan(&prefix);
+    let mut findings: Vec<Problem> = inv
+        .problems
+        .iter()
+        .filter(|p| p.severity >= Severity::Warning)
+        .cloned()
+        .collect();
+    let w = |e| Error::Output(e);
+
+    let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
+        writeln!(out, "{}: no CUDA libraries from conda or pip; no hooks needed", prefix.display()).map_err(w)?;
+        let removed = install::uninstall(&prefix, args.dry_run)?;
+        for path in &removed {
+            let verb = if args.dry_run { "would remove" } else { "removed" };
+            writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
+        }
+        report_foreign(out, &foreign, &mut findings).map_err(w)?;
+        return Ok(status(&findings));
+    };
+    findings.extend(spec.notes.iter().cloned());
+    let plan = Plan::new(spec, &shells);
+
+    let name = env.name.as_deref().unwrap_or("environment");
+    writeln!(out, "{name}: {}", prefix.display()).map_err(w)?;
+    describe(out, &plan).map_err(w)?;
+    if args.dry_run {
+        for file in &plan.files {
+            writeln!(out, "\n==> {} <==", file.path.display()).map_err(w)?;
+            out.write_all(file.text.as_bytes()).map_err(w)?;
+        }
+        for path in &plan.remove {
+            writeln!(out, "\nwould remove {}", path.display()).map_err(w)?;
+        }
+    } else {
+        let written = plan.apply()?;
+        for path in &written {
+            writeln!(out, "  {:<12} {}", "wrote", path.display()).map_err(w)?;
+        }
+        for path in &plan.remove {
+            writeln!(out, "  {:<12} {}", "removed", path.display()).map_err(w)?;
+        }
+    }
+    report_foreign(out, &foreign, &mut findings).map_err(w)?;
+    for p in &findings {
+        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message).map_err(w)?;
+        if let Some(hint) = &p.hint {
+            writeln!(out, "    hint: {hint}").map_err(w)?;
+        }
+    }
+    Ok(status(&findings))
+}
+
+fn status(findings: &[Problem]) -> ExitStatus {
+    if crate::report::has_findings(findings) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// The plan in a few lines.
+fn describe(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
+    let spec = &plan.spec;
+    match &spec.isolation {
+        Some(iso) => {
+            let aliases: Vec<&str> =
+                iso.entries.iter().filter(|e| e.alias).map(|e| e.name.as_str()).collect();
+            writeln!(
+                out,
+                "  mode         isolated: LD_LIBRARY_PATH gets {} ({} CUDA libraries linked from {})",
+                iso.link.display(),
+                iso.entries.len() - aliases.len(),
+                iso.dir.display()
+            )?;
+            if !aliases.is_empty() {
+                writeln!(out, "  provides     {} (no unversioned name in the environment)", aliases.join(", "))?;
+            }
+        }
+        None => {
+            writeln!(out, "  mode         dirs: LD_LIBRARY_PATH gets")?;
+            for d in &spec.dirs {
+                writeln!(out, "               {}", d.display())?;
+            }
+        }
+    }
+    writeln!(out, "  fingerprint  {}", spec.fingerprint)
+}
+
+/// Foreign hooks are reported, never touched.
+fn report_foreign(
+    out: &mut impl Write,
+    foreign: &[ForeignHook],
+    findings: &mut Vec<Problem>,
+) -> std::io::Result<()> {
+    for hook in foreign {
+        if hook.bugs.is_empty() {
+            writeln!(out, "  note         {} also sets LD_LIBRARY_PATH (not envhook's; left as it is)", hook.path.display())?;
+            continue;
+        }
+        findings.push(Problem {
+            severity: Severity::Warning,
+            code: "foreign-hook",
+            message: format!(
+                "{} (not envhook's; left as it is): {}",
+                hook.path.display(),
+                hook.bugs.join("; ")
+            ),
+            hint: Some(format!(
+                "envhook's hooks do this job; once they work for you, remove it: rm '{}'",
+                hook.path.display()
+            )),
+            path: Some(hook.path.clone()),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! Activation scripts envhook did not write: found, left alone, and checked
+//! for the known bugs of hand-written `LD_LIBRARY_PATH` hooks (the folk
+//! `env_vars.sh` from blog posts and TensorFlow's old install docs).
+//!
+//! The checks are textual and deliberately narrow: each one matches the
+//! shape of a real recipe (see `tests/foreign.rs` for the exact scripts).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::shell::{self, Phase};
+
+/// A hook script of another origin that touches `LD_LIBRARY_PATH`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForeignHook {
+    /// The script.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub path: PathBuf,
+    /// activate.d or deactivate.d.
+    pub phase: Phase,
+    /// The bugs found in it, one sentence each.
+    pub bugs: Vec<String>,
+}
+
+/// Scripts larger than this are not hooks anyone wrote by hand.
+const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+
+/// Every non-envhook script in `activate.d`/`deactivate.d` that mentions
+/// `LD_LIBRARY_PATH`, with its bugs. Unreadable files are skipped: they
+/// cannot be run by conda either.
+pub fn scan(prefix: &Path) -> Vec<ForeignHook> {
+    let mut scripts: Vec<(Phase, PathBuf, String)> = Vec::new();
+    for phase in [Phase::Activate, Phase::Deactivate] {
+        let dir = prefix.join("etc/conda").join(phase.dir_name());
+        let Ok(entries) = fs_err::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            let hookish = matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("sh" | "fish" | "ps1" | "csh" | "bat" | "xsh")
+            );
+            let small = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_SCRIPT_BYTES);
+            if !hookish || !small {
+                continue;
+            }
+            let Ok(text) = fs_err::read_to_string(&path) else {
+                continue;
+            };
+            if shell::is_owned(&text) || !text.contains("LD_LIBRARY_PATH") {
+                continue;
+            }
+            scripts.push((phase, path, text));
+        }
+    }
+    let deactivate_restores = scripts
+        .iter()
+        .any(|(phase, _, _)| *phase == Phase::Deactivate);
+    scripts
+        .iter()
+        .map(|(phase, path, text)| ForeignHook {
+            path: path.clone(),
+            phase: *phase,
+            bugs: bugs(*phase, text, deactivate_restores),
+        })
+        .collect()
+}
+
+/// The known bugs in one script's text.
+pub fn bugs(phase: Phase, text: &str, has_deactivate: bool) -> Vec<String> {
+    let code: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#') && !l.starts_with("REM") && !l.is_empty())
+        .collect();
+    let assigns: Vec<&str> = code.iter().copied().filter(|l| assigns_ld(l)).collect();
+    let mut out = Vec::new();
+    match phase {
+        Phase::Deactivate => {
+            let wipes = |l: &str| {
+                ["unset ", "set -e ", "unsetenv ", "Remove-Item env:"]
+                    .iter()
+                    .any(|cmd| l.split(';').any(|part| names_ld(part.trim(), cmd)))
+            };
+            if code.iter().any(|l| wipes(l)) {
+                out.push(
+                    "deactivation unsets LD_LIBRARY_PATH, wiping the value you had before activating"
+                        .to_string(),
+                );
+            }
+            if assigns.iter().any(|l| l.contains("_BACKUP") || l.contains("_OLD") || l.contains("ORIG")) {
+                out.push(
+                    "deactivation restores a backup that reactivation overwrites (conda reactivates \
+                     after every install), and an unset variable comes back set but empty"
+                        .to_string(),
+                );
+            }
+        }
+        Phase::Activate => {
+            let refs_self = |l: &str| {
+                l.contains("$LD_LIBRARY_PATH") || l.contains("${LD_LIBRARY_PATH}") || l.contains("%LD_LIBRARY_PATH%")
+            };
+            if assigns.iter().any(|l| refs_self(l) && !l.contains("LD_LIBRARY_PATH:+")) {
+                out.push(
+                    "when LD_LIBRARY_PATH is unset it leaves an empty element, which the loader \
+                     reads as the current directory; and it fails under `set -u`"
+                        .to_string(),
+                );
+                let guarded = code.iter().any(|l| l.starts_with("case ") || l.contains("contains "));
+                if !guarded {
+                    out.push(
+                        "every reactivation (after each `conda install`) prepends the same entries again"
+                            .to_string(),
+                    );
+                }
+            }
+            if assigns.iter().any(|l| {
+                l.contains("CONDA_PREFIX/lib:")
+                    || l.contains("CONDA_PREFIX/lib/:")
+                    || l.contains("CONDA_PREFIX}/lib:")
+                    || l.ends_with("CONDA_PREFIX/lib")
+                    || l.ends_with("CONDA_PREFIX/lib/")
+                    || l.contains("CONDA_PREFIX/lib\"")
+            }) {
+                out.push(
+                    "it exposes all of the environment's lib/, so its libcrypto, libtinfo and \
+                     libstdc++ shadow the system's (ssh, git and bash then fail with symbol errors)"
+                        .to_string(),
+                );
+            }
+            if code.iter().any(|l| l.contains("$(") || l.contains('`')) {
+                out.push("it runs programs (command substitution) on every activation".to_string());
+            }
+            if !has_deactivate {
+                out.push("no deactivate.d script undoes it".to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether the line assigns `LD_LIBRARY_PATH` itself (not
+/// `LD_LIBRARY_PATH_BACKUP`, not `MY_LD_LIBRARY_PATH`).
+fn assigns_ld(line: &str) -> bool {
+    const NAME: &str = "LD_LIBRARY_PATH";
+    line.match_indices(NAME).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + NAME.len()..].trim_start_matches(' ');
+        let starts_word = before.is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+        let is_target = after.starts_with('=') && !after.starts_with("==")
+            || line[..at].trim_end().ends_with("set -gx")
+            || line[..at].trim_end().ends_with("setenv")
+            || line[..at].ends_with("$env:") && after.starts_with('=');
+        starts_word && is_target
+    })
+}
+
+/// Whether `part` is `<cmd>LD_LIBRARY_PATH`, the whole variable name.
+fn names_ld(part: &str, cmd: &str) -> bool {
+    part.strip_prefix(cmd)
+        .and_then(|rest| rest.strip_prefix("LD_LIBRARY_PATH"))
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}

@@ -1,0 +1,305 @@
+//! What an environment's hooks must do, derived from its inventory: which
+//! directories go on `LD_LIBRARY_PATH`, and in isolating mode which
+//! libraries the private link directory exposes.
+//!
+//! **Isolating mode** (the default) puts exactly one directory on the path,
+//! `PREFIX/lib/envhook/cuda`, holding relative symlinks to the CUDA-stack
+//! libraries of the environment (conda and pip) and nothing else, so the
+//! environment's `libcrypto`, `libtinfo` or `libstdc++` never shadow the
+//! system's (the `ssh`/`git`/`bash` breakage of exposing all of `lib/`).
+//! Where a library has no unversioned name (`libcudnn.so`, which Paddle
+//! 2.x `dlopen`s, lives in `-dev` packages) the directory provides one.
+//! `lib/envhook/cuda` is itself a symlink to `cuda-<fingerprint>`, swapped
+//! atomically on refresh, so shells that are active during a refresh keep a
+//! valid path.
+//!
+//! **Directories mode** puts the inventory's library directories on the
+//! path as they are (conda `lib/`, `targets/x86_64-linux/lib`, pip
+//! `nvidia/*/lib`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::catalog::Role;
+use crate::error::{Error, Result};
+use crate::inventory::{Inventory, LibStatus};
+use crate::paths;
+use crate::report::{Problem, Severity};
+
+/// How the hooks expose libraries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// One private directory of symlinks to the CUDA libraries only.
+    Isolated,
+    /// The directories that hold the libraries, as they are.
+    Dirs,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Isolated => "isolated",
+            Mode::Dirs => "dirs",
+        })
+    }
+}
+
+/// One entry of the isolation directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkEntry {
+    /// File name in the link directory, e.g. `libcudnn.so.8`.
+    pub name: String,
+    /// The library it points at (absolute; written as a relative link).
+    #[serde(serialize_with = "paths::serialize")]
+    pub target: PathBuf,
+    /// An unversioned name the environment itself lacks.
+    pub alias: bool,
+}
+
+/// The isolation directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct Isolation {
+    /// `PREFIX/lib/envhook`: everything envhook owns under `lib/`.
+    #[serde(serialize_with = "paths::serialize")]
+    pub root: PathBuf,
+    /// `PREFIX/lib/envhook/cuda`, the path the hooks use (a symlink).
+    #[serde(serialize_with = "paths::serialize")]
+    pub link: PathBuf,
+    /// `PREFIX/lib/envhook/cuda-<fingerprint>`, the real directory.
+    #[serde(serialize_with = "paths::serialize")]
+    pub dir: PathBuf,
+    /// Its entries, sorted by name.
+    pub entries: Vec<LinkEntry>,
+}
+
+/// Everything needed to render and install an environment's hooks.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookSpec {
+    /// The environment (absolute).
+    #[serde(serialize_with = "paths::serialize")]
+    pub prefix: PathBuf,
+    /// 8 hex digits from the prefix, used in the hooks' variable names so
+    /// that stacked environments keep separate state.
+    pub id: String,
+    /// Isolated or directories.
+    pub mode: Mode,
+    /// What goes first on `LD_LIBRARY_PATH`, in order.
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub dirs: Vec<PathBuf>,
+    /// The link directory, in isolating mode.
+    pub isolation: Option<Isolation>,
+    /// Records and dist-info directories the spec was made from; the
+    /// activate hook warns when one disappears (an upgrade or removal).
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub watch: Vec<PathBuf>,
+    /// Hash of everything above that depends on the packages: equal
+    /// fingerprints mean equal hooks.
+    pub fingerprint: String,
+    /// Things worth telling about the spec (shadowed duplicates, skipped
+    /// broken libraries).
+    pub notes: Vec<Problem>,
+}
+
+/// The prefix must be something every dialect can carry: absolute, UTF-8,
+/// and without `:` (the `LD_LIBRARY_PATH` separator, which no quoting can
+/// protect) or newlines.
+pub fn check_prefix(prefix: &Path) -> Result<&str> {
+    let unsupported = |why: &'static str| Error::UnsupportedPrefix {
+        path: prefix.to_path_buf(),
+        why,
+    };
+    let text = prefix.to_str().ok_or_else(|| unsupported("it is not valid UTF-8"))?;
+    if !prefix.is_absolute() {
+        return Err(unsupported("it is not an absolute path"));
+    }
+    if text.contains(':') {
+        return Err(unsupported(
+            "it contains ':', the LD_LIBRARY_PATH separator, so no path under it can be on LD_LIBRARY_PATH",
+        ));
+    }
+    if text.contains(['\n', '\r']) {
+        return Err(unsupported("it contains a line break"));
+    }
+    Ok(text)
+}
+
+/// The short id of a prefix.
+pub fn prefix_id(prefix: &str) -> String {
+    hex(&Sha256::digest(prefix.as_bytes()))[..8].to_string()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl HookSpec {
+    /// Derive the spec; `None` when the environment holds no CUDA library
+    /// (a CPU-only environment needs no hook).
+    pub fn from_inventory(inv: &Inventory, mode: Mode) -> Result<Option<HookSpec>> {
+        let prefix_text = check_prefix(&inv.prefix)?;
+        let prefix = inv.prefix.clone();
+        let mut notes = Vec::new();
+        let (dirs, isolation) = match mode {
+            Mode::Dirs => {
+                let dirs: Vec<PathBuf> = inv.library_dirs.iter().map(|d| d.path.clone()).collect();
+                (dirs, None)
+            }
+            Mode::Isolated => {
+                let entries = link_entries(inv, &mut notes);
+                if entries.is_empty() {
+                    (Vec::new(), None)
+                } else {
+                    let root = prefix.join("lib").join("envhook");
+                    let link = root.join("cuda");
+                    (
+                        vec![link.clone()],
+                        Some(Isolation {
+                            dir: PathBuf::new(), // set below, once the fingerprint is known
+                            root,
+                            link,
+                            entries,
+                        }),
+                    )
+                }
+            }
+        };
+        if dirs.is_empty() {
+            return Ok(None);
+        }
+        for dir in &dirs {
+            check_prefix(dir)?;
+        }
+        let mut watch: Vec<PathBuf> = inv
+            .packages
+            .iter()
+            .filter(|p| p.role != Role::Meta)
+            .map(|p| p.metadata.clone())
+            .collect();
+        watch.sort();
+        watch.dedup();
+
+        let mut h = Sha256::new();
+        h.update(format!("{mode:?}\0"));
+        for d in &dirs {
+            h.update(d.as_os_str().as_encoded_bytes());
+            h.update(b"\0");
+        }
+        if let Some(iso) = &isolation {
+            for e in &iso.entries {
+                h.update(format!("{}\0{}\0{}\0", e.name, e.target.display(), e.alias));
+            }
+        }
+        for w in &watch {
+            h.update(w.as_os_str().as_encoded_bytes());
+            h.update(b"\0");
+        }
+        let fingerprint = hex(&h.finalize())[..16].to_string();
+        let isolation = isolation.map(|mut iso| {
+            iso.dir = iso.root.join(format!("cuda-{fingerprint}"));
+            iso
+        });
+        Ok(Some(HookSpec {
+            id: prefix_id(prefix_text),
+            prefix,
+            mode,
+            dirs,
+            isolation,
+            watch,
+            fingerprint,
+            notes,
+        }))
+    }
+}
+
+/// The libraries the isolation directory exposes: every present library of
+/// the CUDA packages (conda first, then pip, runtime first), under its own
+/// file name, plus an unversioned alias where the environment has none.
+fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
+    let mut packages: Vec<_> = inv
+        .packages
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.role,
+                Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl
+            )
+        })
+        .collect();
+    packages.sort_by_key(|p| p.installer);
+    let mut by_name: BTreeMap<String, LinkEntry> = BTreeMap::new();
+    for pkg in packages {
+        for lib in &pkg.libraries {
+            let Some(name) = lib.path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if paths::is_stub(&lib.path) || !paths::is_shared_library(name) {
+                continue;
+            }
+            if lib.status != LibStatus::Ok {
+                continue; // reported as broken-install by the inventory
+            }
+            if let Some(first) = by_name.get(name) {
+                if first.target != lib.path {
+                    notes.push(Problem {
+                        severity: Severity::Warning,
+                        code: "shadowed-library",
+                        message: format!(
+                            "{name} exists twice; {} is exposed and {} is not",
+                            first.target.display(),
+                            lib.path.display()
+                        ),
+                        hint: Some("keep one CUDA line in the environment (conda or pip)".into()),
+                        path: Some(lib.path.clone()),
+                    });
+                }
+                continue;
+            }
+            by_name.insert(
+                name.to_string(),
+                LinkEntry {
+                    name: name.to_string(),
+                    target: lib.path.clone(),
+                    alias: false,
+                },
+            );
+        }
+    }
+    // Unversioned aliases: `libcudnn.so.8` (and `.so.8.9.2`) without
+    // `libcudnn.so` gets `libcudnn.so -> <shortest versioned name>`.
+    let mut aliases: BTreeMap<String, LinkEntry> = BTreeMap::new();
+    for entry in by_name.values() {
+        let Some((stem, _version)) = entry.name.split_once(".so.") else {
+            continue;
+        };
+        let unversioned = format!("{stem}.so");
+        if by_name.contains_key(&unversioned) {
+            continue;
+        }
+        let better = match aliases.get(&unversioned) {
+            Some(current) => entry.name.len() < current.target_name_len(),
+            None => true,
+        };
+        if better {
+            aliases.insert(
+                unversioned.clone(),
+                LinkEntry {
+                    name: unversioned,
+                    target: entry.target.clone(),
+                    alias: true,
+                },
+            );
+        }
+    }
+    by_name.extend(aliases);
+    by_name.into_values().collect()
+}
+
+impl LinkEntry {
+    fn target_name_len(&self) -> usize {
+        self.target.file_name().map_or(usize::MAX, |n| n.len())
+    }
+}

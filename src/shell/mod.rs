@@ -1,0 +1,237 @@
+//! Everything that knows shell syntax: the hook templates in `hooks/`, the
+//! quoting of values into them, and the ownership header. No other module
+//! writes shell text.
+//!
+//! Templates are real scripts (they pass `sh -n`, `fish --no-execute`,
+//! shellcheck and the PowerShell parser as they are) with placeholders that
+//! are plain words: `__ENVHOOK_DIRS__` and the like become a quoted literal
+//! of the dialect, `__ENVHOOK_ID__` (inside variable names) becomes the
+//! environment's hex id, and the line `# __ENVHOOK_HEADER__` becomes the
+//! ownership header. Values are always quoted the same way, whatever they
+//! hold.
+
+pub mod quote;
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A shell family with its own hook file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// POSIX sh: sourced by bash, zsh, dash, busybox sh, and by xonsh via
+    /// `source-bash` (conda and rattler pick `*.sh` for all of them).
+    Posix,
+    /// fish (`*.fish`).
+    Fish,
+    /// PowerShell (`*.ps1`).
+    Powershell,
+}
+
+impl Dialect {
+    /// Every dialect, in the order hooks are written.
+    #[cfg(test)]
+    pub const ALL: [Dialect; 3] = [Dialect::Posix, Dialect::Fish, Dialect::Powershell];
+
+    /// The file extension conda, mamba and rattler match on.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Dialect::Posix => "sh",
+            Dialect::Fish => "fish",
+            Dialect::Powershell => "ps1",
+        }
+    }
+
+    /// Quote a value as a literal of this dialect.
+    pub fn quote(self, s: &str) -> String {
+        match self {
+            Dialect::Posix => quote::posix(s),
+            Dialect::Fish => quote::fish(s),
+            Dialect::Powershell => quote::powershell(s),
+        }
+    }
+
+    fn template(self, phase: Phase) -> &'static str {
+        match (self, phase) {
+            (Dialect::Posix, Phase::Activate) => include_str!("../../hooks/activate.sh"),
+            (Dialect::Posix, Phase::Deactivate) => include_str!("../../hooks/deactivate.sh"),
+            (Dialect::Fish, Phase::Activate) => include_str!("../../hooks/activate.fish"),
+            (Dialect::Fish, Phase::Deactivate) => include_str!("../../hooks/deactivate.fish"),
+            (Dialect::Powershell, Phase::Activate) => include_str!("../../hooks/activate.ps1"),
+            (Dialect::Powershell, Phase::Deactivate) => include_str!("../../hooks/deactivate.ps1"),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dialect::Posix => "sh",
+            Dialect::Fish => "fish",
+            Dialect::Powershell => "powershell",
+        })
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "sh" | "posix" | "bash" | "zsh" | "dash" => Ok(Dialect::Posix),
+            "fish" => Ok(Dialect::Fish),
+            "powershell" | "pwsh" | "ps1" => Ok(Dialect::Powershell),
+            other => Err(format!(
+                "unknown shell '{other}' (expected sh, bash, zsh, fish or powershell)"
+            )),
+        }
+    }
+}
+
+/// Which of the two hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// `etc/conda/activate.d`.
+    Activate,
+    /// `etc/conda/deactivate.d`.
+    Deactivate,
+}
+
+impl Phase {
+    /// The directory name under `etc/conda`.
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Phase::Activate => "activate.d",
+            Phase::Deactivate => "deactivate.d",
+        }
+    }
+}
+
+/// The first line of every file envhook writes: how it recognises its own
+/// files, so that it replaces or removes those and nothing else.
+pub const OWNER_MARK: &str = "# envhook:owned";
+
+/// Whether a file's text starts with envhook's ownership mark.
+pub fn is_owned(text: &str) -> bool {
+    text.lines().next().is_some_and(|l| l.starts_with(OWNER_MARK))
+}
+
+/// What one pair of hooks is rendered from. Strings are the values
+/// themselves; quoting happens here.
+#[derive(Debug, Clone)]
+pub struct HookValues<'a> {
+    /// Hex id of the environment, used in variable names.
+    pub id: &'a str,
+    /// The directories to put first on `LD_LIBRARY_PATH`, in order.
+    pub dirs: &'a [String],
+    /// `conda-meta/history`.
+    pub history: &'a str,
+    /// The activate script itself (its mtime is the install time).
+    pub self_path: &'a str,
+    /// Files whose disappearance means the hook is stale.
+    pub watch: &'a [String],
+    /// Printed (to stderr) on activation when stale.
+    pub stale_message: &'a str,
+    /// Comment lines after the ownership mark.
+    pub header: &'a [String],
+}
+
+/// Render one hook. Values must not contain `:` in `dirs`/`watch` elements
+/// (they are `:`-joined), nor newlines in `header` lines; the caller
+/// ([`crate::hookspec`]) refuses such prefixes.
+pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
+    debug_assert!(v.id.bytes().all(|b| b.is_ascii_hexdigit()));
+    let q = |s: &str| dialect.quote(s);
+    substitute(dialect.template(phase), |token| {
+        Some(match token {
+            // The template line is `# __ENVHOOK_HEADER__`.
+            "HEADER" => {
+                let mut header = OWNER_MARK.trim_start_matches("# ").to_string();
+                header.push_str(
+                    " -- generated; do not edit (`envhook install` rewrites, `envhook uninstall` removes)",
+                );
+                for line in v.header {
+                    debug_assert!(!line.contains('\n'));
+                    header.push_str("\n# ");
+                    header.push_str(line);
+                }
+                header
+            }
+            "ID" => v.id.to_string(),
+            "DIRS" => q(&v.dirs.join(":")),
+            "HISTORY" => q(v.history),
+            "SELF" => q(v.self_path),
+            "WATCH" => q(&v.watch.join(":")),
+            "STALE_MESSAGE" => q(v.stale_message),
+            _ => return None,
+        })
+    })
+}
+
+/// Replace every `__ENVHOOK_<NAME>__` in `template` in one pass, so that a
+/// value that happens to contain a placeholder's spelling (a prefix named
+/// `__ENVHOOK_ID__`) is never substituted again. Panics on an unknown
+/// placeholder: templates are part of the binary and tested.
+fn substitute(template: &str, value: impl Fn(&str) -> Option<String>) -> String {
+    const OPEN: &str = "__ENVHOOK_";
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        let end = after.find("__").expect("placeholder is closed");
+        let name = &after[..end];
+        out.push_str(&value(name).unwrap_or_else(|| panic!("unknown placeholder {name}")));
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values<'a>(dirs: &'a [String], header: &'a [String]) -> HookValues<'a> {
+        HookValues {
+            id: "0123abcd",
+            dirs,
+            history: "/p/conda-meta/history",
+            self_path: "/p/etc/conda/activate.d/envhook.sh",
+            watch: &[],
+            stale_message: "stale",
+            header,
+        }
+    }
+
+    #[test]
+    fn every_placeholder_is_replaced() {
+        let dirs = vec!["/p/lib/envhook/cuda".to_string()];
+        let header = vec!["fingerprint abc".to_string()];
+        for d in Dialect::ALL {
+            for p in [Phase::Activate, Phase::Deactivate] {
+                let text = render(d, p, &values(&dirs, &header));
+                assert!(!text.contains("__ENVHOOK"), "{d} {p:?}");
+                assert!(is_owned(&text), "{d} {p:?}");
+                assert!(text.contains("0123abcd"), "{d} {p:?}");
+                assert!(text.contains("# fingerprint abc"), "{d} {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn values_are_never_substituted_twice() {
+        let dirs = vec!["/p/__ENVHOOK_ID__/__ENVHOOK_SELF__".to_string()];
+        let text = render(Dialect::Posix, Phase::Activate, &values(&dirs, &[]));
+        assert!(text.contains("_envhook_dirs='/p/__ENVHOOK_ID__/__ENVHOOK_SELF__'"), "{text}");
+    }
+
+    #[test]
+    fn ownership_is_the_first_line_only() {
+        assert!(is_owned("# envhook:owned -- x\nrest"));
+        assert!(!is_owned("#!/bin/sh\n# envhook:owned"));
+        assert!(!is_owned(""));
+    }
+}

@@ -1,0 +1,61 @@
+//! One quoting function per dialect. Each turns any string into a literal
+//! that the shell reads back byte for byte, with nothing expanded: no `$`,
+//! no backticks, no globbing, no history expansion. The form never depends
+//! on the value (rattler_shell's choice of double quotes when a value holds
+//! `$` is how its generated scripts end up running code).
+
+/// POSIX sh (and bash, zsh, dash): single quotes, with `'` written as
+/// `'\''`. Inside single quotes nothing is special, not even `\`.
+pub fn posix(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// fish: single quotes, where only `\` and `'` are special and are
+/// escaped with a backslash. (fish's single quotes are not POSIX's:
+/// `\\` stands for one backslash, so POSIX quoting would change the value.)
+pub fn fish(s: &str) -> String {
+    format!("'{}'", s.replace('\\', r"\\").replace('\'', r"\'"))
+}
+
+/// PowerShell: a verbatim (single-quoted) string, where the only escape is
+/// doubling the quote. PowerShell also takes the typographic single quotes
+/// U+2018..U+201B as quote characters, so those are doubled too.
+pub fn powershell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posix_quoting() {
+        assert_eq!(posix("a b"), "'a b'");
+        assert_eq!(posix("it's"), r"'it'\''s'");
+        assert_eq!(posix("$(touch pwned)`x`;y\\"), "'$(touch pwned)`x`;y\\'");
+        assert_eq!(posix(""), "''");
+    }
+
+    #[test]
+    fn fish_quoting() {
+        assert_eq!(fish("it's"), r"'it\'s'");
+        assert_eq!(fish(r"a\b"), r"'a\\b'");
+        assert_eq!(fish("$(x) (y) *"), "'$(x) (y) *'");
+    }
+
+    #[test]
+    fn powershell_quoting() {
+        assert_eq!(powershell("it's"), "'it''s'");
+        assert_eq!(powershell("a\u{2019}b"), "'a\u{2019}\u{2019}b'");
+        assert_eq!(powershell("$env:HOME `n $(x)"), "'$env:HOME `n $(x)'");
+    }
+}
