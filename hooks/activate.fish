@@ -4,14 +4,16 @@
 # the POSIX hook (activate.sh): save the previous value once, prepend our
 # directories without duplicating them, drop empty elements, keep changes
 # made while active. LD_LIBRARY_PATH is a fish path variable: a list split
-# on ':' and joined with ':' when exported. Builtins only; status 0.
+# on ':' and joined with ':' when exported or quoted; so is our own
+# _envhook_rest_PATH, which lets "$_envhook_rest_PATH" join without a
+# command substitution (those split on newlines). Builtins only; status 0.
 
 set -l _envhook_ours (string split -- : __ENVHOOK_DIRS__)
 
-set -l _envhook_rest
+set -l _envhook_rest_PATH
 for _envhook_el in $LD_LIBRARY_PATH
     if test -n "$_envhook_el"; and not contains -- "$_envhook_el" $_envhook_ours
-        set -a _envhook_rest "$_envhook_el"
+        set -a _envhook_rest_PATH "$_envhook_el"
     end
 end
 
@@ -20,7 +22,7 @@ if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID
     if test "$LD_LIBRARY_PATH" != "$ENVHOOK_APPLIED___ENVHOOK_ID__"; or not set -q LD_LIBRARY_PATH
         if set -q LD_LIBRARY_PATH
             set -gx ENVHOOK_STATE___ENVHOOK_ID__ set
-            set -gx ENVHOOK_SAVED___ENVHOOK_ID__ (string join -- : $_envhook_rest)
+            set -gx ENVHOOK_SAVED___ENVHOOK_ID__ "$_envhook_rest_PATH"
         else
             set -gx ENVHOOK_STATE___ENVHOOK_ID__ unset
             set -gx ENVHOOK_SAVED___ENVHOOK_ID__ ''
@@ -34,7 +36,7 @@ else
     set -gx ENVHOOK_SAVED___ENVHOOK_ID__ ''
 end
 
-set -gx LD_LIBRARY_PATH $_envhook_ours $_envhook_rest
+set -gx LD_LIBRARY_PATH $_envhook_ours $_envhook_rest_PATH
 set -gx ENVHOOK_APPLIED___ENVHOOK_ID__ "$LD_LIBRARY_PATH"
 
 # Staleness: conda and mamba append to conda-meta/history on every

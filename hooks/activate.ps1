@@ -59,7 +59,8 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
                     $stale = $true
                 }
             }
-            if ($stale) { [System.Console]::Error.WriteLine(__ENVHOOK_STALE_MESSAGE__) }
+            $message = __ENVHOOK_STALE_MESSAGE__
+            if ($stale) { [System.Console]::Error.WriteLine($message) }
         }
     }
 }

@@ -16,6 +16,9 @@
 # - Builtins only (no subshell, no external program); safe under
 #   `set -euo pipefail` and zsh's nounset; always ends with status 0.
 
+# The values below are data in single quotes; `$` or quotes in a prefix are
+# literal there, which shellcheck's SC2016/SC2089/SC2090 cannot know.
+# shellcheck disable=SC2016,SC2089
 _envhook_dirs=__ENVHOOK_DIRS__
 
 # The current value without our directories and without empty elements.
@@ -55,16 +58,19 @@ fi
 
 LD_LIBRARY_PATH="${_envhook_dirs}${_envhook_rest:+:${_envhook_rest}}"
 ENVHOOK_APPLIED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+# shellcheck disable=SC2090
 export LD_LIBRARY_PATH ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
 
 # Staleness: conda and mamba append to conda-meta/history on every
 # transaction, and upgrades remove the records this hook was made from.
 if [ -z "${ENVHOOK_QUIET:-}" ]; then
     _envhook_stale=
-    # shellcheck disable=SC3013 # -nt: bash, zsh, dash, busybox sh and ksh all have it
+    # -nt is not POSIX, but bash, zsh, dash, busybox sh and ksh all have it.
+    # shellcheck disable=SC3013,SC2016
     if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
         _envhook_stale=1
     fi
+    # shellcheck disable=SC2016
     _envhook_todo=__ENVHOOK_WATCH__:
     while [ -n "${_envhook_todo}" ]; do
         _envhook_el="${_envhook_todo%%:*}"
@@ -74,6 +80,7 @@ if [ -z "${ENVHOOK_QUIET:-}" ]; then
         fi
     done
     if [ -n "${_envhook_stale}" ]; then
+        # shellcheck disable=SC2016
         printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
     fi
 fi

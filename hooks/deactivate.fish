@@ -15,14 +15,14 @@ if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID
             set -e LD_LIBRARY_PATH
         end
     else if set -q LD_LIBRARY_PATH
-        set -l _envhook_rest
+        set -l _envhook_rest_PATH
         for _envhook_el in $LD_LIBRARY_PATH
             if test -n "$_envhook_el"; and not contains -- "$_envhook_el" $_envhook_ours
-                set -a _envhook_rest "$_envhook_el"
+                set -a _envhook_rest_PATH "$_envhook_el"
             end
         end
-        if test (count $_envhook_rest) -gt 0; or test "$ENVHOOK_STATE___ENVHOOK_ID__" = set
-            set -gx LD_LIBRARY_PATH $_envhook_rest
+        if test (count $_envhook_rest_PATH) -gt 0; or test "$ENVHOOK_STATE___ENVHOOK_ID__" = set
+            set -gx LD_LIBRARY_PATH $_envhook_rest_PATH
         else
             set -e LD_LIBRARY_PATH
         end

@@ -11,6 +11,8 @@
 # Paths are baked in: rattler and pixi change CONDA_PREFIX before running
 # deactivate.d. Builtins only; safe under `set -euo pipefail`; status 0.
 
+# Data in single quotes; see activate.sh.
+# shellcheck disable=SC2016,SC2089
 _envhook_dirs=__ENVHOOK_DIRS__
 
 if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
@@ -36,6 +38,7 @@ if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
         done
         if [ -n "${_envhook_rest}" ] || [ "${ENVHOOK_STATE___ENVHOOK_ID__}" = set ]; then
             LD_LIBRARY_PATH="${_envhook_rest}"
+            # shellcheck disable=SC2090
             export LD_LIBRARY_PATH
         else
             unset LD_LIBRARY_PATH

@@ -43,7 +43,8 @@ pub fn scan(prefix: &Path) -> Vec<ForeignHook> {
                 path.extension().and_then(|e| e.to_str()),
                 Some("sh" | "fish" | "ps1" | "csh" | "bat" | "xsh")
             );
-            let small = std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_SCRIPT_BYTES);
+            let small =
+                std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_SCRIPT_BYTES);
             if !hookish || !small {
                 continue;
             }
@@ -91,7 +92,10 @@ pub fn bugs(phase: Phase, text: &str, has_deactivate: bool) -> Vec<String> {
                         .to_string(),
                 );
             }
-            if assigns.iter().any(|l| l.contains("_BACKUP") || l.contains("_OLD") || l.contains("ORIG")) {
+            if assigns
+                .iter()
+                .any(|l| l.contains("_BACKUP") || l.contains("_OLD") || l.contains("ORIG"))
+            {
                 out.push(
                     "deactivation restores a backup that reactivation overwrites (conda reactivates \
                      after every install), and an unset variable comes back set but empty"
@@ -101,15 +105,22 @@ pub fn bugs(phase: Phase, text: &str, has_deactivate: bool) -> Vec<String> {
         }
         Phase::Activate => {
             let refs_self = |l: &str| {
-                l.contains("$LD_LIBRARY_PATH") || l.contains("${LD_LIBRARY_PATH}") || l.contains("%LD_LIBRARY_PATH%")
+                l.contains("$LD_LIBRARY_PATH")
+                    || l.contains("${LD_LIBRARY_PATH}")
+                    || l.contains("%LD_LIBRARY_PATH%")
             };
-            if assigns.iter().any(|l| refs_self(l) && !l.contains("LD_LIBRARY_PATH:+")) {
+            if assigns
+                .iter()
+                .any(|l| refs_self(l) && !l.contains("LD_LIBRARY_PATH:+"))
+            {
                 out.push(
                     "when LD_LIBRARY_PATH is unset it leaves an empty element, which the loader \
                      reads as the current directory; and it fails under `set -u`"
                         .to_string(),
                 );
-                let guarded = code.iter().any(|l| l.starts_with("case ") || l.contains("contains "));
+                let guarded = code
+                    .iter()
+                    .any(|l| l.starts_with("case ") || l.contains("contains "));
                 if !guarded {
                     out.push(
                         "every reactivation (after each `conda install`) prepends the same entries again"

@@ -112,7 +112,9 @@ pub fn check_prefix(prefix: &Path) -> Result<&str> {
         path: prefix.to_path_buf(),
         why,
     };
-    let text = prefix.to_str().ok_or_else(|| unsupported("it is not valid UTF-8"))?;
+    let text = prefix
+        .to_str()
+        .ok_or_else(|| unsupported("it is not valid UTF-8"))?;
     if !prefix.is_absolute() {
         return Err(unsupported("it is not an absolute path"));
     }

@@ -114,10 +114,16 @@ impl Plan {
             ),
             format!("prefix {}", prefix.display()),
         ];
-        header.extend(spec.dirs.iter().map(|d| format!("library path {}", d.display())));
+        header.extend(
+            spec.dirs
+                .iter()
+                .map(|d| format!("library path {}", d.display())),
+        );
         let mut files = Vec::new();
         for &dialect in dialects {
-            let self_path = hook_path(&prefix, dialect, Phase::Activate).display().to_string();
+            let self_path = hook_path(&prefix, dialect, Phase::Activate)
+                .display()
+                .to_string();
             for phase in [Phase::Activate, Phase::Deactivate] {
                 let values = HookValues {
                     id: &spec.id,
@@ -141,7 +147,11 @@ impl Plan {
             .into_iter()
             .filter(|p| !keep.contains(&p))
             .collect();
-        Plan { spec, files, remove }
+        Plan {
+            spec,
+            files,
+            remove,
+        }
     }
 
     /// Carry the plan out. Returns the paths written, in order.
@@ -204,8 +214,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .prefix(".envhook-")
         .tempfile_in(dir)
         .map_err(|e| Error::write(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::write(tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::write(tmp.path(), e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| Error::write(tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::write(tmp.path(), e))?;
     set_mode(tmp.path(), 0o644)?;
     tmp.persist(path).map_err(|e| Error::write(path, e.error))?;
     Ok(())
@@ -214,7 +227,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 #[cfg(unix)]
 fn set_mode(path: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| Error::write(path, e))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| Error::write(path, e))
 }
 
 #[cfg(not(unix))]
@@ -238,7 +252,9 @@ fn owned_link_dirs(root: &Path, keep: Option<&Path>) -> Vec<PathBuf> {
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("cuda-"))
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("cuda-"))
                 && p.is_dir()
                 && !p.is_symlink()
                 && Some(p.as_path()) != keep
@@ -263,13 +279,17 @@ fn publish_isolation(iso: &Isolation) -> Result<()> {
         for entry in &iso.entries {
             let link = iso.dir.join(&entry.name);
             // Relative, so the environment can be moved or packed.
-            let target = pathdiff::diff_paths(&entry.target, &iso.dir).unwrap_or_else(|| entry.target.clone());
+            let target = pathdiff::diff_paths(&entry.target, &iso.dir)
+                .unwrap_or_else(|| entry.target.clone());
             symlink(&target, &link).map_err(|e| Error::write(&link, e))?;
         }
         // Written last: its presence means the directory is complete.
         let mark = iso.dir.join(DIR_MARK);
-        std::fs::write(&mark, "written by envhook; removed by `envhook uninstall`\n")
-            .map_err(|e| Error::write(&mark, e))?;
+        std::fs::write(
+            &mark,
+            "written by envhook; removed by `envhook uninstall`\n",
+        )
+        .map_err(|e| Error::write(&mark, e))?;
     }
     let dir_name = iso.dir.file_name().expect("fingerprinted name");
     let tmp = iso.root.join(format!(".cuda.tmp-{}", std::process::id()));
@@ -288,7 +308,10 @@ fn publish_isolation(iso: &Isolation) -> Result<()> {
 fn publish_isolation(iso: &Isolation) -> Result<()> {
     Err(Error::write(
         &iso.link,
-        std::io::Error::new(std::io::ErrorKind::Unsupported, "symlinks need a Unix system; use --mode dirs"),
+        std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "symlinks need a Unix system; use --mode dirs",
+        ),
     ))
 }
 

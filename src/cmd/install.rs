@@ -30,10 +30,19 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let w = |e| Error::Output(e);
 
     let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
-        writeln!(out, "{}: no CUDA libraries from conda or pip; no hooks needed", prefix.display()).map_err(w)?;
+        writeln!(
+            out,
+            "{}: no CUDA libraries from conda or pip; no hooks needed",
+            prefix.display()
+        )
+        .map_err(w)?;
         let removed = install::uninstall(&prefix, args.dry_run)?;
         for path in &removed {
-            let verb = if args.dry_run { "would remove" } else { "removed" };
+            let verb = if args.dry_run {
+                "would remove"
+            } else {
+                "removed"
+            };
             writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
         }
         report_foreign(out, &foreign, &mut findings).map_err(w)?;
@@ -85,8 +94,12 @@ fn describe(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
     let spec = &plan.spec;
     match &spec.isolation {
         Some(iso) => {
-            let aliases: Vec<&str> =
-                iso.entries.iter().filter(|e| e.alias).map(|e| e.name.as_str()).collect();
+            let aliases: Vec<&str> = iso
+                .entries
+                .iter()
+                .filter(|e| e.alias)
+                .map(|e| e.name.as_str())
+                .collect();
             writeln!(
                 out,
                 "  mode         isolated: LD_LIBRARY_PATH gets {} ({} CUDA libraries linked from {})",
@@ -95,7 +108,11 @@ fn describe(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
                 iso.dir.display()
             )?;
             if !aliases.is_empty() {
-                writeln!(out, "  provides     {} (no unversioned name in the environment)", aliases.join(", "))?;
+                writeln!(
+                    out,
+                    "  provides     {} (no unversioned name in the environment)",
+                    aliases.join(", ")
+                )?;
             }
         }
         None => {
@@ -116,7 +133,11 @@ fn report_foreign(
 ) -> std::io::Result<()> {
     for hook in foreign {
         if hook.bugs.is_empty() {
-            writeln!(out, "  note         {} also sets LD_LIBRARY_PATH (not envhook's; left as it is)", hook.path.display())?;
+            writeln!(
+                out,
+                "  note         {} also sets LD_LIBRARY_PATH (not envhook's; left as it is)",
+                hook.path.display()
+            )?;
             continue;
         }
         findings.push(Problem {

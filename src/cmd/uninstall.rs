@@ -16,7 +16,11 @@ pub fn run(args: &UninstallArgs, ctx: &Context, out: &mut impl Write) -> Result<
     if removed.is_empty() {
         writeln!(out, "{}: no envhook files", env.prefix.display()).map_err(w)?;
     }
-    let verb = if args.dry_run { "would remove" } else { "removed" };
+    let verb = if args.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
     for path in &removed {
         writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
     }

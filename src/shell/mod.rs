@@ -115,7 +115,9 @@ pub const OWNER_MARK: &str = "# envhook:owned";
 
 /// Whether a file's text starts with envhook's ownership mark.
 pub fn is_owned(text: &str) -> bool {
-    text.lines().next().is_some_and(|l| l.starts_with(OWNER_MARK))
+    text.lines()
+        .next()
+        .is_some_and(|l| l.starts_with(OWNER_MARK))
 }
 
 /// What one pair of hooks is rendered from. Strings are the values
@@ -225,7 +227,10 @@ mod tests {
     fn values_are_never_substituted_twice() {
         let dirs = vec!["/p/__ENVHOOK_ID__/__ENVHOOK_SELF__".to_string()];
         let text = render(Dialect::Posix, Phase::Activate, &values(&dirs, &[]));
-        assert!(text.contains("_envhook_dirs='/p/__ENVHOOK_ID__/__ENVHOOK_SELF__'"), "{text}");
+        assert!(
+            text.contains("_envhook_dirs='/p/__ENVHOOK_ID__/__ENVHOOK_SELF__'"),
+            "{text}"
+        );
     }
 
     #[test]

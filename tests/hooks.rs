@@ -1,0 +1,929 @@
+//! The generated hooks, proven in real shells: bash, zsh, dash and fish
+//! processes source them over a matrix of initial `LD_LIBRARY_PATH` states
+//! and activation sequences (as conda, mamba and rattler run them), and the
+//! whole environment before and after is compared. Also: shellcheck and the
+//! shells' own parsers on the rendered output, a PowerShell parse with
+//! tree-sitter, hostile prefix names, strict modes, and no forks.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::Sandbox;
+
+// ------------------------------------------------------------ fixture ----
+
+/// An environment with envhook's hooks installed.
+struct Hooked {
+    prefix: PathBuf,
+    /// What the hooks put on LD_LIBRARY_PATH.
+    dir: String,
+}
+
+impl Hooked {
+    fn hook(&self, phase: &str, ext: &str) -> PathBuf {
+        self.prefix
+            .join(format!("etc/conda/{phase}.d/envhook.{ext}"))
+    }
+}
+
+fn install(sb: &Sandbox, prefix: &Path) -> Hooked {
+    support::cuda11_paddle(prefix);
+    let out = sb
+        .envhook()
+        .args(["install", "-p"])
+        .arg(prefix)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Hooked {
+        prefix: prefix.to_path_buf(),
+        dir: prefix.join("lib/envhook/cuda").display().to_string(),
+    }
+}
+
+// ------------------------------------------------------------- shells ----
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Sh {
+    Bash,
+    Zsh,
+    Dash,
+    Fish,
+}
+
+const SHELLS: [Sh; 4] = [Sh::Bash, Sh::Zsh, Sh::Dash, Sh::Fish];
+
+impl Sh {
+    fn ext(self) -> &'static str {
+        if self == Sh::Fish { "fish" } else { "sh" }
+    }
+
+    fn command(self, script: &str) -> Command {
+        let (bin, args, prelude): (&str, &[&str], &str) = match self {
+            Sh::Bash => (
+                "bash",
+                &["--noprofile", "--norc", "-c"],
+                "set -euo pipefail\n",
+            ),
+            Sh::Zsh => (
+                "zsh",
+                &["-f", "-c"],
+                "set -eu -o pipefail\nsetopt nounset\n",
+            ),
+            Sh::Dash => ("dash", &["-c"], "set -eu\n"),
+            Sh::Fish => ("fish", &["--no-config", "-c"], ""),
+        };
+        let mut cmd = Command::new(bin);
+        cmd.args(args).arg(format!("{prelude}{script}"));
+        cmd
+    }
+
+    fn source(self, var: &str) -> String {
+        match self {
+            Sh::Fish => format!("source \"${var}\"\n"),
+            _ => format!(". \"${{{var}}}\"\n"),
+        }
+    }
+
+    fn dump(self, n: usize) -> String {
+        format!("env -0 > \"$T_DUMP/{n}\"\n")
+    }
+
+    fn user_prepend(self) -> &'static str {
+        match self {
+            Sh::Fish => "set -gx LD_LIBRARY_PATH /user/added $LD_LIBRARY_PATH\n",
+            _ => {
+                "LD_LIBRARY_PATH=\"/user/added${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\"; export LD_LIBRARY_PATH\n"
+            }
+        }
+    }
+
+    fn user_unset(self) -> &'static str {
+        match self {
+            Sh::Fish => "set -e LD_LIBRARY_PATH\n",
+            _ => "unset LD_LIBRARY_PATH\n",
+        }
+    }
+
+    /// Every shell variable name (to find leaked temporaries).
+    fn dump_vars(self) -> &'static str {
+        match self {
+            Sh::Fish => "set -n > \"$T_DUMP/vars\"; functions -n >> \"$T_DUMP/vars\"\n",
+            Sh::Zsh => "set > \"$T_DUMP/vars\"; print -l ${(k)functions} >> \"$T_DUMP/vars\"\n",
+            _ => "set > \"$T_DUMP/vars\"\n",
+        }
+    }
+}
+
+// ---------------------------------------------------------- sequences ----
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    /// Source env A's activate hook.
+    ActA,
+    DeactA,
+    ActB,
+    DeactB,
+    UserPrepend,
+    UserUnset,
+}
+
+/// The sequences conda, mamba and rattler produce, plus user edits.
+const SEQUENCES: &[(&str, &[Step])] = {
+    use Step::*;
+    &[
+        ("activate, deactivate", &[ActA, DeactA]),
+        // conda reactivates (deactivate.d, activate.d) after install;
+        // rattler and the stacked-deactivate path re-run activate.d alone.
+        ("reactivate", &[ActA, DeactA, ActA, ActA, DeactA]),
+        // activate A; activate --stack B; deactivate (conda re-runs A's
+        // activate.d); deactivate
+        ("stack", &[ActA, ActB, DeactB, ActA, DeactA]),
+        // switching without --stack runs A's deactivate.d first
+        ("switch", &[ActA, DeactA, ActB, DeactB]),
+        // pixi never runs deactivate.d; a later conda deactivation still works
+        ("stack without deactivating", &[ActA, ActB, DeactB, DeactA]),
+        ("user edit while active", &[ActA, UserPrepend, DeactA]),
+        (
+            "user edit then reactivate",
+            &[ActA, UserPrepend, ActA, DeactA],
+        ),
+        ("user unset while active", &[ActA, UserUnset, DeactA]),
+        ("deactivate without activate", &[DeactA]),
+    ]
+};
+
+/// Initial LD_LIBRARY_PATH states; `None` is unset. `{A}` stands for env
+/// A's own directory.
+fn initial_states() -> Vec<(&'static str, Option<Vec<u8>>)> {
+    vec![
+        ("unset", None),
+        ("empty", Some(b"".to_vec())),
+        ("one entry", Some(b"/usr/local/nvidia/lib64".to_vec())),
+        ("many", Some(b"/a:/b:/c d:/opt/cuda/lib64".to_vec())),
+        ("contains ours", Some(b"{A}:/keep/me".to_vec())),
+        ("empty elements", Some(b"::/lead::/mid:".to_vec())),
+        (
+            "hostile",
+            Some(
+                "/sp ace:/glob*?[x]:/dollar$HOME:/`tick`:/$(touch pwned):/q'uo\"te:/ünï/кот:/semi;colon:/new\nline:/back\\slash"
+                    .as_bytes()
+                    .to_vec(),
+            ),
+        ),
+    ]
+}
+
+type Env = BTreeMap<OsString, OsString>;
+
+fn parse_env(bytes: &[u8]) -> Env {
+    bytes
+        .split(|b| *b == 0)
+        .filter(|r| !r.is_empty())
+        .filter_map(|r| {
+            let at = r.iter().position(|b| *b == b'=')?;
+            Some((
+                OsString::from_vec(r[..at].to_vec()),
+                OsString::from_vec(r[at + 1..].to_vec()),
+            ))
+        })
+        .filter(|(k, _)| {
+            let k = k.as_bytes();
+            !matches!(k, b"_" | b"PWD" | b"OLDPWD" | b"SHLVL") && !k.starts_with(b"T_")
+        })
+        .collect()
+}
+
+fn ld(env: &Env) -> Option<&[u8]> {
+    env.get(&OsString::from("LD_LIBRARY_PATH"))
+        .map(|v| v.as_bytes())
+}
+
+/// The original value with our directories and empty elements removed: what
+/// the hooks keep of it while active.
+fn kept(original: Option<&[u8]>, ours: &[&str]) -> Vec<Vec<u8>> {
+    original
+        .unwrap_or(b"")
+        .split(|b| *b == b':')
+        .filter(|e| !e.is_empty() && !ours.iter().any(|o| o.as_bytes() == *e))
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+fn join(parts: &[Vec<u8>]) -> Vec<u8> {
+    parts.join(&b':')
+}
+
+struct Run {
+    dumps: Vec<Env>,
+    vars: String,
+    stderr: String,
+    status: Option<i32>,
+}
+
+fn run(sh: Sh, a: &Hooked, b: &Hooked, steps: &[Step], initial: &Option<Vec<u8>>) -> Run {
+    let dump_dir = tempfile::tempdir().unwrap();
+    let mut script = sh.dump(0);
+    for (i, step) in steps.iter().enumerate() {
+        script.push_str(&match step {
+            Step::ActA => sh.source("T_A_ACT"),
+            Step::DeactA => sh.source("T_A_DEACT"),
+            Step::ActB => sh.source("T_B_ACT"),
+            Step::DeactB => sh.source("T_B_DEACT"),
+            Step::UserPrepend => sh.user_prepend().to_string(),
+            Step::UserUnset => sh.user_unset().to_string(),
+        });
+        script.push_str(&sh.dump(i + 1));
+    }
+    script.push_str(sh.dump_vars());
+    let mut cmd = sh.command(&script);
+    let home = dump_dir.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("LANG", "C.UTF-8")
+        .env("T_DUMP", dump_dir.path())
+        .env("T_A_ACT", a.hook("activate", sh.ext()))
+        .env("T_A_DEACT", a.hook("deactivate", sh.ext()))
+        .env("T_B_ACT", b.hook("activate", sh.ext()))
+        .env("T_B_DEACT", b.hook("deactivate", sh.ext()))
+        .current_dir(dump_dir.path());
+    if let Some(v) = initial {
+        let v = v.replace_all(b"{A}", a.dir.as_bytes());
+        cmd.env("LD_LIBRARY_PATH", OsString::from_vec(v));
+    }
+    let out = cmd.output().unwrap();
+    let dumps = (0..=steps.len())
+        .map(|n| parse_env(&fs::read(dump_dir.path().join(n.to_string())).unwrap_or_default()))
+        .collect();
+    assert!(
+        !dump_dir.path().join("pwned").exists(),
+        "a value was executed"
+    );
+    Run {
+        dumps,
+        vars: fs::read_to_string(dump_dir.path().join("vars")).unwrap_or_default(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code(),
+    }
+}
+
+trait ReplaceAll {
+    fn replace_all(&self, from: &[u8], to: &[u8]) -> Vec<u8>;
+}
+
+impl ReplaceAll for Vec<u8> {
+    fn replace_all(&self, from: &[u8], to: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.len() {
+            if self[i..].starts_with(from) {
+                out.extend_from_slice(to);
+                i += from.len();
+            } else {
+                out.push(self[i]);
+                i += 1;
+            }
+        }
+        out
+    }
+}
+
+/// Check one run against the rules; returns the violations.
+fn check(
+    sh: Sh,
+    a: &Hooked,
+    b: &Hooked,
+    steps: &[Step],
+    initial: &Option<Vec<u8>>,
+    r: &Run,
+) -> Vec<String> {
+    let mut bad = Vec::new();
+    if r.status != Some(0) {
+        bad.push(format!("exit status {:?}", r.status));
+    }
+    if !r.stderr.is_empty() {
+        bad.push(format!("stderr: {}", r.stderr));
+    }
+    if r.vars.contains("_envhook") {
+        bad.push("shell variables or functions _envhook* left behind".into());
+    }
+    if r.dumps.len() != steps.len() + 1 || r.dumps.iter().any(Env::is_empty) {
+        bad.push("missing environment dumps".into());
+        return bad;
+    }
+    let ours = [a.dir.as_str(), b.dir.as_str()];
+    // While active: no empty element, ours first and exactly once.
+    let mut active: Vec<&Hooked> = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        match step {
+            Step::ActA if !active.iter().any(|h| std::ptr::eq(*h, a)) => active.push(a),
+            Step::ActB if !active.iter().any(|h| std::ptr::eq(*h, b)) => active.push(b),
+            Step::DeactA => active.retain(|h| !std::ptr::eq(*h, a)),
+            Step::DeactB => active.retain(|h| !std::ptr::eq(*h, b)),
+            _ => {}
+        }
+        let Some(value) = ld(&r.dumps[i + 1]) else {
+            continue;
+        };
+        let elems: Vec<&[u8]> = value.split(|c| *c == b':').collect();
+        if matches!(step, Step::ActA | Step::ActB) {
+            if elems.iter().any(|e| e.is_empty()) {
+                bad.push(format!(
+                    "after step {i} ({step:?}): empty element in {:?}",
+                    String::from_utf8_lossy(value)
+                ));
+            }
+            let top = if *step == Step::ActA { a } else { b };
+            if elems.first().copied() != Some(top.dir.as_bytes()) {
+                bad.push(format!("after {step:?}: {} is not first", top.dir));
+            }
+            for h in &active {
+                let n = elems.iter().filter(|e| **e == h.dir.as_bytes()).count();
+                if n != 1 {
+                    bad.push(format!(
+                        "after step {i} ({step:?}): {} appears {n} times",
+                        h.dir
+                    ));
+                }
+            }
+        }
+    }
+    let before = &r.dumps[0];
+    let after = r.dumps.last().unwrap();
+    let user_edit = steps.contains(&Step::UserPrepend);
+    let user_unset = steps.contains(&Step::UserUnset);
+    // Everything but LD_LIBRARY_PATH must be exactly as before.
+    let strip_ld = |e: &Env| {
+        let mut e = e.clone();
+        e.remove(&OsString::from("LD_LIBRARY_PATH"));
+        e
+    };
+    if strip_ld(before) != strip_ld(after) {
+        let diff: Vec<String> = after
+            .iter()
+            .filter(|(k, v)| before.get(*k) != Some(v))
+            .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+            .chain(
+                before
+                    .keys()
+                    .filter(|k| !after.contains_key(*k))
+                    .map(|k| format!("-{}", k.to_string_lossy())),
+            )
+            .collect();
+        bad.push(format!("environment differs: {diff:?}"));
+    }
+    let initial_value = initial
+        .as_ref()
+        .map(|v| v.replace_all(b"{A}", a.dir.as_bytes()));
+    let expected: Option<Vec<u8>> = if user_unset {
+        None
+    } else if user_edit {
+        let mut parts = vec![b"/user/added".to_vec()];
+        parts.extend(kept(initial_value.as_deref(), &ours));
+        Some(join(&parts))
+    } else {
+        initial_value.clone()
+    };
+    if ld(after).map(<[u8]>::to_vec) != expected {
+        bad.push(format!(
+            "LD_LIBRARY_PATH after: {:?}, expected {:?}",
+            ld(after).map(String::from_utf8_lossy),
+            expected.as_deref().map(String::from_utf8_lossy)
+        ));
+    }
+    if ld(before).map(<[u8]>::to_vec) != initial_value {
+        bad.push("the harness did not set the initial value".into());
+    }
+    let _ = sh;
+    bad
+}
+
+fn matrix(sh: Sh) {
+    let sb = Sandbox::new();
+    let a = install(&sb, &sb.path("envs/alpha"));
+    let b = install(&sb, &sb.path("envs/beta"));
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (state_name, initial) in initial_states() {
+        for (seq_name, steps) in SEQUENCES {
+            let r = run(sh, &a, &b, steps, &initial);
+            runs += 1;
+            for v in check(sh, &a, &b, steps, &initial, &r) {
+                failures.push(format!("{sh:?} / {state_name} / {seq_name}: {v}"));
+            }
+        }
+    }
+    assert!(runs >= 60);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn bash_round_trips() {
+    matrix(Sh::Bash);
+}
+
+#[test]
+fn zsh_round_trips() {
+    matrix(Sh::Zsh);
+}
+
+#[test]
+fn dash_round_trips() {
+    matrix(Sh::Dash);
+}
+
+#[test]
+fn fish_round_trips() {
+    matrix(Sh::Fish);
+}
+
+/// The harness itself must be able to fail: a naive hook (the seeds' one
+/// line, with the usual unset deactivate) breaks the rules it checks.
+#[test]
+fn the_matrix_catches_the_folk_hook() {
+    let sb = Sandbox::new();
+    let a = install(&sb, &sb.path("envs/alpha"));
+    let b = install(&sb, &sb.path("envs/beta"));
+    fs::write(
+        a.hook("activate", "sh"),
+        "export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n",
+    )
+    .unwrap();
+    fs::write(a.hook("deactivate", "sh"), "unset LD_LIBRARY_PATH\n").unwrap();
+    let (_, initial) = &initial_states()[2];
+    let steps = SEQUENCES[0].1;
+    let r = run(Sh::Bash, &a, &b, steps, initial);
+    let bad = check(Sh::Bash, &a, &b, steps, initial, &r);
+    assert!(!bad.is_empty(), "the folk hook passed the checks");
+}
+
+// ---------------------------------------------------- hostile prefixes ----
+
+/// Prefix names that break naive quoting. Each must neither break the hooks
+/// nor run anything.
+const HOSTILE: &[&str] = &[
+    "a b",
+    "it's",
+    "$(touch pwned)",
+    "`touch pwned`",
+    "x;y",
+    "ünï кот",
+    "back\\slash",
+    "*?[a]",
+    "{x,y}",
+    "~tilde",
+    "q\"uote",
+];
+
+#[test]
+fn hostile_prefix_names_in_every_shell() {
+    let sb = Sandbox::new();
+    for (i, name) in HOSTILE.iter().enumerate() {
+        let a = install(&sb, &sb.path(&format!("h{i}/{name}/env")));
+        let b = install(&sb, &sb.path(&format!("h{i}/{name}/other")));
+        for sh in SHELLS {
+            for (state_name, initial) in [&initial_states()[0], &initial_states()[3]] {
+                for (seq_name, steps) in &SEQUENCES[..3] {
+                    let r = run(sh, &a, &b, steps, initial);
+                    let bad = check(sh, &a, &b, steps, initial, &r);
+                    assert!(
+                        bad.is_empty(),
+                        "{name:?} {sh:?} {state_name} {seq_name}: {bad:#?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn prefix_with_a_colon_is_refused() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("a:b");
+    support::cuda11_paddle(&prefix);
+    let out = sb
+        .envhook()
+        .args(["install", "-p"])
+        .arg(&prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("it contains ':', the LD_LIBRARY_PATH separator"),
+        "{err}"
+    );
+    assert!(!prefix.join("etc/conda/activate.d").exists());
+}
+
+// ----------------------------------------------------- static checks ----
+
+fn quiet(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn rendered_scripts_pass_shellcheck_and_the_parsers() {
+    let sb = Sandbox::new();
+    let hooked = [
+        install(&sb, &sb.path("plain/env")),
+        install(&sb, &sb.path("it's $(x) `y` a;b/env")),
+    ];
+    for h in &hooked {
+        for phase in ["activate", "deactivate"] {
+            let sh = h.hook(phase, "sh");
+            quiet(
+                Command::new("shellcheck")
+                    .args(["--shell=sh", "--enable=all", "--severity=style"])
+                    .arg(&sh),
+            );
+            for parser in ["bash", "zsh", "dash"] {
+                quiet(Command::new(parser).arg("-n").arg(&sh));
+            }
+            quiet(
+                Command::new("fish")
+                    .arg("--no-execute")
+                    .arg(h.hook(phase, "fish")),
+            );
+        }
+    }
+}
+
+#[test]
+fn templates_are_real_scripts() {
+    let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
+    for phase in ["activate", "deactivate"] {
+        let sh = hooks.join(format!("{phase}.sh"));
+        quiet(
+            Command::new("shellcheck")
+                .args(["--shell=sh", "--enable=all"])
+                .arg(&sh),
+        );
+        quiet(Command::new("dash").arg("-n").arg(&sh));
+        let fish = hooks.join(format!("{phase}.fish"));
+        quiet(Command::new("fish").arg("--no-execute").arg(&fish));
+        // fish_indent leaves a well-formatted file unchanged.
+        let text = fs::read(&fish).unwrap();
+        let mut child = Command::new("fish_indent")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&text),
+            "fish_indent {phase}.fish"
+        );
+        assert_powershell_parses(
+            &fs::read_to_string(hooks.join(format!("{phase}.ps1"))).unwrap(),
+            "template",
+        );
+    }
+}
+
+/// A real parse of PowerShell (no pwsh can be installed here): the
+/// tree-sitter grammar must find no error or missing node.
+fn assert_powershell_parses(src: &str, what: &str) {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_powershell::LANGUAGE.into())
+        .unwrap();
+    let tree = parser.parse(src, None).unwrap();
+    let mut errors = Vec::new();
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            let p = node.start_position();
+            errors.push(format!(
+                "{}:{}: {}",
+                p.row + 1,
+                p.column + 1,
+                &src[node.byte_range()].chars().take(60).collect::<String>()
+            ));
+        }
+        stack.extend(node.children(&mut cursor));
+    }
+    assert!(
+        errors.is_empty(),
+        "{what}: PowerShell parse errors:\n{}",
+        errors.join("\n")
+    );
+}
+
+#[test]
+fn rendered_powershell_parses() {
+    let sb = Sandbox::new();
+    for name in ["plain", "it's ‘q’ $(x) `y`"] {
+        let h = install(&sb, &sb.path(&format!("{name}/env")));
+        for phase in ["activate", "deactivate"] {
+            let text = fs::read_to_string(h.hook(phase, "ps1")).unwrap();
+            assert_powershell_parses(&text, &format!("{name} {phase}"));
+            // The hostile prefix is inside single-quoted literals only.
+            assert!(
+                text.contains(&format!(
+                    "'{}'",
+                    h.dir
+                        .replace('\'', "''")
+                        .replace('‘', "‘‘")
+                        .replace('’', "’’")
+                )),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// The PowerShell check can fail: broken input is reported.
+#[test]
+fn powershell_check_catches_errors() {
+    let result =
+        std::panic::catch_unwind(|| assert_powershell_parses("if ($x) { $y = (1 + \n", "broken"));
+    assert!(result.is_err());
+}
+
+// --------------------------------------------------------- behaviour ----
+
+/// Processes started while `sh` sources `act` twice and `deact` once:
+/// (execve calls, forks). Threads (fish has some) are not processes.
+fn processes(sh: Sh, act: &Path, deact: &Path, home: &Path) -> (usize, usize, String) {
+    let trace = tempfile::NamedTempFile::new().unwrap();
+    let script = format!(
+        "{}{}{}",
+        sh.source("T_ACT"),
+        sh.source("T_ACT"),
+        sh.source("T_DEACT")
+    );
+    let inner = sh.command(&script);
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-e",
+            "trace=execve,fork,vfork,clone,clone3",
+            "-o",
+        ])
+        .arg(trace.path())
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .env("T_ACT", act)
+        .env("T_DEACT", deact)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{sh:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = fs::read_to_string(trace.path()).unwrap();
+    let execs = log.lines().filter(|l| l.contains("execve(")).count();
+    let forks = log
+        .lines()
+        .filter(|l| {
+            (l.contains("clone(") || l.contains("clone3(") || l.contains("fork("))
+                && !l.contains("CLONE_THREAD")
+        })
+        .count();
+    (
+        execs,
+        forks,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn hooks_never_fork() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    // Stale, so the warning branch runs too.
+    simulate_transaction(&h);
+    for sh in SHELLS {
+        let (execs, forks, stderr) = processes(
+            sh,
+            &h.hook("activate", sh.ext()),
+            &h.hook("deactivate", sh.ext()),
+            &sb.home(),
+        );
+        assert!(
+            stderr.contains("changed since"),
+            "{sh:?}: the stale branch ran"
+        );
+        // The one execve is the shell itself.
+        assert_eq!((execs, forks), (1, 0), "{sh:?} started processes");
+    }
+}
+
+/// The fork check can fail: a hook with a command substitution is caught.
+#[test]
+fn fork_check_catches_a_subshell() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    let forking = sb.path("forking.sh");
+    fs::write(&forking, "x=$(dirname /a/b)\n").unwrap();
+    let (execs, forks, _) = processes(Sh::Bash, &forking, &h.hook("deactivate", "sh"), &sb.home());
+    assert!(execs > 1 && forks > 0, "{execs} {forks}");
+}
+
+/// Set a file's mtime to `secs_ago` seconds in the past.
+fn set_age(path: &Path, secs_ago: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+}
+
+/// What `conda install` does to an environment with hooks: the history is
+/// appended after the hooks were written. (Ages instead of sleeps: some
+/// `test -nt` implementations compare whole seconds.)
+fn simulate_transaction(h: &Hooked) {
+    for phase in ["activate", "deactivate"] {
+        for ext in ["sh", "fish", "ps1"] {
+            set_age(&h.hook(phase, ext), 20);
+        }
+    }
+    set_age(&h.prefix.join("conda-meta/history"), 10);
+}
+
+#[test]
+fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    let activate = |sh: Sh, extra_env: &[(&str, &str)]| {
+        let mut cmd = sh.command(&sh.source("T_ACT"));
+        cmd.env("T_ACT", h.hook("activate", sh.ext()))
+            .env("HOME", sb.home());
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    for sh in SHELLS {
+        assert_eq!(activate(sh, &[]), "", "{sh:?}: fresh hooks are quiet");
+    }
+    simulate_transaction(&h);
+    for sh in SHELLS {
+        let err = activate(sh, &[]);
+        assert_eq!(
+            err,
+            format!(
+                "envhook: the packages of {p} changed since its CUDA hooks were written; refresh them with: envhook install -p {p}\n",
+                p = h.prefix.display()
+            ),
+            "{sh:?}"
+        );
+        assert_eq!(
+            activate(sh, &[("ENVHOOK_QUIET", "1")]),
+            "",
+            "{sh:?}: ENVHOOK_QUIET silences it"
+        );
+    }
+    // Refreshing makes the hooks newer than the history again.
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&h.prefix)
+        .assert()
+        .code(0);
+    for sh in SHELLS {
+        assert_eq!(activate(sh, &[]), "", "{sh:?}: refreshed hooks are quiet");
+    }
+    // An upgrade removes the record the hooks were made from (pixi writes
+    // no history, but it does replace records).
+    let record = h.prefix.join("conda-meta/cudnn-8.9.2.26-cuda11_0.json");
+    fs::rename(
+        &record,
+        h.prefix.join("conda-meta/cudnn-8.9.7.29-cuda11_0.json"),
+    )
+    .unwrap();
+    for sh in SHELLS {
+        assert!(activate(sh, &[]).contains("changed since"), "{sh:?}");
+    }
+}
+
+#[test]
+fn isolation_exposes_cuda_libraries_only_with_dev_aliases() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    let dir = Path::new(&h.dir);
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(names.contains(&"libcudnn.so.8".to_string()));
+    // cudnn ships no unversioned libcudnn_ops_infer.so; Paddle-style
+    // dlopen of unversioned names needs one.
+    assert!(names.contains(&"libcudnn_ops_infer.so".to_string()));
+    assert!(names.contains(&"libcublasLt.so".to_string()));
+    // The environment's own non-CUDA libraries are not there.
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("libcrypto") || n.starts_with("libssl")),
+        "{names:?}"
+    );
+    // Every link resolves, relative to the environment.
+    for n in names.iter().filter(|n| !n.starts_with('.')) {
+        let link = dir.join(n);
+        assert!(link.exists(), "{n} dangles");
+        assert!(fs::read_link(&link).unwrap().is_relative());
+        assert!(
+            fs::canonicalize(&link)
+                .unwrap()
+                .starts_with(fs::canonicalize(&h.prefix).unwrap())
+        );
+    }
+    assert_eq!(
+        fs::read_link(dir.join("libcudnn_ops_infer.so")).unwrap(),
+        PathBuf::from("../../libcudnn_ops_infer.so.8")
+    );
+    // The stable path is a symlink to the fingerprinted directory.
+    let stable = h.prefix.join("lib/envhook/cuda");
+    assert!(
+        fs::symlink_metadata(&stable)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[test]
+fn dirs_mode_uses_the_library_directories() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    sb.envhook()
+        .args(["install", "--mode", "dirs", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let text = fs::read_to_string(env.prefix.join("etc/conda/activate.d/envhook.sh")).unwrap();
+    let want = format!(
+        "_envhook_dirs='{}:{}'",
+        env.prefix.join("lib").display(),
+        env.prefix.join("targets/x86_64-linux/lib").display()
+    );
+    assert!(text.contains(&want), "{text}");
+    assert!(
+        !env.prefix.join("lib/envhook").exists(),
+        "no link directory in dirs mode"
+    );
+}
+
+#[test]
+fn pip_wheels_are_linked_too() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let dir = env.prefix.join("lib/envhook/cuda");
+    for n in [
+        "libcudart.so.12",
+        "libcudnn.so.8",
+        "libcudnn.so",
+        "libnccl.so.2",
+        "libcublasLt.so.12",
+    ] {
+        assert!(dir.join(n).exists(), "{n}");
+    }
+    assert_eq!(
+        fs::read_link(dir.join("libcudart.so.12")).unwrap(),
+        PathBuf::from("../../python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12")
+    );
+}
