@@ -21,25 +21,37 @@
 # shellcheck disable=SC2016,SC2089
 _envhook_dirs=__ENVHOOK_DIRS__
 
-# The current value without our directories and without empty elements.
-_envhook_rest=
-if [ -n "${LD_LIBRARY_PATH:-}" ]; then
-    _envhook_todo="${LD_LIBRARY_PATH}:"
-    while [ -n "${_envhook_todo}" ]; do
-        _envhook_el="${_envhook_todo%%:*}"
-        _envhook_todo="${_envhook_todo#*:}"
-        case ":${_envhook_dirs}:" in
-            *":${_envhook_el}:"*) ;;
-            *) if [ -n "${_envhook_el}" ]; then
-                   _envhook_rest="${_envhook_rest:+${_envhook_rest}:}${_envhook_el}"
-               fi ;;
-        esac
-    done
-fi
+if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ] && [ -n "${LD_LIBRARY_PATH+x}" ] &&
+    [ "${LD_LIBRARY_PATH}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-}" ]; then
+    # Active and untouched since (a reactivation): nothing to change.
+    :
+else
+    # The current value without our directories and without empty elements.
+    # Splitting costs microseconds per element, so it only happens when
+    # there is something to remove.
+    _envhook_rest=
+    # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
+    case ":${LD_LIBRARY_PATH:-}:" in
+        ::) ;;
+        *::* | __ENVHOOK_DIR_PATTERNS__)
+            _envhook_todo="${LD_LIBRARY_PATH}:"
+            while [ -n "${_envhook_todo}" ]; do
+                _envhook_el="${_envhook_todo%%:*}"
+                _envhook_todo="${_envhook_todo#*:}"
+                case ":${_envhook_dirs}:" in
+                    *":${_envhook_el}:"*) ;;
+                    *) if [ -n "${_envhook_el}" ]; then
+                           _envhook_rest="${_envhook_rest:+${_envhook_rest}:}${_envhook_el}"
+                       fi ;;
+                esac
+            done
+            ;;
+        *) _envhook_rest="${LD_LIBRARY_PATH}" ;;
+    esac
 
-if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
-    # Active already: keep the saved value unless it was changed meanwhile.
-    if [ "${LD_LIBRARY_PATH-}" != "${ENVHOOK_APPLIED___ENVHOOK_ID__-}" ]; then
+    if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
+        # Active already, but changed meanwhile: the change is kept, and
+        # becomes what deactivation returns to.
         if [ -n "${LD_LIBRARY_PATH+x}" ]; then
             ENVHOOK_STATE___ENVHOOK_ID__='set'
             ENVHOOK_SAVED___ENVHOOK_ID__="${_envhook_rest}"
@@ -47,19 +59,19 @@ if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
             ENVHOOK_STATE___ENVHOOK_ID__='unset'
             ENVHOOK_SAVED___ENVHOOK_ID__=
         fi
+    elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
+        ENVHOOK_STATE___ENVHOOK_ID__='set'
+        ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+    else
+        ENVHOOK_STATE___ENVHOOK_ID__='unset'
+        ENVHOOK_SAVED___ENVHOOK_ID__=
     fi
-elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
-    ENVHOOK_STATE___ENVHOOK_ID__='set'
-    ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
-else
-    ENVHOOK_STATE___ENVHOOK_ID__='unset'
-    ENVHOOK_SAVED___ENVHOOK_ID__=
-fi
 
-LD_LIBRARY_PATH="${_envhook_dirs}${_envhook_rest:+:${_envhook_rest}}"
-ENVHOOK_APPLIED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
-# shellcheck disable=SC2090
-export LD_LIBRARY_PATH ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
+    LD_LIBRARY_PATH="${_envhook_dirs}${_envhook_rest:+:${_envhook_rest}}"
+    ENVHOOK_APPLIED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+    # shellcheck disable=SC2090
+    export LD_LIBRARY_PATH ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
+fi
 
 # Staleness: conda and mamba append to conda-meta/history on every
 # transaction, and upgrades remove the records this hook was made from.
@@ -70,15 +82,9 @@ if [ -z "${ENVHOOK_QUIET:-}" ]; then
     if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
         _envhook_stale=1
     fi
+    # One test per record (no list splitting: it costs more than the tests).
     # shellcheck disable=SC2016
-    _envhook_todo=__ENVHOOK_WATCH__:
-    while [ -n "${_envhook_todo}" ]; do
-        _envhook_el="${_envhook_todo%%:*}"
-        _envhook_todo="${_envhook_todo#*:}"
-        if [ -n "${_envhook_el}" ] && [ ! -e "${_envhook_el}" ]; then
-            _envhook_stale=1
-        fi
-    done
+    __ENVHOOK_WATCH_TESTS__
     if [ -n "${_envhook_stale}" ]; then
         # shellcheck disable=SC2016
         printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2

@@ -175,3 +175,68 @@ fn names_ld(part: &str, cmd: &str) -> bool {
         .and_then(|rest| rest.strip_prefix("LD_LIBRARY_PATH"))
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recipe from the field notes (`../shared/seeds/000_*`): a backup
+    /// variable and a prepend of all of `lib/`.
+    const BLOG_ACTIVATE: &str = "export LD_LIBRARY_PATH_BACKUP=$LD_LIBRARY_PATH\nexport LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n";
+    const BLOG_DEACTIVATE: &str =
+        "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH_BACKUP\nunset LD_LIBRARY_PATH_BACKUP\n";
+    /// TensorFlow's 2022 docs (tensorflow/docs be62ee25b): append, no deactivate.
+    const TF_2022: &str = "export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$CONDA_PREFIX/lib/\n";
+    /// TensorFlow's 2024 docs (c494be58c).
+    const TF_2024_ACT: &str = "NVIDIA_DIR=$(dirname $(dirname $(python -c \"import nvidia.cudnn;print(nvidia.cudnn.__file__)\")))\nexport LD_LIBRARY_PATH=$(echo ${NVIDIA_DIR}/*/lib/ | sed -r 's/\\s+/:/g')${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\n";
+    const TF_2024_DEACT: &str = "unset NVIDIA_DIR; unset LD_LIBRARY_PATH\n";
+
+    #[test]
+    fn blog_recipe() {
+        let act = bugs(Phase::Activate, BLOG_ACTIVATE, true);
+        assert_eq!(act.len(), 3, "{act:#?}");
+        assert!(act[0].contains("empty element"));
+        assert!(act[1].contains("every reactivation"));
+        assert!(act[2].contains("exposes all of the environment's lib/"));
+        let deact = bugs(Phase::Deactivate, BLOG_DEACTIVATE, true);
+        assert_eq!(deact.len(), 1, "{deact:#?}");
+        assert!(deact[0].contains("reactivation overwrites"));
+    }
+
+    #[test]
+    fn tensorflow_2022_recipe() {
+        let act = bugs(Phase::Activate, TF_2022, false);
+        assert!(act.iter().any(|b| b.contains("empty element")), "{act:#?}");
+        assert!(act.iter().any(|b| b.contains("exposes all")), "{act:#?}");
+        assert!(
+            act.iter().any(|b| b.contains("no deactivate.d script")),
+            "{act:#?}"
+        );
+    }
+
+    #[test]
+    fn tensorflow_2024_recipe() {
+        let act = bugs(Phase::Activate, TF_2024_ACT, true);
+        assert_eq!(
+            act,
+            vec!["it runs programs (command substitution) on every activation"]
+        );
+        let deact = bugs(Phase::Deactivate, TF_2024_DEACT, true);
+        assert_eq!(deact.len(), 1);
+        assert!(deact[0].contains("wiping the value you had"));
+    }
+
+    #[test]
+    fn careful_scripts_pass() {
+        let act = "case \":${LD_LIBRARY_PATH:-}:\" in *\":/opt/x/lib:\"*) ;; *) export LD_LIBRARY_PATH=\"/opt/x/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\" ;; esac\n";
+        assert_eq!(bugs(Phase::Activate, act, true), Vec::<String>::new());
+        assert!(
+            bugs(
+                Phase::Deactivate,
+                "export MY_LD_LIBRARY_PATH=1\nunset LD_LIBRARY_PATH_SAVED\n",
+                true
+            )
+            .is_empty()
+        );
+    }
+}

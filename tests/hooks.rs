@@ -927,3 +927,39 @@ fn pip_wheels_are_linked_too() {
         PathBuf::from("../../python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12")
     );
 }
+
+// ----------------------------------------------------------- property ----
+
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = Option<Vec<u8>>> {
+        let element = prop_oneof![
+            4 => "[^\\x00:]{0,12}".prop_map(String::into_bytes),
+            1 => Just(b"{A}".to_vec()),
+            1 => Just(Vec::new()),
+        ];
+        proptest::option::weighted(
+            0.85,
+            proptest::collection::vec(element, 0..6).prop_map(|parts| parts.join(&b':')),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Any initial value, any sequence, bash and zsh: the rules hold.
+        #[test]
+        fn random_initial_values(initial in value(), seq in 0..SEQUENCES.len(), zsh in any::<bool>()) {
+            let sb = Sandbox::new();
+            let a = install(&sb, &sb.path("envs/alpha"));
+            let b = install(&sb, &sb.path("envs/beta"));
+            let sh = if zsh { Sh::Zsh } else { Sh::Bash };
+            let steps = SEQUENCES[seq].1;
+            let r = run(sh, &a, &b, steps, &initial);
+            let bad = check(sh, &a, &b, steps, &initial, &r);
+            prop_assert!(bad.is_empty(), "{:?} {} {:?}: {:#?}", sh, SEQUENCES[seq].0, initial.as_deref().map(String::from_utf8_lossy), bad);
+        }
+    }
+}

@@ -166,6 +166,20 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
             "HISTORY" => q(v.history),
             "SELF" => q(v.self_path),
             "WATCH" => q(&v.watch.join(":")),
+            // POSIX only: `case` patterns matching any of our directories,
+            // and one existence test per watched file.
+            "DIR_PATTERNS" => v
+                .dirs
+                .iter()
+                .map(|d| format!("*{}*", quote::posix(&format!(":{d}:"))))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            "WATCH_TESTS" => v
+                .watch
+                .iter()
+                .map(|w| format!("[ -e {} ] || _envhook_stale=1", quote::posix(w)))
+                .collect::<Vec<_>>()
+                .join("\n    "),
             "STALE_MESSAGE" => q(v.stale_message),
             _ => return None,
         })

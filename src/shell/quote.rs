@@ -58,4 +58,108 @@ mod tests {
         assert_eq!(powershell("a\u{2019}b"), "'a\u{2019}\u{2019}b'");
         assert_eq!(powershell("$env:HOME `n $(x)"), "'$env:HOME `n $(x)'");
     }
+
+    /// Strings that break naive quoting.
+    fn nasty() -> Vec<String> {
+        let mut v: Vec<String> = [
+            "",
+            " ",
+            "a b",
+            "it's",
+            "''",
+            "\\",
+            "\\'",
+            "'\\",
+            "$HOME",
+            "${HOME}",
+            "$(touch pwned)",
+            "`touch pwned`",
+            "x;y",
+            "a&&b",
+            "a|b",
+            "*",
+            "?",
+            "[a]",
+            "{a,b}",
+            "~",
+            "~root",
+            "!!",
+            "!$",
+            "#not a comment",
+            "tab\there",
+            "new\nline",
+            "\r",
+            "ünï кот 🐍",
+            "%PATH%",
+            "$env:PATH",
+            "‘’‚‛",
+            "(x)",
+            "@(x)",
+            "--",
+            "-e",
+            "a\\nb",
+            "\"dq\"",
+            "$",
+            "\\$",
+            "'\"'\"'",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // Every printable ASCII character in one string.
+        v.push((0x20u8..0x7f).map(char::from).collect());
+        v
+    }
+
+    /// Run `printf '%s' <quoted>` in a real shell and return what it printed.
+    fn echo_through(shell: &str, args: &[&str], quoted: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(shell)
+            .args(args)
+            .arg(format!("printf '%s' {quoted}"))
+            .current_dir(dir.path())
+            .env("HOME", dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("{shell}: {e}"));
+        assert!(
+            out.status.success(),
+            "{shell} {quoted}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!dir.path().join("pwned").exists(), "{shell} ran {quoted}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    #[test]
+    fn posix_round_trips_in_real_shells() {
+        for s in nasty() {
+            let q = posix(&s);
+            for (shell, args) in [
+                ("bash", &["--norc", "-c"][..]),
+                ("zsh", &["-f", "-c"]),
+                ("dash", &["-c"]),
+            ] {
+                assert_eq!(echo_through(shell, args, &q), s, "{shell}: {q}");
+            }
+        }
+    }
+
+    #[test]
+    fn fish_round_trips_in_real_fish() {
+        for s in nasty() {
+            let q = fish(&s);
+            assert_eq!(echo_through("fish", &["--no-config", "-c"], &q), s, "{q}");
+        }
+    }
+
+    #[test]
+    fn posix_quoting_is_wrong_for_fish() {
+        // Why fish has its own function: a backslash before a quote.
+        let s = "a\\'b";
+        assert_ne!(
+            std::panic::catch_unwind(|| echo_through("fish", &["--no-config", "-c"], &posix(s)))
+                .ok(),
+            Some(s.to_string())
+        );
+    }
 }

@@ -1,0 +1,366 @@
+//! `envhook install` / `uninstall` as file operations: ownership, foreign
+//! scripts left alone and diagnosed, exact removal, dry runs, refreshes,
+//! interrupted installs and read-only prefixes.
+
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use support::Sandbox;
+
+/// Every path under `dir` (files, links, directories), with file contents.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            let content = if m.file_type().is_symlink() {
+                Some(
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                )
+            } else if m.is_file() {
+                Some(fs::read(&p).unwrap())
+            } else {
+                stack.push(p.clone());
+                None
+            };
+            out.push((p, content));
+        }
+    }
+    out.sort();
+    out
+}
+
+const FOLK_ACTIVATE: &str = "export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n";
+const FOLK_DEACTIVATE: &str = "unset LD_LIBRARY_PATH\n";
+
+fn install(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (i32, String, String) {
+    let out = sb
+        .envhook()
+        .arg("install")
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn install_writes_owned_files_for_every_shell() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let (code, out, err) = install(&sb, &env.prefix, &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    for phase in ["activate", "deactivate"] {
+        for ext in ["sh", "fish", "ps1"] {
+            let path = env.path(&format!("etc/conda/{phase}.d/envhook.{ext}"));
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(text.starts_with("# envhook:owned"), "{}", path.display());
+            assert!(text.contains("| fingerprint "), "{}", path.display());
+            assert!(out.contains(&path.display().to_string()), "{out}");
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o644
+            );
+        }
+    }
+    // No temporary files are left behind.
+    for phase in ["activate.d", "deactivate.d"] {
+        let names: Vec<String> = fs::read_dir(env.path(&format!("etc/conda/{phase}")))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(names.iter().all(|n| n.starts_with("envhook.")), "{names:?}");
+    }
+}
+
+#[test]
+fn shells_can_be_chosen_and_others_are_removed() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    install(&sb, &env.prefix, &[]);
+    let (code, out, _) = install(&sb, &env.prefix, &["--shells", "bash,fish"]);
+    assert_eq!(code, 0);
+    assert!(env.path("etc/conda/activate.d/envhook.sh").exists());
+    assert!(env.path("etc/conda/activate.d/envhook.fish").exists());
+    assert!(!env.path("etc/conda/activate.d/envhook.ps1").exists());
+    assert!(!env.path("etc/conda/deactivate.d/envhook.ps1").exists());
+    assert!(out.contains("removed"), "{out}");
+    let (code, _, err) = install(&sb, &env.prefix, &["--shells", "tcsh"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown shell 'tcsh'"), "{err}");
+}
+
+#[test]
+fn foreign_scripts_are_left_alone_and_diagnosed() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let act = env.path("etc/conda/activate.d/env_vars.sh");
+    let deact = env.path("etc/conda/deactivate.d/env_vars.sh");
+    fs::create_dir_all(act.parent().unwrap()).unwrap();
+    fs::create_dir_all(deact.parent().unwrap()).unwrap();
+    fs::write(&act, FOLK_ACTIVATE).unwrap();
+    fs::write(&deact, FOLK_DEACTIVATE).unwrap();
+    // A package's own unrelated hook.
+    let glib = env.path("etc/conda/activate.d/libglib_activate.sh");
+    fs::write(
+        &glib,
+        "export GSETTINGS_SCHEMA_DIR=$CONDA_PREFIX/share/glib-2.0/schemas\n",
+    )
+    .unwrap();
+    let (code, out, _) = install(&sb, &env.prefix, &[]);
+    assert_eq!(code, 1, "foreign buggy hooks are findings: {out}");
+    assert_eq!(fs::read_to_string(&act).unwrap(), FOLK_ACTIVATE);
+    assert_eq!(fs::read_to_string(&deact).unwrap(), FOLK_DEACTIVATE);
+    assert!(glib.exists());
+    assert!(
+        out.contains(&format!(
+            "warning[foreign-hook]: {} (not envhook's; left as it is)",
+            act.display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("leaves an empty element"), "{out}");
+    assert!(
+        out.contains("exposes all of the environment's lib/"),
+        "{out}"
+    );
+    assert!(out.contains("deactivation unsets LD_LIBRARY_PATH"), "{out}");
+    assert!(
+        !out.contains("libglib_activate"),
+        "unrelated hooks are not reported: {out}"
+    );
+    // Uninstall leaves them too.
+    sb.envhook()
+        .args(["uninstall", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    assert_eq!(fs::read_to_string(&act).unwrap(), FOLK_ACTIVATE);
+    assert!(glib.exists());
+}
+
+#[test]
+fn uninstall_removes_exactly_what_install_added() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    // A foreign hook, so the directories exist before envhook.
+    let other = env.path("etc/conda/activate.d/other.sh");
+    fs::create_dir_all(other.parent().unwrap()).unwrap();
+    fs::write(&other, "export X=1\n").unwrap();
+    let before = snapshot(&env.prefix);
+    install(&sb, &env.prefix, &[]);
+    install(&sb, &env.prefix, &["--mode", "dirs"]);
+    install(&sb, &env.prefix, &[]);
+    assert_ne!(snapshot(&env.prefix), before);
+    let out = sb
+        .envhook()
+        .args(["uninstall", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("removed") && text.contains("lib/envhook/cuda"),
+        "{text}"
+    );
+    // Empty directories envhook created (deactivate.d, lib/envhook) may
+    // remain only if they existed before.
+    let after: Vec<_> = snapshot(&env.prefix)
+        .into_iter()
+        .filter(|(p, c)| {
+            !(c.is_none()
+                && p.ends_with("deactivate.d")
+                && fs::read_dir(p).unwrap().next().is_none())
+        })
+        .collect();
+    assert_eq!(after, before);
+    // Nothing left to remove.
+    let out = sb
+        .envhook()
+        .args(["uninstall", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("no envhook files")
+    );
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let before = snapshot(&env.prefix);
+    let (code, out, err) = install(&sb, &env.prefix, &["--dry-run"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(snapshot(&env.prefix), before);
+    assert!(out.contains("mode         isolated"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "==> {} <==",
+            env.path("etc/conda/activate.d/envhook.sh").display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("# envhook:owned"), "{out}");
+    assert!(out.contains("provides     "), "{out}");
+    install(&sb, &env.prefix, &[]);
+    let before = snapshot(&env.prefix);
+    let out = sb
+        .envhook()
+        .args(["uninstall", "--dry-run", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("would remove")
+    );
+    assert_eq!(snapshot(&env.prefix), before);
+}
+
+#[test]
+fn refresh_follows_package_changes() {
+    let sb = Sandbox::new();
+    let mut env = support::cuda11_paddle(&sb.path("env"));
+    install(&sb, &env.prefix, &[]);
+    let link = env.path("lib/envhook/cuda");
+    let first = fs::read_link(&link).unwrap();
+    // Re-installing an unchanged env keeps the same link directory.
+    install(&sb, &env.prefix, &[]);
+    assert_eq!(fs::read_link(&link).unwrap(), first);
+    // `conda install nccl`: a new fingerprint, the old directory is gone.
+    env.conda(
+        support::CondaPkg::new("nccl", "2.18.3.1", "h12f7317_0").files(vec![
+            support::FileSpec::File("lib/libnccl.so.2.18.3"),
+            support::FileSpec::Link("lib/libnccl.so.2", "libnccl.so.2.18.3"),
+        ]),
+    );
+    install(&sb, &env.prefix, &[]);
+    let second = fs::read_link(&link).unwrap();
+    assert_ne!(second, first);
+    assert!(!env.path("lib/envhook").join(&first).exists());
+    assert!(link.join("libnccl.so.2").exists());
+    assert!(
+        link.join("libnccl.so").exists(),
+        "unversioned alias for the new library"
+    );
+}
+
+#[test]
+fn cpu_env_needs_no_hooks_and_loses_old_ones() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    install(&sb, &env.prefix, &[]);
+    // All CUDA packages removed.
+    for entry in fs::read_dir(env.path("conda-meta")).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with("cudatoolkit") || name.starts_with("cudnn") {
+            fs::remove_file(p).unwrap();
+        }
+    }
+    let (code, out, _) = install(&sb, &env.prefix, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("no CUDA libraries from conda or pip; no hooks needed"),
+        "{out}"
+    );
+    assert!(!env.path("etc/conda/activate.d/envhook.sh").exists());
+    assert!(!env.path("lib/envhook").exists());
+}
+
+#[test]
+fn interrupted_install_leaves_old_or_new_never_half() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    install(&sb, &env.prefix, &[]);
+    let hook = env.path("etc/conda/activate.d/envhook.sh");
+    let old = fs::read(&hook).unwrap();
+    // A crash after the temp file was written but before the rename leaves
+    // a `.envhook-*` temp file, which conda ignores (wrong extension)...
+    let tmp = env.path("etc/conda/activate.d/.envhook-XXXXXX");
+    fs::write(&tmp, &old[..old.len() / 2]).unwrap();
+    // ... and a half-built link directory without its completion mark.
+    let partial = env.path("lib/envhook/cuda-0000000000000000");
+    fs::create_dir_all(&partial).unwrap();
+    assert_eq!(fs::read(&hook).unwrap(), old, "the hook itself is whole");
+    // The next install completes normally.
+    let (code, _, err) = install(&sb, &env.prefix, &[]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let text = fs::read_to_string(&hook).unwrap();
+    assert!(text.starts_with("# envhook:owned") && text.trim_end().ends_with(':'));
+    assert!(env.path("lib/envhook/cuda/libcudart.so").exists());
+}
+
+#[test]
+fn read_only_prefix_is_a_clear_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let etc = env.path("etc");
+    fs::create_dir_all(&etc).unwrap();
+    fs::set_permissions(&etc, fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = etc.join(".probe");
+    if fs::write(&probe, "").is_ok() {
+        // Root ignores permissions; `chattr +i` binds root too, where the
+        // filesystem supports it.
+        let _ = fs::remove_file(&probe);
+        fs::set_permissions(&etc, fs::Permissions::from_mode(0o755)).unwrap();
+        let ok = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&etc)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: running as root without chattr support");
+            return;
+        }
+    }
+    let (code, out, err) = install(&sb, &env.prefix, &[]);
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(&etc)
+        .status();
+    fs::set_permissions(&etc, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(code, 2, "{out}");
+    assert!(err.starts_with("envhook: error: could not write "), "{err}");
+    assert!(
+        err.contains("hint: the environment is read-only for this user"),
+        "{err}"
+    );
+}
+
+#[test]
+fn install_by_name_and_active_env() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("home/.conda/envs/paddle"));
+    sb.envhook()
+        .args(["install", "-n", "paddle"])
+        .assert()
+        .code(0);
+    assert!(env.path("etc/conda/activate.d/envhook.sh").exists());
+    sb.envhook()
+        .args(["uninstall"])
+        .env("CONDA_PREFIX", &env.prefix)
+        .assert()
+        .code(0);
+    assert!(!env.path("etc/conda/activate.d/envhook.sh").exists());
+}
