@@ -4,8 +4,10 @@
 //! * `torch/version.py`: `cuda: Optional[str] = '12.1'`
 //! * `paddle/version/__init__.py`: `cuda_version = '11.8'`
 //! * `tensorflow/python/platform/build_info.py`:
-//!   `build_info = {'cuda_version': '12.3', ...}` or
-//!   `build_info['cuda_version'] = '12.3'`
+//!   `build_info = {'cuda_version': '12.3', ...}`,
+//!   `build_info = collections.OrderedDict([('cuda_version', '12.3'), ...])`
+//!   or `build_info['cuda_version'] = '12.3'` (the generator changed over
+//!   releases; all three are read)
 //! * `onnxruntime/capi/build_and_package_info.py`: `cuda_version = '12.2'`
 //!
 //! Only literal values are understood; anything computed is `Other`.
@@ -75,6 +77,11 @@ pub fn lookup(text: &str, key: &str) -> Option<Value> {
                 {
                     found = Some(parse_value(v));
                 } else if let Some(v) = after.strip_prefix(':') {
+                    found = Some(parse_value(v));
+                } else if let Some(v) = after.strip_prefix(',')
+                    && search[..at].trim_end().ends_with('(')
+                {
+                    // `OrderedDict([('key', value), ...])`
                     found = Some(parse_value(v));
                 }
                 search = &search[at + token.len()..];
@@ -154,5 +161,11 @@ mod tests {
             Some(Value::Str("11.2".into()))
         );
         assert_eq!(lookup(items, "is_cuda_build"), Some(Value::Bool(false)));
+        let pairs = "build_info = collections.OrderedDict([('cuda_version', '12.2'), ('is_cuda_build', True)])\n";
+        assert_eq!(
+            lookup(pairs, "cuda_version"),
+            Some(Value::Str("12.2".into()))
+        );
+        assert_eq!(lookup(pairs, "is_cuda_build"), Some(Value::Bool(true)));
     }
 }

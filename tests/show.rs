@@ -518,3 +518,58 @@ fn human_output() {
         .replace(&sb.dir.path().display().to_string(), "[SANDBOX]");
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn tensorflow_jax_and_onnxruntime_builds() {
+    use FileSpec::*;
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("env"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("tensorflow", "2.15.0")
+            .files(vec![File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "# Auto-generated\nimport collections\n\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/bin/gcc'), ('cuda_compute_capabilities', ['sm_50', 'sm_90']), ('cuda_version', '12.2'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n",
+            ),
+    );
+    env.pip(PipDist::new("jaxlib", "0.4.30"));
+    env.pip(
+        PipDist::new("jax-cuda12-plugin", "0.4.30")
+            .files(vec![File("jax_plugins/xla_cuda12/xla_cuda_plugin.so")]),
+    );
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.18.1")
+            .files(vec![File("onnxruntime/capi/libonnxruntime_providers_cuda.so")])
+            .text(
+                "onnxruntime/capi/build_and_package_info.py",
+                "package_name = 'onnxruntime-gpu'\n__version__ = '1.18.1'\ncuda_version = '12.4'\ncudnn_version = '9.1'\n",
+            ),
+    );
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 0, "{json:#}");
+    let builds: Vec<(String, Value)> = json["frameworks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (s(&f["package"]).to_string(), f["build"]["variant"].clone()))
+        .collect();
+    assert_eq!(
+        builds,
+        vec![
+            (
+                "jax-cuda12-plugin".into(),
+                serde_json::json!({"kind": "cuda", "cuda": "12", "cudnn": null})
+            ),
+            ("jaxlib".into(), serde_json::json!({"kind": "unknown"})),
+            (
+                "onnxruntime-gpu".into(),
+                serde_json::json!({"kind": "cuda", "cuda": "12.4", "cudnn": "9.1"})
+            ),
+            (
+                "tensorflow".into(),
+                serde_json::json!({"kind": "cuda", "cuda": "12.2", "cudnn": "8"})
+            ),
+        ]
+    );
+}
