@@ -33,12 +33,7 @@ pub fn scan(prefix: &Path) -> Vec<ForeignHook> {
     let mut scripts: Vec<(Phase, PathBuf, String)> = Vec::new();
     for phase in [Phase::Activate, Phase::Deactivate] {
         let dir = prefix.join("etc/conda").join(phase.dir_name());
-        let Ok(entries) = fs_err::read_dir(&dir) else {
-            continue;
-        };
-        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-        paths.sort();
-        for path in paths {
+        for path in crate::paths::dir_entries(&dir) {
             let hookish = matches!(
                 path.extension().and_then(|e| e.to_str()),
                 Some("sh" | "fish" | "ps1" | "csh" | "bat" | "xsh")

@@ -221,19 +221,8 @@ impl HookSpec {
 /// the CUDA packages (conda first, then pip, runtime first), under its own
 /// file name, plus an unversioned alias where the environment has none.
 fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
-    let mut packages: Vec<_> = inv
-        .packages
-        .iter()
-        .filter(|p| {
-            matches!(
-                p.role,
-                Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl
-            )
-        })
-        .collect();
-    packages.sort_by_key(|p| p.installer);
     let mut by_name: BTreeMap<String, LinkEntry> = BTreeMap::new();
-    for pkg in packages {
+    for pkg in inv.library_packages() {
         for lib in &pkg.libraries {
             let Some(name) = lib.path.file_name().and_then(|n| n.to_str()) else {
                 continue;

@@ -68,17 +68,12 @@ pub fn owned_files(prefix: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for phase in [Phase::Activate, Phase::Deactivate] {
         let dir = prefix.join("etc/conda").join(phase.dir_name());
-        let Ok(entries) = fs_err::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(|e| e.ok()) {
-            let path = entry.path();
-            if starts_with_mark(&path) {
-                out.push(path);
-            }
-        }
+        out.extend(
+            paths::dir_entries(&dir)
+                .into_iter()
+                .filter(|p| starts_with_mark(p)),
+        );
     }
-    out.sort();
     out
 }
 
@@ -245,22 +240,15 @@ fn remove_file(path: &Path) -> Result<()> {
 
 /// envhook's `cuda-*` directories under `lib/envhook`, except `keep`.
 fn owned_link_dirs(root: &Path, keep: Option<&Path>) -> Vec<PathBuf> {
-    let Ok(entries) = fs_err::read_dir(root) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("cuda-"))
-                && p.is_dir()
-                && !p.is_symlink()
-                && Some(p.as_path()) != keep
-        })
-        .collect();
-    dirs.sort();
+    let mut dirs = paths::dir_entries(root);
+    dirs.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("cuda-"))
+            && p.is_dir()
+            && !p.is_symlink()
+            && Some(p.as_path()) != keep
+    });
     dirs
 }
 

@@ -229,6 +229,24 @@ pub struct Inventory {
 }
 
 impl Inventory {
+    /// The packages that carry CUDA-stack libraries (not frameworks, not
+    /// driver stubs), conda first, and within each the runtime first: the
+    /// order in which their libraries should be found.
+    pub fn library_packages(&self) -> Vec<&Package> {
+        let mut packages: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| {
+                matches!(
+                    p.role,
+                    Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl
+                )
+            })
+            .collect();
+        packages.sort_by_key(|p| (p.installer, rank(p)));
+        packages
+    }
+
     /// Read the inventory of the environment at `prefix`.
     pub fn read(prefix: &Path) -> Result<Self> {
         let meta = MetaIndex::scan(prefix)?;
@@ -580,18 +598,7 @@ impl Inventory {
                 holds,
             });
         };
-        let mut ordered: Vec<&Package> = self
-            .packages
-            .iter()
-            .filter(|p| {
-                matches!(
-                    p.role,
-                    Role::CudaToolkit | Role::CudaLibrary | Role::Cudnn | Role::Nccl
-                )
-            })
-            .collect();
-        ordered.sort_by_key(|p| (p.installer, rank(p)));
-        for pkg in ordered {
+        for pkg in self.library_packages() {
             for lib in &pkg.libraries {
                 if lib.status != LibStatus::Ok || paths::is_stub(&lib.path) {
                     continue;

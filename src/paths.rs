@@ -29,6 +29,18 @@ pub fn serialize_vec<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S:
     s.collect_seq(paths.iter().map(|p| p.to_string_lossy()))
 }
 
+/// The entries of a directory, sorted; nothing when it cannot be read
+/// (for directories that may legitimately be missing: envs dirs,
+/// `condarc.d`, `activate.d`).
+pub fn dir_entries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs_err::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    paths.sort();
+    paths
+}
+
 /// Whether a file name is a shared library: `libx.so`, `libx.so.12.1`,
 /// `x.dll`, `libx.dylib`. Static archives and import libraries are not.
 pub fn is_shared_library(file_name: &str) -> bool {

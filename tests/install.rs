@@ -40,10 +40,11 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
 const FOLK_ACTIVATE: &str = "export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n";
 const FOLK_DEACTIVATE: &str = "unset LD_LIBRARY_PATH\n";
 
-fn install(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (i32, String, String) {
+/// Run `envhook VERB [EXTRA...] -p PREFIX`: (exit code, stdout, stderr).
+fn envhook(sb: &Sandbox, verb: &str, prefix: &Path, extra: &[&str]) -> (i32, String, String) {
     let out = sb
         .envhook()
-        .arg("install")
+        .arg(verb)
         .args(extra)
         .arg("-p")
         .arg(prefix)
@@ -54,6 +55,10 @@ fn install(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (i32, String, String)
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
+}
+
+fn install(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (i32, String, String) {
+    envhook(sb, "install", prefix, extra)
 }
 
 #[test]
@@ -165,14 +170,8 @@ fn uninstall_removes_exactly_what_install_added() {
     install(&sb, &env.prefix, &["--mode", "dirs"]);
     install(&sb, &env.prefix, &[]);
     assert_ne!(snapshot(&env.prefix), before);
-    let out = sb
-        .envhook()
-        .args(["uninstall", "-p"])
-        .arg(&env.prefix)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (code, text, _) = envhook(&sb, "uninstall", &env.prefix, &[]);
+    assert_eq!(code, 0);
     assert!(
         text.contains("removed") && text.contains("lib/envhook/cuda"),
         "{text}"
@@ -189,17 +188,8 @@ fn uninstall_removes_exactly_what_install_added() {
         .collect();
     assert_eq!(after, before);
     // Nothing left to remove.
-    let out = sb
-        .envhook()
-        .args(["uninstall", "-p"])
-        .arg(&env.prefix)
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .contains("no envhook files")
-    );
+    let (_, text, _) = envhook(&sb, "uninstall", &env.prefix, &[]);
+    assert!(text.contains("no envhook files"), "{text}");
 }
 
 #[test]
@@ -222,17 +212,8 @@ fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
     assert!(out.contains("provides     "), "{out}");
     install(&sb, &env.prefix, &[]);
     let before = snapshot(&env.prefix);
-    let out = sb
-        .envhook()
-        .args(["uninstall", "--dry-run", "-p"])
-        .arg(&env.prefix)
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .contains("would remove")
-    );
+    let (_, text, _) = envhook(&sb, "uninstall", &env.prefix, &["--dry-run"]);
+    assert!(text.contains("would remove"), "{text}");
     assert_eq!(snapshot(&env.prefix), before);
 }
 

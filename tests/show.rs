@@ -32,6 +32,26 @@ fn dirs(json: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The package called `name` in the inventory JSON.
+fn package<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no package {name}"))
+}
+
+/// The library of `pkg` whose path ends with `suffix`.
+fn library<'a>(pkg: &'a Value, suffix: &str) -> &'a Value {
+    pkg["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| s(&l["path"]).ends_with(suffix))
+        .unwrap_or_else(|| panic!("no library {suffix}"))
+}
+
 fn p(prefix: &Path, rel: &str) -> String {
     prefix.join(rel).display().to_string()
 }
@@ -66,18 +86,7 @@ fn cuda11_cudatoolkit_with_paddle_wheel() {
     assert_eq!(json["stats"]["records_total"], 4);
     assert_eq!(json["stats"]["records_parsed"], 2);
     // The symlink chain resolves to the real file.
-    let toolkit = json["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "cudatoolkit")
-        .unwrap();
-    let cudart = toolkit["libraries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| s(&l["path"]).ends_with("lib/libcudart.so"))
-        .unwrap();
+    let cudart = library(package(&json, "cudatoolkit"), "lib/libcudart.so");
     assert_eq!(cudart["status"], "ok");
     assert_eq!(cudart["component"], "cudart");
     assert!(s(&cudart["resolves_to"]).ends_with("lib/libcudart.so.11.8.89"));
@@ -162,12 +171,7 @@ fn pip_nvidia_wheels_cuda12() {
     assert_eq!(fw["package"], "torch");
     assert_eq!(fw["build"]["variant"]["cuda"], "12.1");
     assert_eq!(fw["build"]["evidence"], "torch/version.py: cuda = '12.1'");
-    let cudnn = json["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "nvidia-cudnn-cu12")
-        .unwrap();
+    let cudnn = package(&json, "nvidia-cudnn-cu12");
     assert_eq!(cudnn["cuda_major"], 12);
     // numpy is not read at all.
     assert_eq!(json["stats"]["dist_infos_total"], 6);
@@ -189,12 +193,7 @@ fn pip_cuda13_shares_nvidia_cu13_lib() {
         json["library_dirs"][0]["components"],
         serde_json::json!(["cublas", "cudart"])
     );
-    let cudnn = json["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "nvidia-cudnn-cu13")
-        .unwrap();
+    let cudnn = package(&json, "nvidia-cudnn-cu13");
     assert_eq!(cudnn["cuda_major"], 13);
     let fw = &json["frameworks"][0];
     assert_eq!(
@@ -266,21 +265,8 @@ fn missing_library_is_a_broken_install() {
     );
     assert!(s(&problem["path"]).ends_with("conda-meta/cudnn-8.9.2.26-cuda11_0.json"));
     assert!(s(&problem["hint"]).contains("--force-reinstall cudnn=8.9.2.26"));
-    let cudnn = json["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "cudnn")
-        .unwrap();
-    let status = |suffix: &str| {
-        cudnn["libraries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|l| s(&l["path"]).ends_with(suffix))
-            .unwrap()["status"]
-            .clone()
-    };
+    let cudnn = package(&json, "cudnn");
+    let status = |suffix: &str| library(cudnn, suffix)["status"].clone();
     assert_eq!(status("libcudnn_cnn_infer.so.8.9.2"), "missing");
     assert_eq!(status("libcudnn_cnn_infer.so.8"), "dangling-symlink");
 }
@@ -295,18 +281,7 @@ fn symlink_loops_are_reported_not_followed_forever() {
     std::os::unix::fs::symlink("libcudnn.so.8", env.path("lib/libcudnn.so.8.loop")).unwrap();
     let (json, code) = support::show_json(&sb, &env.prefix);
     assert_eq!(code, 1);
-    let cudnn = json["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "cudnn")
-        .unwrap();
-    let lib = cudnn["libraries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| s(&l["path"]).ends_with("lib/libcudnn.so.8"))
-        .unwrap();
+    let lib = library(package(&json, "cudnn"), "lib/libcudnn.so.8");
     assert_eq!(lib["status"], "symlink-loop");
     assert!(s(&json["problems"][0]["message"]).contains("a symlink loop"));
 }

@@ -60,15 +60,8 @@ pub fn search_path(ctx: &Context, roots: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The `*.yml`/`*.yaml` files of a `condarc.d` directory, sorted.
 fn condarc_d(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs_err::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml")))
-        .collect();
-    files.sort();
+    let mut files = crate::paths::dir_entries(dir);
+    files.retain(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yml" | "yaml")));
     files
 }
 

@@ -116,23 +116,14 @@ pub fn is_env(dir: &Path) -> bool {
 
 /// The environments of a pixi project (`<project>/.pixi/envs/*`), sorted.
 pub fn pixi_envs(project: &Path) -> Vec<PathBuf> {
-    let mut envs = child_envs(&project.join(".pixi").join("envs"));
-    envs.sort();
-    envs
+    child_envs(&project.join(".pixi").join("envs"))
 }
 
-/// The subdirectories of `dir` that are environments; nothing when `dir`
-/// cannot be read (a missing envs directory is normal).
+/// The subdirectories of `dir` that are environments, sorted; nothing when
+/// `dir` cannot be read (a missing envs directory is normal).
 fn child_envs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs_err::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut envs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| is_env(p))
-        .collect();
-    envs.sort();
+    let mut envs = paths::dir_entries(dir);
+    envs.retain(|p| is_env(p));
     envs
 }
 
