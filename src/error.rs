@@ -107,6 +107,15 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// A compatibility matrix file that does not parse.
+    #[error("could not use the matrix {path}: {reason}", path = .path.display())]
+    BadMatrix {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),
@@ -201,6 +210,11 @@ impl Error {
                 )
             }
             Error::Write { .. } => None,
+            Error::BadMatrix { .. } => Some(
+                "a matrix file has the tables of data/matrix.toml (driver_floor, toolkit_driver, \
+                 arch, gpu, cudnn, framework, dlopen), every row with a source"
+                    .into(),
+            ),
             Error::Output(_) => None,
         }
     }

@@ -13,6 +13,7 @@ mod foreign;
 mod hookspec;
 mod install;
 mod inventory;
+mod matrix;
 mod paths;
 mod pip;
 mod pyconst;
