@@ -46,13 +46,20 @@ pub struct BuildInfo {
     pub variant: Variant,
     /// Where that was read, e.g. `version suffix .post116`.
     pub evidence: String,
+    /// Paddle's `with_pip_cuda_libraries`: the build loads CUDA from pip
+    /// `nvidia-*` wheels (and asks for versioned names) rather than from
+    /// the system or conda (unversioned names).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pip_cuda_libraries: Option<bool>,
 }
 
 impl BuildInfo {
-    fn new(variant: Variant, evidence: impl Into<String>) -> Self {
+    /// A build with its evidence.
+    pub fn new(variant: Variant, evidence: impl Into<String>) -> Self {
         BuildInfo {
             variant,
             evidence: evidence.into(),
+            pip_cuda_libraries: None,
         }
     }
 }
@@ -128,22 +135,25 @@ pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
             let cudnn = get("cudnn_version")
                 .as_ref()
                 .and_then(|v| v.as_version().map(String::from));
-            match cuda_value.as_version() {
+            let mut info = match cuda_value.as_version() {
                 Some(cuda) => {
                     let evidence = cite("cuda_version", cuda);
-                    Some(BuildInfo::new(
+                    BuildInfo::new(
                         Variant::Cuda {
                             cuda: Some(cuda.into()),
                             cudnn,
                         },
                         evidence,
-                    ))
+                    )
                 }
-                None => Some(BuildInfo::new(
-                    Variant::Cpu,
-                    format!("{rel}: no cuda_version"),
-                )),
-            }
+                None => BuildInfo::new(Variant::Cpu, format!("{rel}: no cuda_version")),
+            };
+            info.pip_cuda_libraries = match get("with_pip_cuda_libraries") {
+                Some(Value::Str(s)) => Some(s.eq_ignore_ascii_case("ON")),
+                Some(Value::Bool(b)) => Some(b),
+                _ => None,
+            };
+            Some(info)
         }
         Framework::Jax => None,
     }

@@ -99,12 +99,26 @@ pub struct LibraryRow {
     pub source: String,
 }
 
+/// A framework's core shared object.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreLibraryRow {
+    /// Which framework.
+    pub framework: Framework,
+    /// File name (or its start, for versioned files).
+    pub name: String,
+    /// Where the fact comes from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
     conda: Vec<PackageRow>,
     pip: Vec<PackageRow>,
     library: Vec<LibraryRow>,
+    core_library: Vec<CoreLibraryRow>,
 }
 
 /// The parsed catalogue with lookup tables.
@@ -114,6 +128,7 @@ pub struct Catalog {
     pip: HashMap<String, PackageRow>,
     /// Sorted longest stem first, so the first match is the longest.
     libraries: Vec<LibraryRow>,
+    core: Vec<CoreLibraryRow>,
 }
 
 /// The catalogue shipped in the binary, parsed once on first use.
@@ -135,7 +150,15 @@ impl Catalog {
                 .collect(),
             pip: file.pip.into_iter().map(|r| (r.name.clone(), r)).collect(),
             libraries,
+            core: file.core_library,
         })
+    }
+
+    /// Whether `file_name` is a core library of `framework`.
+    pub fn is_core_library(&self, framework: Framework, file_name: &str) -> bool {
+        self.core
+            .iter()
+            .any(|r| r.framework == framework && file_name.starts_with(&r.name))
     }
 
     /// The row for a conda package name, if envhook reads that package.

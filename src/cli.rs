@@ -33,6 +33,13 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove envhook's hooks and link directory, and nothing else.
     Uninstall(UninstallArgs),
+    /// Check the environment against the compatibility matrix, this
+    /// machine's driver and GPUs, and the loader: what will fail, and why.
+    Check(CheckArgs),
+    /// Explain an error message (`libcudnn.so.8: cannot open shared object
+    /// file`, `no kernel image is available ...`) in terms of this
+    /// environment.
+    Explain(ExplainArgs),
 }
 
 /// Selecting one environment; with neither flag, the active one
@@ -82,6 +89,46 @@ pub struct InstallArgs {
     /// (default); dirs: the directories that hold them, as they are.
     #[arg(long, value_enum, default_value_t = Mode::Isolated)]
     pub mode: Mode,
+}
+
+/// What `check` and `explain` check against.
+#[derive(Debug, Clone, Args)]
+pub struct TargetArgs {
+    /// Check for this driver version instead of the one installed (e.g.
+    /// for the machine a container image will run on).
+    #[arg(long, value_name = "VERSION")]
+    pub driver_version: Option<String>,
+    /// Check for this GPU: sm_XY, X.Y, or a name such as "A100".
+    #[arg(long, value_name = "sm_XY|NAME")]
+    pub gpu: Option<String>,
+    /// Extra compatibility rows (TOML, same tables as the built-in matrix);
+    /// they take precedence. Also read from ENVHOOK_MATRIX.
+    #[arg(long, value_name = "FILE")]
+    pub matrix: Option<PathBuf>,
+}
+
+/// `envhook check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub env: EnvSelection,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Print the report as JSON (schema `envhook.check/1`, see README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `envhook explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The error message, as pasted.
+    #[arg(value_name = "ERROR TEXT")]
+    pub message: String,
+    #[command(flatten)]
+    pub env: EnvSelection,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 /// `envhook uninstall`.

@@ -22,3 +22,7 @@ pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 /// envhook reads `$ENVHOOK_SYSROOT/etc/conda/...` instead of `/etc/conda/...`.
 /// For inspecting an image's root filesystem from outside, and for tests.
 pub const ENVHOOK_SYSROOT: &str = "ENVHOOK_SYSROOT";
+/// Extra compatibility matrix rows (a TOML file), like `--matrix`.
+pub const ENVHOOK_MATRIX: &str = "ENVHOOK_MATRIX";
+/// conda's override of the driver's CUDA version; empty means no CUDA.
+pub const CONDA_OVERRIDE_CUDA: &str = "CONDA_OVERRIDE_CUDA";

@@ -245,6 +245,7 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                         ),
                         hint: Some("keep one CUDA line in the environment (conda or pip)".into()),
                         path: Some(lib.path.clone()),
+                        source: None,
                     });
                 }
                 continue;

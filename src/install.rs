@@ -319,3 +319,53 @@ fn remove_isolation(prefix: &Path) -> Result<()> {
     let _ = std::fs::remove_dir(&root);
     Ok(())
 }
+
+/// Whether an environment has envhook's hooks, and whether they still
+/// match its packages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum HookStatus {
+    /// No envhook hook.
+    None,
+    /// Installed and matching the packages.
+    Current {
+        /// The fingerprint in the hooks.
+        fingerprint: String,
+    },
+    /// Installed for other packages (or another mode) than there are now.
+    Stale {
+        /// The fingerprint in the hooks.
+        installed: String,
+        /// What `envhook install` would write now (`none`: no hook needed).
+        current: String,
+    },
+}
+
+/// The fingerprint recorded in the installed POSIX activate hook (every
+/// dialect records the same one).
+pub fn installed_fingerprint(prefix: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(hook_path(prefix, Dialect::Posix, Phase::Activate))
+        .or_else(|_| std::fs::read_to_string(hook_path(prefix, Dialect::Fish, Phase::Activate)))
+        .ok()?;
+    if !shell::is_owned(&text) {
+        return None;
+    }
+    text.lines()
+        .take(8)
+        .find_map(|l| l.split("| fingerprint ").nth(1))
+        .map(|f| f.trim().to_string())
+}
+
+/// Compare the installed hooks with what `spec` would produce.
+pub fn hook_status(prefix: &Path, spec: Option<&HookSpec>) -> HookStatus {
+    match (installed_fingerprint(prefix), spec) {
+        (None, _) => HookStatus::None,
+        (Some(installed), Some(spec)) if installed == spec.fingerprint => HookStatus::Current {
+            fingerprint: installed,
+        },
+        (Some(installed), spec) => HookStatus::Stale {
+            installed,
+            current: spec.map_or_else(|| "none".to_string(), |s| s.fingerprint.clone()),
+        },
+    }
+}

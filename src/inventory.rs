@@ -299,6 +299,7 @@ impl Inventory {
                         entry.name
                     )),
                     path: Some(entry.path.clone()),
+                    source: None,
                 });
             }
             seen.push(&entry.name);
@@ -316,6 +317,7 @@ impl Inventory {
                     ),
                     hint: Some("remove the stray file, or reinstall the package".into()),
                     path: Some(entry.path.clone()),
+                    source: None,
                 });
             }
             if self.platform.is_none() && pkg.subdir != "noarch" && !pkg.subdir.is_empty() {
@@ -380,6 +382,7 @@ impl Inventory {
                             entry.name
                         )),
                         path: Some(entry.dir.clone()),
+                        source: None,
                     });
                 }
                 seen.push(entry.name.clone());
@@ -467,6 +470,7 @@ impl Inventory {
                     ),
                     hint: Some(hint),
                     path: Some(pkg.metadata.clone()),
+                    source: None,
                 });
             }
         }
@@ -544,9 +548,11 @@ impl Inventory {
                     Installer::Pip => builds::from_pip(framework, &pkg.name, &pkg.version),
                     Installer::Conda => pkg.build.as_deref().and_then(builds::from_conda_build),
                 })
-                .unwrap_or_else(|| BuildInfo {
-                    variant: Variant::Unknown,
-                    evidence: "neither the version nor a build file says".into(),
+                .unwrap_or_else(|| {
+                    BuildInfo::new(
+                        Variant::Unknown,
+                        "neither the version nor a build file says",
+                    )
                 });
             let entry = FrameworkBuild {
                 framework,
@@ -651,6 +657,7 @@ impl Inventory {
                         .into(),
                 ),
                 path: None,
+                source: None,
             });
         }
         // cuDNN 9.8+ on conda-forge: `cudnn` is a metapackage; without
@@ -671,6 +678,7 @@ impl Inventory {
                     self.prefix.display()
                 )),
                 path: cudnn_pkgs.first().map(|p| p.metadata.clone()),
+                source: None,
             });
         }
         // The same framework from conda and from pip: whichever pip wrote
@@ -701,6 +709,7 @@ impl Inventory {
                     ),
                     hint: Some("uninstall one of them (pip uninstall, or conda remove)".into()),
                     path: None,
+                    source: None,
                 });
             }
         }
@@ -722,6 +731,7 @@ impl Inventory {
                 ),
                 hint: None,
                 path: Some(first.metadata.clone()),
+                source: None,
             });
         }
     }

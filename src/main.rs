@@ -3,9 +3,12 @@
 
 mod builds;
 mod catalog;
+mod check;
 mod cli;
 mod cmd;
 mod discovery;
+mod driver;
+mod elf;
 mod env_vars;
 mod error;
 mod exit;
@@ -13,18 +16,20 @@ mod foreign;
 mod hookspec;
 mod install;
 mod inventory;
+mod ldcache;
 mod matrix;
 mod paths;
 mod pip;
 mod pyconst;
 mod records;
 mod report;
+mod resolve;
 mod shell;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::{Cli, Command};
 use crate::discovery::Context;
@@ -32,7 +37,18 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `--version` also names the compatibility data, which lives in the
+    // embedded matrix file.
+    let version: &'static str = Box::leak(
+        format!(
+            "{} (matrix {})",
+            env!("CARGO_PKG_VERSION"),
+            matrix::shipped_version()
+        )
+        .into_boxed_str(),
+    );
+    let matches = Cli::command().version(version).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let ctx = Context::from_process();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -41,6 +57,8 @@ fn main() -> ExitCode {
         Command::Envs(args) => cmd::envs::run(args, &ctx, &mut out),
         Command::Install(args) => cmd::install::run(args, &ctx, &mut out),
         Command::Uninstall(args) => cmd::uninstall::run(args, &ctx, &mut out),
+        Command::Check(args) => cmd::check::run(args, &ctx, &mut out),
+        Command::Explain(args) => cmd::explain::run(args, &ctx, &mut out),
     };
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));
     match result {

@@ -48,6 +48,8 @@ pub enum Confidence {
 }
 
 /// Driver floor for a CUDA major (or an exact pre-11 release).
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverFloor {
@@ -67,6 +69,8 @@ pub struct DriverFloor {
 }
 
 /// The driver a toolkit release bundles.
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolkitDriver {
@@ -77,6 +81,8 @@ pub struct ToolkitDriver {
 }
 
 /// Toolkits able to target an architecture.
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Arch {
@@ -93,6 +99,8 @@ pub struct Arch {
 }
 
 /// A GPU model.
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
@@ -107,6 +115,8 @@ pub struct Gpu {
 }
 
 /// A cuDNN release range and the CUDA versions it supports.
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CudnnRow {
@@ -118,6 +128,8 @@ pub struct CudnnRow {
 }
 
 /// What a framework build was made with.
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FrameworkRow {
@@ -137,6 +149,8 @@ pub struct FrameworkRow {
 }
 
 /// Library names a framework dlopens.
+// The fields mirror the data file; the checks read what they need.
+#[allow(dead_code)]
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DlopenRow {
@@ -253,7 +267,9 @@ impl Matrix {
     /// The architecture row for a compute capability.
     pub fn arch(&self, cc: &str) -> Option<&Arch> {
         let want = version(cc)?;
-        self.arch.iter().find(|a| version(&a.cc).is_some_and(|v| v == want))
+        self.arch
+            .iter()
+            .find(|a| version(&a.cc).is_some_and(|v| v == want))
     }
 
     /// Whether CUDA `cuda` can target `cc`: `Some(true/false)`, `None` when
@@ -282,7 +298,9 @@ impl Matrix {
     /// The row for a cuDNN version.
     pub fn cudnn(&self, cudnn: &str) -> Option<&CudnnRow> {
         let v = version(cudnn)?;
-        self.cudnn.iter().find(|r| spec(&r.versions).is_ok_and(|s| s.matches(&v)))
+        self.cudnn
+            .iter()
+            .find(|r| spec(&r.versions).is_ok_and(|s| s.matches(&v)))
     }
 
     /// Whether a cuDNN release lists a CUDA version: `None` when the cuDNN
@@ -302,7 +320,12 @@ impl Matrix {
     }
 
     /// The build row for a framework release built for a given CUDA.
-    pub fn framework_by_cuda(&self, fw: Framework, release: &str, cuda: &str) -> Option<&FrameworkRow> {
+    pub fn framework_by_cuda(
+        &self,
+        fw: Framework,
+        release: &str,
+        cuda: &str,
+    ) -> Option<&FrameworkRow> {
         let v = version(release)?;
         let c = major_minor(cuda);
         self.framework.iter().find(|r| {
@@ -313,7 +336,12 @@ impl Matrix {
     }
 
     /// Names a framework release dlopens.
-    pub fn dlopen(&self, fw: Framework, release: &str, pip_cuda_libraries: bool) -> Option<&DlopenRow> {
+    pub fn dlopen(
+        &self,
+        fw: Framework,
+        release: &str,
+        pip_cuda_libraries: bool,
+    ) -> Option<&DlopenRow> {
         let v = version(release)?;
         self.dlopen.iter().find(|r| {
             r.framework == fw
@@ -337,8 +365,12 @@ fn contains_word(haystack: &str, needle: &str) -> bool {
 /// Parse and validate a matrix file: every version and spec must parse.
 fn parse(text: &str) -> std::result::Result<Matrix, String> {
     let f: MatrixFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    // conda versions may be words ("twelve" parses); the matrix's are numbers.
     let check_version = |what: &str, s: &str| {
-        version(s).map(|_| ()).ok_or_else(|| format!("{what}: '{s}' is not a version"))
+        version(s)
+            .filter(|_| s.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|_| ())
+            .ok_or_else(|| format!("{what}: '{s}' is not a version number"))
     };
     for r in &f.driver_floor {
         check_version("driver_floor.cuda", &r.cuda)?;
@@ -418,7 +450,11 @@ mod tests {
         assert_eq!(floor("12.9"), Some("525.60.13"));
         assert_eq!(floor("13.0"), Some("580.65.06"));
         assert_eq!(floor("10.2"), Some("440.33"));
-        assert_eq!(floor("10.1"), None, "no row: no minor version compatibility before 11");
+        assert_eq!(
+            floor("10.1"),
+            None,
+            "no row: no minor version compatibility before 11"
+        );
         let v = |s: &str| version(s).unwrap();
         assert!(v("525.60.12") < v("525.60.13") && v("525.60.13") < v("525.85.12"));
         assert!(v("580.65.06") > v("575.57.08"));
@@ -498,21 +534,59 @@ mod tests {
     #[test]
     fn framework_builds() {
         let m = m();
-        let row = |fw, r: &str, t: &str| m.framework(fw, r, t).map(|r| (r.cuda.as_str(), r.cudnn.as_deref()));
-        assert_eq!(row(Framework::Paddlepaddle, "2.5.2", "post116"), Some(("11.6", Some("8.4.0"))));
-        assert_eq!(row(Framework::Paddlepaddle, "2.4.2", "post116"), Some(("11.6", Some("8.4.0"))));
-        assert_eq!(row(Framework::Paddlepaddle, "2.6.2", "default"), Some(("11.8", Some("8.6.0"))));
-        assert_eq!(row(Framework::Paddlepaddle, "2.4.2", "default"), Some(("10.2", Some("7.6.5"))));
-        assert_eq!(row(Framework::Paddlepaddle, "2.4.2", "post120"), None, "post120 starts at 2.5");
-        assert_eq!(row(Framework::Pytorch, "2.3.1", "default"), Some(("12.1", Some("8.9.2.26"))));
-        assert_eq!(row(Framework::Pytorch, "2.7.0", "default"), Some(("12.6", Some("9.5.1.17"))));
-        assert_eq!(row(Framework::Tensorflow, "2.15.0", "default"), Some(("12.2", Some("8.9"))));
-        assert_eq!(row(Framework::Tensorflow, "2.11.1", "default"), Some(("11.2", Some("8.1"))));
-        let by_cuda = m.framework_by_cuda(Framework::Paddlepaddle, "3.0.0", "12.6").unwrap();
+        let row = |fw, r: &str, t: &str| {
+            m.framework(fw, r, t)
+                .map(|r| (r.cuda.as_str(), r.cudnn.as_deref()))
+        };
+        assert_eq!(
+            row(Framework::Paddlepaddle, "2.5.2", "post116"),
+            Some(("11.6", Some("8.4.0")))
+        );
+        assert_eq!(
+            row(Framework::Paddlepaddle, "2.4.2", "post116"),
+            Some(("11.6", Some("8.4.0")))
+        );
+        assert_eq!(
+            row(Framework::Paddlepaddle, "2.6.2", "default"),
+            Some(("11.8", Some("8.6.0")))
+        );
+        assert_eq!(
+            row(Framework::Paddlepaddle, "2.4.2", "default"),
+            Some(("10.2", Some("7.6.5")))
+        );
+        assert_eq!(
+            row(Framework::Paddlepaddle, "2.4.2", "post120"),
+            None,
+            "post120 starts at 2.5"
+        );
+        assert_eq!(
+            row(Framework::Pytorch, "2.3.1", "default"),
+            Some(("12.1", Some("8.9.2.26")))
+        );
+        assert_eq!(
+            row(Framework::Pytorch, "2.7.0", "default"),
+            Some(("12.6", Some("9.5.1.17")))
+        );
+        assert_eq!(
+            row(Framework::Tensorflow, "2.15.0", "default"),
+            Some(("12.2", Some("8.9")))
+        );
+        assert_eq!(
+            row(Framework::Tensorflow, "2.11.1", "default"),
+            Some(("11.2", Some("8.1")))
+        );
+        let by_cuda = m
+            .framework_by_cuda(Framework::Paddlepaddle, "3.0.0", "12.6")
+            .unwrap();
         assert_eq!(by_cuda.cudnn.as_deref(), Some("9.5.1.17"));
         let dl = m.dlopen(Framework::Paddlepaddle, "2.5.2", false).unwrap();
         assert!(dl.names.contains(&"libcudnn.so".to_string()));
-        assert_eq!(m.dlopen(Framework::Paddlepaddle, "3.0.0", true).unwrap().names, vec!["libnvrtc.so"]);
+        assert_eq!(
+            m.dlopen(Framework::Paddlepaddle, "3.0.0", true)
+                .unwrap()
+                .names,
+            vec!["libnvrtc.so"]
+        );
     }
 
     #[test]
@@ -527,9 +601,16 @@ mod tests {
         let m = Matrix::load(Some(&file)).unwrap();
         assert_eq!(m.driver_floor("12.4").unwrap().linux, "999.1");
         assert!(m.version.ends_with("+user"));
-        std::fs::write(&file, "[[cudnn]]\nversions = \">=8.2,,<8.3\"\ncuda = \"11\"\nsource = \"x\"\n").unwrap();
+        std::fs::write(
+            &file,
+            "[[cudnn]]\nversions = \">=8.2,,<8.3\"\ncuda = \"11\"\nsource = \"x\"\n",
+        )
+        .unwrap();
         let err = Matrix::load(Some(&file)).unwrap_err().to_string();
-        assert!(err.contains("m.toml") && err.contains(">=8.2,,<8.3"), "{err}");
+        assert!(
+            err.contains("m.toml") && err.contains(">=8.2,,<8.3"),
+            "{err}"
+        );
         std::fs::write(&file, "[[gpu]]\nname = 1\n").unwrap();
         assert!(Matrix::load(Some(&file)).is_err());
     }

@@ -44,6 +44,9 @@ pub struct Problem {
     /// The file or directory concerned.
     #[serde(serialize_with = "crate::paths::serialize_opt")]
     pub path: Option<PathBuf>,
+    /// The matrix row the finding rests on (its `source`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Whether any problem counts as a finding for the exit code.

@@ -153,6 +153,7 @@ fn report_foreign(
                 hook.path.display()
             )),
             path: Some(hook.path.clone()),
+            source: None,
         });
     }
     Ok(())

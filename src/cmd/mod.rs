@@ -1,7 +1,9 @@
 //! One module per subcommand; each takes its parsed arguments and writes
 //! its report to the given writer (stdout in `main`).
 
+pub mod check;
 pub mod envs;
+pub mod explain;
 pub mod install;
 pub mod show;
 pub mod uninstall;
@@ -19,6 +21,25 @@ impl EnvSelection {
             (Some(name), _) => Selector::Name(name.clone()),
             (None, Some(prefix)) => Selector::Prefix(prefix.clone()),
             (None, None) => Selector::Active,
+        }
+    }
+}
+
+impl crate::cli::TargetArgs {
+    /// The matrix to use: built in, plus `--matrix` or `ENVHOOK_MATRIX`.
+    pub fn matrix(&self, ctx: &crate::discovery::Context) -> Result<crate::matrix::Matrix, Error> {
+        let user = self
+            .matrix
+            .clone()
+            .or_else(|| ctx.var_path(crate::env_vars::ENVHOOK_MATRIX));
+        crate::matrix::Matrix::load(user.as_deref())
+    }
+
+    /// The driver flags.
+    pub fn driver_flags(&self) -> crate::driver::Flags {
+        crate::driver::Flags {
+            driver_version: self.driver_version.clone(),
+            gpu: self.gpu.clone(),
         }
     }
 }

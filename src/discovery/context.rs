@@ -45,6 +45,14 @@ impl Context {
             .filter(|v| !v.is_empty())
     }
 
+    /// A variable's value even when empty (for conventions where empty means
+    /// something, like `CONDA_OVERRIDE_CUDA=""`).
+    pub fn var_os_raw(&self, name: &str) -> Option<String> {
+        self.vars
+            .get(name)
+            .map(|v| v.to_string_lossy().into_owned())
+    }
+
     /// A variable's value as a path.
     pub fn var_path(&self, name: &str) -> Option<PathBuf> {
         self.var(name).map(PathBuf::from)

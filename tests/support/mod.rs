@@ -702,3 +702,42 @@ pub fn show_json(sandbox: &Sandbox, prefix: &Path) -> (serde_json::Value, i32) {
     });
     (json, out.status.code().unwrap())
 }
+
+// ---------------------------------------------------------- real ELF ----
+
+/// Build a real shared object with `cc`: SONAME `soname`, DT_NEEDED on
+/// each of `deps` (linked by path, so their own SONAMEs are recorded), and
+/// `rpath` as DT_RPATH (`runpath: false`) or DT_RUNPATH (`runpath: true`).
+pub fn cc_shared(out: &Path, soname: &str, deps: &[&Path], rpath: Option<&str>, runpath: bool) {
+    if let Some(dir) = out.parent() {
+        fs::create_dir_all(dir).unwrap();
+    }
+    let src = out.with_extension("fixture.c");
+    let symbol: String = soname
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    fs::write(
+        &src,
+        format!("int envhook_fixture_{symbol}(void) {{ return 42; }}\n"),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new("cc");
+    cmd.args(["-shared", "-fPIC", "-o"])
+        .arg(out)
+        .arg(&src)
+        .arg(format!("-Wl,-soname,{soname}"));
+    if let Some(r) = rpath {
+        cmd.arg(if runpath {
+            "-Wl,--enable-new-dtags"
+        } else {
+            "-Wl,--disable-new-dtags"
+        });
+        cmd.arg(format!("-Wl,-rpath,{r}"));
+    }
+    cmd.arg("-Wl,--no-as-needed");
+    cmd.args(deps);
+    let status = cmd.status().expect("cc is installed (CI installs gcc)");
+    assert!(status.success(), "cc failed for {}", out.display());
+    fs::remove_file(&src).unwrap();
+}

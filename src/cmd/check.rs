@@ -1,0 +1,127 @@
+//! `envhook check`: will this environment work on this machine, and why not.
+
+use std::io::Write;
+
+use crate::check::{self, Report};
+use crate::cli::CheckArgs;
+use crate::discovery::{self, Context};
+use crate::driver::{self, Source};
+use crate::error::{Error, Result};
+use crate::exit::ExitStatus;
+use crate::install::HookStatus;
+use crate::inventory::Inventory;
+use crate::report;
+
+/// Build the report for the selected environment (shared with `explain`).
+pub fn report(
+    env: &crate::cli::EnvSelection,
+    target: &crate::cli::TargetArgs,
+    ctx: &Context,
+) -> Result<Report> {
+    let env = discovery::select(ctx, &env.selector())?;
+    let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
+    let inv = Inventory::read(&prefix)?;
+    let matrix = target.matrix(ctx)?;
+    let driver = driver::detect(ctx, &target.driver_flags(), &matrix);
+    Ok(check::run(&inv, &matrix, driver, ctx))
+}
+
+/// Run `check`.
+pub fn run(args: &CheckArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
+    let r = report(&args.env, &args.target, ctx)?;
+    if args.json {
+        super::write_json(out, &r)?;
+    } else {
+        render(&r, out).map_err(Error::Output)?;
+    }
+    Ok(if report::has_findings(&r.findings) {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// The driver line: `550.54.15 (nvidia-smi), CUDA <= 12.4`.
+pub fn driver_line(r: &Report) -> String {
+    let d = &r.driver;
+    let source = match d.source {
+        Source::Flag => "--driver-version/--gpu",
+        Source::CondaOverrideCuda => "CONDA_OVERRIDE_CUDA",
+        Source::Nvml => "NVML",
+        Source::NvidiaSmi => "nvidia-smi",
+        Source::KernelModule => "kernel module",
+        Source::None => return "none found".into(),
+    };
+    let mut line = d
+        .version
+        .clone()
+        .unwrap_or_else(|| "version unknown".into());
+    line.push_str(&format!(" ({source})"));
+    if let Some(c) = &d.max_cuda {
+        line.push_str(&format!(", supports CUDA <= {c}"));
+    }
+    for g in &d.gpus {
+        let name = g.name.as_deref().unwrap_or("GPU");
+        match &g.cc {
+            Some(cc) => line.push_str(&format!("; {name} sm_{}", cc.replace('.', ""))),
+            None => line.push_str(&format!("; {name}")),
+        }
+    }
+    line
+}
+
+fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "environment  {}", r.prefix.display())?;
+    writeln!(out, "driver       {}", driver_line(r))?;
+    let hook = match &r.hook {
+        HookStatus::None => "none".to_string(),
+        HookStatus::Current { fingerprint } => format!("current ({fingerprint})"),
+        HookStatus::Stale { installed, .. } => format!("stale ({installed})"),
+    };
+    writeln!(out, "hooks        {hook}")?;
+    writeln!(out, "matrix       {}", r.matrix_version)?;
+    for lib in &r.libraries {
+        writeln!(out, "\n{}", lib.object.display())?;
+        for n in &lib.names {
+            let show = |f: &Option<crate::resolve::Found>| match f {
+                Some(f) => format!("{} ({})", f.path.display(), f.rule.label()),
+                None => "not found".into(),
+            };
+            writeln!(
+                out,
+                "  {:<24} {}",
+                format!("{} [{}]", n.name, n.kind),
+                show(&n.with_hook)
+            )?;
+            if n.without_hook != n.with_hook {
+                writeln!(
+                    out,
+                    "  {:<24} without envhook's hook: {}",
+                    "",
+                    show(&n.without_hook)
+                )?;
+            }
+        }
+    }
+    writeln!(out)?;
+    if r.findings.is_empty() {
+        writeln!(out, "no problems found")?;
+    }
+    for p in &r.findings {
+        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message)?;
+        if let Some(h) = &p.hint {
+            writeln!(out, "    fix: {h}")?;
+        }
+    }
+    let count = |s| r.findings.iter().filter(|p| p.severity == s).count();
+    if !r.findings.is_empty() {
+        writeln!(
+            out,
+            "\n{} errors, {} warnings, {} notes",
+            count(report::Severity::Error),
+            count(report::Severity::Warning),
+            count(report::Severity::Info)
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,385 @@
+//! The machine's NVIDIA driver and GPUs, found without any framework, in
+//! this order (each reported with its source):
+//!
+//! 1. `--driver-version` / `--gpu` flags (checking for another machine, e.g.
+//!    while building a container image);
+//! 2. `CONDA_OVERRIDE_CUDA` (conda's convention: the CUDA the driver
+//!    supports; empty means no CUDA at all);
+//! 3. NVML (`libnvidia-ml.so.1`, loaded in-process, nothing spawned);
+//! 4. `nvidia-smi` found on `PATH` (a 5 s limit; drivers too old for the
+//!    `compute_cap` field are asked again without it);
+//! 5. `/proc/driver/nvidia/version` (proprietary and open kernel module
+//!    formats) or `/sys/module/nvidia/version`, under `ENVHOOK_SYSROOT`.
+//!
+//! No GPU is a normal state, not an error.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::discovery::Context;
+use crate::matrix::{self, Matrix};
+
+/// Where the driver facts came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// `--driver-version` / `--gpu`.
+    Flag,
+    /// `CONDA_OVERRIDE_CUDA`.
+    CondaOverrideCuda,
+    /// NVML.
+    Nvml,
+    /// `nvidia-smi`.
+    NvidiaSmi,
+    /// `/proc/driver/nvidia/version` or `/sys/module/nvidia/version`.
+    KernelModule,
+    /// Nothing found.
+    None,
+}
+
+/// One GPU.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuInfo {
+    /// As the driver names it, or as given.
+    pub name: Option<String>,
+    /// Compute capability, `8.6`.
+    pub cc: Option<String>,
+    /// Where `cc` came from (`driver` or `matrix gpu table`).
+    pub cc_source: Option<&'static str>,
+}
+
+/// What is known about the driver.
+#[derive(Debug, Clone, Serialize)]
+pub struct Driver {
+    /// Display driver version, e.g. `550.54.15`.
+    pub version: Option<String>,
+    /// The newest CUDA the driver supports (from the driver, the override,
+    /// or derived from its version with the matrix).
+    pub max_cuda: Option<String>,
+    /// The GPUs.
+    pub gpus: Vec<GpuInfo>,
+    /// Where it came from.
+    pub source: Source,
+    /// Things learnt along the way (a failed `nvidia-smi`, an unreadable file).
+    pub notes: Vec<String>,
+}
+
+/// What the user asked for on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--driver-version`.
+    pub driver_version: Option<String>,
+    /// `--gpu sm_86 | 8.6 | NAME`.
+    pub gpu: Option<String>,
+}
+
+/// Detect the driver.
+pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
+    let mut d = if flags.driver_version.is_some() || flags.gpu.is_some() {
+        Driver {
+            version: flags.driver_version.clone(),
+            max_cuda: None,
+            gpus: flags.gpu.iter().map(|g| gpu_from_flag(g, m)).collect(),
+            source: Source::Flag,
+            notes: Vec::new(),
+        }
+    } else if let Some(value) = ctx.var_os_raw(crate::env_vars::CONDA_OVERRIDE_CUDA) {
+        let value = value.trim().to_string();
+        Driver {
+            version: None,
+            max_cuda: (!value.is_empty()).then_some(value),
+            gpus: Vec::new(),
+            source: Source::CondaOverrideCuda,
+            notes: Vec::new(),
+        }
+    } else {
+        let mut notes = Vec::new();
+        nvml(&mut notes)
+            .or_else(|| nvidia_smi(ctx, &mut notes))
+            .or_else(|| kernel_module(ctx, &mut notes))
+            .unwrap_or(Driver {
+                version: None,
+                max_cuda: None,
+                gpus: Vec::new(),
+                source: Source::None,
+                notes,
+            })
+    };
+    if d.max_cuda.is_none()
+        && let Some(v) = &d.version
+    {
+        d.max_cuda = m.max_cuda_for_driver(v);
+    }
+    for gpu in &mut d.gpus {
+        if gpu.cc.is_none()
+            && let Some(row) = gpu.name.as_deref().and_then(|n| m.gpu_by_name(n))
+        {
+            gpu.cc = Some(row.cc.clone());
+            gpu.cc_source = Some("matrix gpu table");
+        }
+    }
+    d
+}
+
+/// `sm_86`, `86`, `8.6` or a GPU name.
+fn gpu_from_flag(value: &str, m: &Matrix) -> GpuInfo {
+    let digits = value
+        .trim()
+        .trim_start_matches("sm_")
+        .trim_start_matches("compute_");
+    let cc = if digits.contains('.') && matrix::version(digits).is_some() {
+        Some(digits.to_string())
+    } else if digits.len() >= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let (maj, min) = digits.split_at(digits.len() - 1);
+        Some(format!("{maj}.{min}"))
+    } else {
+        None
+    };
+    match cc {
+        Some(cc) => GpuInfo {
+            name: None,
+            cc: Some(cc),
+            cc_source: Some("--gpu"),
+        },
+        None => GpuInfo {
+            name: Some(value.to_string()),
+            cc: m.gpu_by_name(value).map(|g| g.cc.clone()),
+            cc_source: m.gpu_by_name(value).map(|_| "matrix gpu table"),
+        },
+    }
+}
+
+/// NVML, loaded with the normal library search (`libnvidia-ml.so.1`).
+fn nvml(notes: &mut Vec<String>) -> Option<Driver> {
+    use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
+    type Init = unsafe extern "C" fn() -> c_int;
+    type Text = unsafe extern "C" fn(*mut c_char, c_uint) -> c_int;
+    type Int = unsafe extern "C" fn(*mut c_int) -> c_int;
+    type Count = unsafe extern "C" fn(*mut c_uint) -> c_int;
+    type Handle = unsafe extern "C" fn(c_uint, *mut *mut c_void) -> c_int;
+    type Name = unsafe extern "C" fn(*mut c_void, *mut c_char, c_uint) -> c_int;
+    type Cc = unsafe extern "C" fn(*mut c_void, *mut c_int, *mut c_int) -> c_int;
+
+    // SAFETY: loading runs the library's initialisers; NVML is the vendor's
+    // library meant to be loaded this way, and every symbol is looked up
+    // with the signature of NVML's public header (nvml.h).
+    unsafe {
+        let lib = libloading::Library::new("libnvidia-ml.so.1").ok()?;
+        let init: libloading::Symbol<Init> = lib.get(b"nvmlInit_v2\0").ok()?;
+        if init() != 0 {
+            notes.push(
+                "NVML is installed but nvmlInit failed (no GPU, or the driver is not loaded)"
+                    .into(),
+            );
+            return None;
+        }
+        let mut buf = [0 as c_char; 96];
+        let version = lib
+            .get::<Text>(b"nvmlSystemGetDriverVersion\0")
+            .ok()
+            .filter(|f| f(buf.as_mut_ptr(), buf.len() as c_uint) == 0)
+            .map(|_| CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned());
+        let mut cuda: c_int = 0;
+        let max_cuda = lib
+            .get::<Int>(b"nvmlSystemGetCudaDriverVersion_v2\0")
+            .ok()
+            .filter(|f| f(&mut cuda) == 0 && cuda > 0)
+            .map(|_| format!("{}.{}", cuda / 1000, (cuda % 1000) / 10));
+        let mut gpus = Vec::new();
+        let mut count: c_uint = 0;
+        if let (Ok(get_count), Ok(get_handle)) = (
+            lib.get::<Count>(b"nvmlDeviceGetCount_v2\0"),
+            lib.get::<Handle>(b"nvmlDeviceGetHandleByIndex_v2\0"),
+        ) && get_count(&mut count) == 0
+        {
+            let get_name = lib.get::<Name>(b"nvmlDeviceGetName\0").ok();
+            let get_cc = lib.get::<Cc>(b"nvmlDeviceGetCudaComputeCapability\0").ok();
+            for i in 0..count.min(64) {
+                let mut handle: *mut c_void = std::ptr::null_mut();
+                if get_handle(i, &mut handle) != 0 {
+                    continue;
+                }
+                let mut name = [0 as c_char; 96];
+                let name = get_name
+                    .as_ref()
+                    .filter(|f| f(handle, name.as_mut_ptr(), name.len() as c_uint) == 0)
+                    .map(|_| CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned());
+                let (mut major, mut minor) = (0, 0);
+                let cc = get_cc
+                    .as_ref()
+                    .filter(|f| f(handle, &mut major, &mut minor) == 0)
+                    .map(|_| format!("{major}.{minor}"));
+                let cc_source = cc.as_ref().map(|_| "driver");
+                gpus.push(GpuInfo {
+                    name,
+                    cc,
+                    cc_source,
+                });
+            }
+        }
+        if let Ok(shutdown) = lib.get::<Init>(b"nvmlShutdown\0") {
+            shutdown();
+        }
+        Some(Driver {
+            version,
+            max_cuda,
+            gpus,
+            source: Source::Nvml,
+            notes: std::mem::take(notes),
+        })
+    }
+}
+
+/// `nvidia-smi --query-gpu=...`, with a time limit.
+fn nvidia_smi(ctx: &Context, notes: &mut Vec<String>) -> Option<Driver> {
+    let exe = ctx.which("nvidia-smi")?;
+    let run = |fields: &str| -> Result<String, String> {
+        let mut child = Command::new(&exe)
+            .args([&format!("--query-gpu={fields}"), "--format=csv,noheader"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("could not run {}: {e}", exe.display()))?;
+        use wait_timeout::ChildExt;
+        match child.wait_timeout(Duration::from_secs(5)) {
+            Ok(Some(_)) => {}
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{} did not answer within 5 s", exe.display()));
+            }
+        }
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if out.status.success() {
+            Ok(stdout)
+        } else {
+            Err(format!(
+                "{} failed: {}",
+                exe.display(),
+                String::from_utf8_lossy(&out.stderr)
+                    .trim()
+                    .lines()
+                    .chain(stdout.trim().lines())
+                    .next()
+                    .unwrap_or("")
+            ))
+        }
+    };
+    // Drivers of the R470 era reject `compute_cap`.
+    let (text, with_cc) = match run("driver_version,name,compute_cap") {
+        Ok(t) => (t, true),
+        Err(first) => match run("driver_version,name") {
+            Ok(t) => (t, false),
+            Err(_) => {
+                notes.push(first);
+                return None;
+            }
+        },
+    };
+    let mut version = None;
+    let mut gpus = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        version = version.or_else(|| cols.first().map(|s| s.to_string()));
+        let cc = if with_cc {
+            cols.get(2)
+                .filter(|c| matrix::version(c).is_some())
+                .map(|c| c.to_string())
+        } else {
+            None
+        };
+        let cc_source = cc.as_ref().map(|_| "driver");
+        gpus.push(GpuInfo {
+            name: cols.get(1).map(|s| s.to_string()),
+            cc,
+            cc_source,
+        });
+    }
+    version.as_ref()?;
+    Some(Driver {
+        version,
+        max_cuda: None,
+        gpus,
+        source: Source::NvidiaSmi,
+        notes: std::mem::take(notes),
+    })
+}
+
+/// The kernel module's version file.
+fn kernel_module(ctx: &Context, notes: &mut Vec<String>) -> Option<Driver> {
+    let proc_file = ctx.system_path("/proc/driver/nvidia/version");
+    let sys_file = ctx.system_path("/sys/module/nvidia/version");
+    let version = read_small(&proc_file)
+        .and_then(|t| parse_proc_version(&t))
+        .or_else(|| {
+            read_small(&sys_file)
+                .map(|t| t.trim().to_string())
+                .filter(|v| matrix::version(v).is_some())
+        })?;
+    Some(Driver {
+        version: Some(version),
+        max_cuda: None,
+        gpus: Vec::new(),
+        source: Source::KernelModule,
+        notes: std::mem::take(notes),
+    })
+}
+
+fn read_small(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(text.chars().take(4096).collect())
+}
+
+/// The driver version in `/proc/driver/nvidia/version`: the first dotted
+/// number after "Module", in both formats:
+/// `NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 ...`
+/// `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build ...`
+pub fn parse_proc_version(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.contains("NVRM version"))?;
+    let after = &line[line.find("Module")? + "Module".len()..];
+    after
+        .split_whitespace()
+        .find(|w| {
+            w.contains('.')
+                && w.split('.')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(String::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_version_both_formats() {
+        assert_eq!(
+            parse_proc_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 20:35:30 UTC 2025\nGCC version:  gcc version 12.2.0\n").as_deref(),
+            Some("570.86.15")
+        );
+        assert_eq!(
+            parse_proc_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (dvs-builder@U16-I3-B03-4-3)  Wed May 21 2025\n").as_deref(),
+            Some("575.57.08")
+        );
+        assert_eq!(
+            parse_proc_version("NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.65.06  Release Build\n").as_deref(),
+            Some("580.65.06")
+        );
+        assert_eq!(parse_proc_version("garbage"), None);
+    }
+
+    #[test]
+    fn gpu_flags() {
+        let m = Matrix::load(None).unwrap();
+        assert_eq!(gpu_from_flag("sm_90", &m).cc.as_deref(), Some("9.0"));
+        assert_eq!(gpu_from_flag("120", &m).cc.as_deref(), Some("12.0"));
+        assert_eq!(gpu_from_flag("8.6", &m).cc.as_deref(), Some("8.6"));
+        assert_eq!(gpu_from_flag("A100", &m).cc.as_deref(), Some("8.0"));
+        assert_eq!(gpu_from_flag("Quadro P1000", &m).cc, None);
+    }
+}

@@ -1,0 +1,163 @@
+//! The dynamic-linking facts of a shared object: `DT_SONAME`, `DT_NEEDED`,
+//! `DT_RPATH`, `DT_RUNPATH`, read with the `object` crate's ELF types
+//! through a lazy reader, so that only the ELF header, the program headers,
+//! the dynamic segment and the strings it names are read: a 1.3 GB
+//! `libtorch_cuda.so` costs a few kilobytes. Section headers and symbol
+//! tables are never touched.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use object::elf;
+use object::read::elf::{Dyn, FileHeader, ProgramHeader};
+use object::read::{ReadCache, ReadRef};
+use serde::Serialize;
+
+/// What the loader needs to know about one object.
+#[derive(Debug, Clone, Serialize)]
+pub struct ElfInfo {
+    /// The file read.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub path: PathBuf,
+    /// `DT_SONAME`.
+    pub soname: Option<String>,
+    /// `DT_NEEDED`, in order.
+    pub needed: Vec<String>,
+    /// `DT_RPATH` entries, unexpanded.
+    pub rpath: Vec<String>,
+    /// `DT_RUNPATH` entries, unexpanded.
+    pub runpath: Vec<String>,
+    /// ELF machine (`EM_X86_64` = 62).
+    pub machine: u16,
+    /// Bytes read from the file to learn this.
+    pub bytes_read: u64,
+}
+
+/// Counts what the lazy reader really reads.
+struct Counting<'a> {
+    file: File,
+    count: &'a Cell<u64>,
+}
+
+impl Read for Counting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl Seek for Counting<'_> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
+/// Whether a file starts like a 64-bit ELF of `machine` (or any machine
+/// when `None`): what the loader checks before accepting a candidate.
+pub fn is_compatible(path: &Path, machine: Option<u16>) -> bool {
+    let mut head = [0u8; 20];
+    let Ok(mut f) = File::open(path) else {
+        return false;
+    };
+    if f.read_exact(&mut head).is_err() || &head[..4] != b"\x7fELF" || head[4] != elf::ELFCLASS64.0
+    {
+        return false;
+    }
+    let m = if head[5] == elf::ELFDATA2MSB.0 {
+        u16::from_be_bytes([head[18], head[19]])
+    } else {
+        u16::from_le_bytes([head[18], head[19]])
+    };
+    machine.is_none_or(|want| want == m)
+}
+
+/// Read the dynamic-linking facts of `path`.
+pub fn read(path: &Path) -> Result<ElfInfo, String> {
+    let count = Cell::new(0u64);
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let cache = ReadCache::new(Counting {
+        file,
+        count: &count,
+    });
+    let data = &cache;
+    let header = elf::FileHeader64::<object::Endianness>::parse(data)
+        .map_err(|_| "not a 64-bit ELF file".to_string())?;
+    let endian = header.endian().map_err(|e| e.to_string())?;
+    let machine = header.e_machine(endian).0;
+    let phdrs = header
+        .program_headers(endian, data)
+        .map_err(|e| e.to_string())?;
+    let mut dynamic = None;
+    for ph in phdrs {
+        if let Some(d) = ph.dynamic(endian, data).map_err(|e| e.to_string())? {
+            dynamic = Some(d);
+        }
+    }
+    let mut info = ElfInfo {
+        path: path.to_path_buf(),
+        soname: None,
+        needed: Vec::new(),
+        rpath: Vec::new(),
+        runpath: Vec::new(),
+        machine,
+        bytes_read: 0,
+    };
+    let Some(dynamic) = dynamic else {
+        info.bytes_read = count.get();
+        return Ok(info); // a static object
+    };
+    // DT_STRTAB holds a virtual address: map it to a file offset through
+    // the PT_LOAD segment that contains it.
+    let strtab_vaddr = dynamic
+        .iter()
+        .find(|d| d.d_tag(endian) == elf::DT_STRTAB)
+        .map(|d| d.d_val(endian))
+        .ok_or("dynamic section without DT_STRTAB")?;
+    let strtab_offset = phdrs
+        .iter()
+        .filter(|ph| ph.p_type(endian) == elf::PT_LOAD)
+        .find(|ph| {
+            let start = ph.p_vaddr(endian);
+            strtab_vaddr >= start && strtab_vaddr < start + ph.p_filesz(endian)
+        })
+        .map(|ph| strtab_vaddr - ph.p_vaddr(endian) + ph.p_offset(endian))
+        .ok_or("DT_STRTAB outside every loaded segment")?;
+    let string = |offset: u64| -> Result<String, String> {
+        let start = strtab_offset + offset;
+        // Strings end at NUL; 4 KiB is far beyond any soname or path list.
+        let bytes = data
+            .read_bytes_at_until(start..start + 4096, 0)
+            .map_err(|_| format!("string at {start:#x} is not readable"))?;
+        Ok(String::from_utf8_lossy(bytes).into_owned())
+    };
+    for d in dynamic {
+        let tag = d.d_tag(endian);
+        let val = d.d_val(endian);
+        if tag == elf::DT_NULL {
+            break;
+        } else if tag == elf::DT_NEEDED {
+            info.needed.push(string(val)?);
+        } else if tag == elf::DT_SONAME {
+            info.soname = Some(string(val)?);
+        } else if tag == elf::DT_RPATH {
+            info.rpath.extend(
+                string(val)?
+                    .split(':')
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            );
+        } else if tag == elf::DT_RUNPATH {
+            info.runpath.extend(
+                string(val)?
+                    .split(':')
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            );
+        }
+    }
+    info.bytes_read = count.get();
+    Ok(info)
+}

@@ -1,0 +1,851 @@
+//! `envhook check` and `envhook explain` on environments with real ELF
+//! libraries built by `cc`, fake drivers (nvidia-smi scripts, /proc files,
+//! an NVML library built by `cc`), a real ld.so.cache written by
+//! `ldconfig`, stub libcuda and shadowing system directories.
+
+mod support;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
+
+/// cudatoolkit 11.8's libraries: (real file, soname).
+const TOOLKIT: &[(&str, &str)] = &[
+    ("libcudart.so.11.8.89", "libcudart.so.11.0"),
+    ("libcublas.so.11.11.3.6", "libcublas.so.11"),
+    ("libcublasLt.so.11.11.3.6", "libcublasLt.so.11"),
+    ("libcurand.so.10.3.0.86", "libcurand.so.10"),
+    ("libcusolver.so.11.4.1.48", "libcusolver.so.11"),
+    ("libcusparse.so.11.7.5.86", "libcusparse.so.11"),
+    ("libcufft.so.10.9.0.58", "libcufft.so.10"),
+    ("libnvrtc.so.11.8.89", "libnvrtc.so.11.2"),
+];
+
+/// A Paddle 2.5 CUDA 11.6 wheel over conda's cudatoolkit 11.8 and `cudnn`
+/// at `cudnn` (8.2.1 by default: older than the 8.4 the wheel is built
+/// with), with real shared objects: libpaddle.so NEEDs libcudart.so.11.0
+/// and libcublas.so.11 and has RPATH $ORIGIN/../libs.
+fn paddle_env(prefix: &Path, cudnn: &'static str, cudnn_files: Vec<FileSpec>) -> Env {
+    use FileSpec::*;
+    let mut env = Env::new(prefix);
+    env.python("3.10.14");
+    // cudatoolkit ships every library with its unversioned name.
+    let mut toolkit = Vec::new();
+    for (file, soname) in TOOLKIT {
+        let unversioned = soname.split(".so").next().unwrap().to_string() + ".so";
+        toolkit.push(File(Box::leak(format!("lib/{file}").into_boxed_str())));
+        toolkit.push(Link(
+            Box::leak(format!("lib/{soname}").into_boxed_str()),
+            file,
+        ));
+        toolkit.push(Link(
+            Box::leak(format!("lib/{unversioned}").into_boxed_str()),
+            soname,
+        ));
+    }
+    env.conda(CondaPkg::new("cudatoolkit", "11.8.0", "h4ba93d1_13").files(toolkit));
+    env.conda(CondaPkg::new("nccl", "2.18.3.1", "h12f7317_0").files(vec![
+        File("lib/libnccl.so.2.18.3"),
+        Link("lib/libnccl.so.2", "libnccl.so.2.18.3"),
+        Link("lib/libnccl.so", "libnccl.so.2"),
+    ]));
+    env.conda(CondaPkg::new("cudnn", cudnn, "h3e0f4f4_0").files(cudnn_files.clone()));
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "2.5.2.post116")
+            .files(vec![
+                File("paddle/fluid/libpaddle.so"),
+                File("paddle/libs/libdnnl.so.3"),
+            ])
+            .text(
+                "paddle/version/__init__.py",
+                "full_version = '2.5.2'\ncuda_version = '11.6'\ncudnn_version = '8.4.0'\n",
+            ),
+    );
+    let lib = env.path("lib");
+    for (file, soname) in TOOLKIT {
+        support::cc_shared(&lib.join(file), soname, &[], None, false);
+    }
+    support::cc_shared(
+        &lib.join("libnccl.so.2.18.3"),
+        "libnccl.so.2",
+        &[],
+        None,
+        false,
+    );
+    for f in &cudnn_files {
+        if let File(rel) = f {
+            let name = Path::new(rel).file_name().unwrap().to_str().unwrap();
+            let soname = name.split(".so.").next().unwrap().to_string()
+                + ".so."
+                + name
+                    .split(".so.")
+                    .nth(1)
+                    .unwrap()
+                    .split('.')
+                    .next()
+                    .unwrap();
+            support::cc_shared(&env.path(rel), &soname, &[], None, false);
+        }
+    }
+    let site = env.site();
+    support::cc_shared(
+        &site.join("paddle/libs/libdnnl.so.3"),
+        "libdnnl.so.3",
+        &[],
+        None,
+        false,
+    );
+    support::cc_shared(
+        &site.join("paddle/fluid/libpaddle.so"),
+        "libpaddle.so",
+        &[
+            &lib.join("libcudart.so.11.8.89"),
+            &lib.join("libcublas.so.11.11.3.6"),
+            &site.join("paddle/libs/libdnnl.so.3"),
+        ],
+        Some("$ORIGIN/../libs"),
+        false,
+    );
+    env
+}
+
+fn cudnn8(version: &'static str, file: &'static str) -> Vec<FileSpec> {
+    let _ = version; // the record's version is set by the caller
+    vec![
+        FileSpec::File(file),
+        FileSpec::Link("lib/libcudnn.so.8", file_name(file)),
+        FileSpec::Link("lib/libcudnn.so", "libcudnn.so.8"),
+    ]
+}
+
+fn file_name(rel: &'static str) -> &'static str {
+    rel.rsplit('/').next().unwrap()
+}
+
+fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
+    let out = sb
+        .envhook()
+        .arg("check")
+        .arg("--json")
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    (json, out.status.code().unwrap())
+}
+
+fn codes(json: &Value) -> Vec<String> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn finding<'a>(json: &'a Value, code: &str) -> &'a Value {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {:#}", json["findings"]))
+}
+
+fn name_check<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["names"].as_array().unwrap())
+        .find(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not resolved: {:#}", json["libraries"]))
+}
+
+const A100: &[&str] = &["--driver-version", "535.104.05", "--gpu", "A100"];
+
+#[test]
+fn cudnn_older_than_the_build_names_the_fix() {
+    let sb = Sandbox::new();
+    let env = paddle_env(
+        &sb.path("envs/paddle"),
+        "8.2.1",
+        cudnn8("8.2.1", "lib/libcudnn.so.8.2.1"),
+    );
+    let (json, code) = check(&sb, &env.prefix, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(json["schema"], "envhook.check/1");
+    let f = finding(&json, "cudnn-older-than-build");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(
+        f["message"],
+        format!(
+            "paddlepaddle-gpu 2.5.2.post116 is built for CUDA 11.6 / cuDNN 8.4; this env has cudnn 8.2.1 -> conda install -p {} -c conda-forge cudnn=8.4",
+            env.prefix.display()
+        )
+    );
+    // CUDA 11.8 >= 11.6, same major: no CUDA finding.
+    assert!(
+        !codes(&json).iter().any(|c| c.starts_with("cuda-")),
+        "{:?}",
+        codes(&json)
+    );
+}
+
+#[test]
+fn library_resolution_with_and_without_the_hook() {
+    let sb = Sandbox::new();
+    let env = paddle_env(
+        &sb.path("envs/paddle"),
+        "8.9.2.26",
+        cudnn8("8.9.2.26", "lib/libcudnn.so.8.9.2"),
+    );
+    let (json, code) = check(&sb, &env.prefix, A100);
+    let lib = env.path("lib/envhook/cuda").display().to_string();
+    let cudart = name_check(&json, "libcudart.so.11.0");
+    assert_eq!(cudart["kind"], "needed");
+    assert_eq!(
+        cudart["with_hook"]["path"],
+        format!("{lib}/libcudart.so.11.0")
+    );
+    assert_eq!(cudart["with_hook"]["rule"], "ld-library-path");
+    assert_eq!(cudart["without_hook"], Value::Null);
+    // Paddle 2.x dlopens the unversioned name; cudnn ships it.
+    let cudnn = name_check(&json, "libcudnn.so");
+    assert_eq!(cudnn["kind"], "dlopen");
+    assert_eq!(cudnn["with_hook"]["path"], format!("{lib}/libcudnn.so"));
+    let f = finding(&json, "needs-hook");
+    assert!(
+        f["message"].as_str().unwrap().contains("libcudart.so.11.0"),
+        "{f:#}"
+    );
+    assert_eq!(
+        f["hint"],
+        format!("envhook install -p {}", env.prefix.display())
+    );
+    assert_eq!(code, 1);
+    // The ELF facts were read from the real file.
+    let elf = &json["libraries"][0]["elf"];
+    assert_eq!(
+        elf["needed"],
+        serde_json::json!([
+            "libcudart.so.11.0",
+            "libcublas.so.11",
+            "libdnnl.so.3",
+            "libc.so.6"
+        ])
+    );
+    assert_eq!(elf["rpath"], serde_json::json!(["$ORIGIN/../libs"]));
+    assert_eq!(elf["soname"], "libpaddle.so");
+
+    // After install the same names resolve through the real link directory.
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let (json, code) = check(&sb, &env.prefix, A100);
+    assert_eq!(code, 0, "{:#}", json["findings"]);
+    assert_eq!(json["hook"]["state"], "current");
+    assert_eq!(
+        name_check(&json, "libcudart.so.11.0")["with_hook"]["path"],
+        format!("{lib}/libcudart.so.11.0")
+    );
+}
+
+#[test]
+fn missing_unversioned_name_for_paddle() {
+    use FileSpec::*;
+    let sb = Sandbox::new();
+    // cuDNN without its -dev package: libcudnn.so.8 only.
+    let files = vec![
+        File("lib/libcudnn.so.8.4.1"),
+        Link("lib/libcudnn.so.8", "libcudnn.so.8.4.1"),
+    ];
+    let env = paddle_env(&sb.path("env"), "8.4.1", files);
+    // In dirs mode the hook exposes lib/ as it is: no libcudnn.so there.
+    sb.envhook()
+        .args(["install", "--mode", "dirs", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let f = finding(&json, "missing-dev-symlink");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("loads by name libcudnn.so") && msg.contains("it has only libcudnn.so.8"),
+        "{msg}"
+    );
+    assert!(
+        f["hint"]
+            .as_str()
+            .unwrap()
+            .contains("isolating mode provides libcudnn.so")
+    );
+    // The isolating mode fixes it.
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let (json, _) = check(&sb, &env.prefix, A100);
+    assert!(
+        !codes(&json).contains(&"missing-dev-symlink".to_string()),
+        "{:?}",
+        codes(&json)
+    );
+    assert!(
+        name_check(&json, "libcudnn.so")["with_hook"]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("lib/envhook/cuda/libcudnn.so")
+    );
+}
+
+#[test]
+fn driver_floors_at_the_boundary() {
+    let sb = Sandbox::new();
+    let env = paddle_env(
+        &sb.path("env"),
+        "8.4.1",
+        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "450.80.01"]);
+    let f = finding(&json, "driver-too-old");
+    assert_eq!(f["severity"], "error");
+    assert!(
+        f["message"].as_str().unwrap().contains(
+            "needs an NVIDIA driver >= 450.80.02; this machine has 450.80.01 (--driver-version)"
+        ),
+        "{f:#}"
+    );
+    assert!(
+        f["source"]
+            .as_str()
+            .unwrap()
+            .contains("minor-version-compatibility"),
+        "{f:#}"
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "450.80.02"]);
+    assert!(
+        !codes(&json).contains(&"driver-too-old".to_string()),
+        "{:?}",
+        codes(&json)
+    );
+
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "525.60.12"]);
+    assert!(
+        finding(&json, "driver-too-old")["message"]
+            .as_str()
+            .unwrap()
+            .contains(">= 525.60.13")
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "525.60.13"]);
+    assert!(!codes(&json).contains(&"driver-too-old".to_string()));
+    // 525.60.13 fully supports CUDA 12.0 only; 12.6 runs with limits.
+    assert!(
+        finding(&json, "driver-older-than-cuda")["message"]
+            .as_str()
+            .unwrap()
+            .contains("supports CUDA 12.0")
+    );
+    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    assert_eq!(codes(&json), vec!["driver-stub"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn gpu_architectures() {
+    let sb = Sandbox::new();
+    let env = support::pip_cuda13(&sb.path("env"));
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "sm_70"],
+    );
+    let f = finding(&json, "gpu-unsupported");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("CUDA 13.0 (nvidia-cuda-runtime 13.0.96) cannot run on GPU 0 (sm_70)"),
+        "{f:#}"
+    );
+    assert!(f["message"].as_str().unwrap().contains("no kernel image"));
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "7.5"],
+    );
+    assert!(!codes(&json).contains(&"gpu-unsupported".to_string()));
+    // Hopper needs CUDA 11.8.
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("old"));
+    env.conda(
+        CondaPkg::new("cudatoolkit", "11.7.1", "h283a8c5_12")
+            .files(vec![FileSpec::File("lib/libcudart.so.11.7.99")]),
+    );
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &[
+            "--driver-version",
+            "535.104.05",
+            "--gpu",
+            "NVIDIA H100 80GB HBM3",
+        ],
+    );
+    assert!(
+        finding(&json, "gpu-unsupported")["message"]
+            .as_str()
+            .unwrap()
+            .contains("need CUDA 11.8 or newer")
+    );
+}
+
+#[test]
+fn cuda_major_mismatch() {
+    let sb = Sandbox::new();
+    let mut env = support::cuda12_split(&sb.path("env"));
+    env.python("3.12.4");
+    env.pip(PipDist::new("paddlepaddle-gpu", "2.5.2.post116"));
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let f = finding(&json, "cuda-mismatch");
+    assert_eq!(f["severity"], "error");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("built for CUDA 11.6 / cuDNN 8.4; this environment has CUDA 12.6"),
+        "{f:#}"
+    );
+    let cudnn = finding(&json, "cudnn-mismatch");
+    assert!(
+        cudnn["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcudnn.so.8 vs libcudnn.so.9")
+    );
+}
+
+fn script(path: &Path, body: &str) {
+    fs::write(path, format!("#!/bin/sh\n{body}")).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn driver_detection_order() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let detect_with = |cmd: &mut assert_cmd::Command, extra: &[&str]| -> Value {
+        let out = cmd
+            .args(["check", "--json"])
+            .args(extra)
+            .arg("-p")
+            .arg(&env.prefix)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["driver"].clone()
+    };
+    let detect = |cmd: &mut assert_cmd::Command| detect_with(cmd, &[]);
+    // Nothing at all: a normal state.
+    let d = detect(&mut sb.envhook());
+    assert_eq!(d["source"], "none");
+    // The kernel module file, open-module format.
+    fs::create_dir_all(sb.path("sysroot/proc/driver/nvidia")).unwrap();
+    fs::write(
+        sb.path("sysroot/proc/driver/nvidia/version"),
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (dvs-builder@U16-I3-B03-4-3)  Wed May 21 2025\nGCC version:  gcc version 12.2.0\n",
+    )
+    .unwrap();
+    let d = detect(&mut sb.envhook());
+    assert_eq!(
+        (
+            d["source"].as_str(),
+            d["version"].as_str(),
+            d["max_cuda"].as_str()
+        ),
+        (Some("kernel-module"), Some("575.57.08"), Some("12.9"))
+    );
+    // nvidia-smi wins over the file.
+    script(
+        &sb.path("bin/nvidia-smi"),
+        "echo '550.54.15, NVIDIA A100-SXM4-40GB, 8.0'\necho '550.54.15, NVIDIA A100-SXM4-40GB, 8.0'\n",
+    );
+    let d = detect(&mut sb.envhook());
+    assert_eq!(d["source"], "nvidia-smi");
+    assert_eq!(d["version"], "550.54.15");
+    assert_eq!(d["gpus"].as_array().unwrap().len(), 2);
+    assert_eq!(d["gpus"][0]["cc"], "8.0");
+    assert_eq!(d["gpus"][0]["cc_source"], "driver");
+    // An R470 driver rejects compute_cap: asked again without it; the
+    // compute capability then comes from the GPU table.
+    script(
+        &sb.path("bin/nvidia-smi"),
+        "case \"$1\" in *compute_cap*) echo 'Field \"compute_cap\" is not a valid field to query.'; exit 2 ;; esac\necho '470.82.01, Tesla T4'\n",
+    );
+    let d = detect(&mut sb.envhook());
+    assert_eq!(
+        (d["version"].as_str(), d["gpus"][0]["cc"].as_str()),
+        (Some("470.82.01"), Some("7.5"))
+    );
+    assert_eq!(d["gpus"][0]["cc_source"], "matrix gpu table");
+    // CONDA_OVERRIDE_CUDA wins over both; empty means no CUDA.
+    let d = detect(sb.envhook().env("CONDA_OVERRIDE_CUDA", "12.4"));
+    assert_eq!(
+        (d["source"].as_str(), d["max_cuda"].as_str()),
+        (Some("conda-override-cuda"), Some("12.4"))
+    );
+    let out = sb
+        .envhook()
+        .env("CONDA_OVERRIDE_CUDA", "")
+        .args(["check", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(codes(&json).contains(&"no-cuda-driver".to_string()));
+    // Flags win over everything.
+    let d = detect_with(
+        sb.envhook().env("CONDA_OVERRIDE_CUDA", "12.4"),
+        &["--driver-version", "580.65.06"],
+    );
+    assert_eq!(
+        (d["source"].as_str(), d["max_cuda"].as_str()),
+        (Some("flag"), Some("13.0"))
+    );
+}
+
+#[test]
+fn nvml_built_with_cc() {
+    // A libnvidia-ml.so.1 with NVML's real entry points, found through the
+    // normal library search.
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let dir = sb.path("fake-nvml");
+    fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("nvml.c");
+    fs::write(
+        &src,
+        r#"#include <string.h>
+int nvmlInit_v2(void) { return 0; }
+int nvmlShutdown(void) { return 0; }
+int nvmlSystemGetDriverVersion(char *v, unsigned n) { strncpy(v, "560.35.05", n); return 0; }
+int nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 12060; return 0; }
+int nvmlDeviceGetCount_v2(unsigned *n) { *n = 1; return 0; }
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h) { *h = (void *)1; return 0; }
+int nvmlDeviceGetName(void *h, char *name, unsigned n) { strncpy(name, "NVIDIA L4", n); return 0; }
+int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) { *major = 8; *minor = 9; return 0; }
+"#,
+    )
+    .unwrap();
+    let status = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-Wl,-soname,libnvidia-ml.so.1", "-o"])
+        .arg(dir.join("libnvidia-ml.so.1"))
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = sb
+        .envhook()
+        .env("LD_LIBRARY_PATH", &dir)
+        .args(["check", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &json["driver"];
+    assert_eq!(d["source"], "nvml");
+    assert_eq!(d["version"], "560.35.05");
+    assert_eq!(d["max_cuda"], "12.6");
+    assert_eq!(d["gpus"][0]["name"], "NVIDIA L4");
+    assert_eq!(d["gpus"][0]["cc"], "8.9");
+    assert_eq!(out.status.code(), Some(0), "{:#}", json["findings"]);
+}
+
+#[test]
+fn stub_libcuda_on_the_path() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let stubs = env.path("lib/stubs");
+    let out = sb
+        .envhook()
+        .env("LD_LIBRARY_PATH", format!("{}:/usr/lib", stubs.display()))
+        .args(["check", "--json", "--driver-version", "560.35.05", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = finding(&json, "stub-on-path");
+    assert_eq!(f["severity"], "error");
+    assert!(f["message"].as_str().unwrap().contains("link-time stub"));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// A system CUDA in the loader cache: `ldconfig -r SYSROOT` writes a real
+/// cache for a fake root (needs root for its chroot; skipped otherwise).
+#[test]
+fn system_cuda_in_the_loader_cache_shadows_the_env() {
+    let sb = Sandbox::new();
+    let env = paddle_env(
+        &sb.path("env"),
+        "8.4.1",
+        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
+    );
+    let root = sb.path("sysroot");
+    let sys = root.join("usr/local/cuda-11.2/lib64");
+    support::cc_shared(
+        &sys.join("libcudart.so.11.2.152"),
+        "libcudart.so.11.0",
+        &[],
+        None,
+        false,
+    );
+    std::os::unix::fs::symlink("libcudart.so.11.2.152", sys.join("libcudart.so.11.0")).unwrap();
+    fs::create_dir_all(root.join("etc")).unwrap();
+    fs::write(root.join("etc/ld.so.conf"), "/usr/local/cuda-11.2/lib64\n").unwrap();
+    let ldconfig = ["/usr/sbin/ldconfig", "/sbin/ldconfig"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .unwrap();
+    let ok = std::process::Command::new(ldconfig)
+        .arg("-r")
+        .arg(&root)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok || !root.join("etc/ld.so.cache").exists() {
+        eprintln!("skipped: ldconfig -r needs root");
+        return;
+    }
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let cudart = name_check(&json, "libcudart.so.11.0");
+    assert_eq!(cudart["without_hook"]["rule"], "ld-so-cache");
+    assert_eq!(
+        cudart["without_hook"]["path"],
+        sys.join("libcudart.so.11.0").display().to_string()
+    );
+    let f = finding(&json, "system-library-wins");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("without envhook's hook the loader takes") && msg.contains("cuda-11.2"),
+        "{msg}"
+    );
+    // With the hook installed the env's copy comes first.
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let (json, _) = check(&sb, &env.prefix, A100);
+    assert!(
+        !codes(&json).contains(&"system-library-wins".to_string()),
+        "{:?}",
+        codes(&json)
+    );
+}
+
+#[test]
+fn one_gigabyte_library_is_not_read_whole() {
+    let sb = Sandbox::new();
+    let env = paddle_env(
+        &sb.path("env"),
+        "8.4.1",
+        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
+    );
+    let core = env.site().join("paddle/fluid/libpaddle.so");
+    // Sparse: 1 GiB on paper, a few kB on disk.
+    fs::File::options()
+        .write(true)
+        .open(&core)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let elf = &json["libraries"][0]["elf"];
+    assert_eq!(elf["soname"], "libpaddle.so");
+    let read = elf["bytes_read"].as_u64().unwrap();
+    assert!(
+        read > 0 && read < 256 * 1024,
+        "read {read} bytes of a 1 GiB file"
+    );
+}
+
+#[test]
+fn user_matrix_rows_take_precedence() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let file = sb.path("site.toml");
+    fs::write(
+        &file,
+        "[[driver_floor]]\ncuda = \"12\"\nlinux = \"570.0\"\nsource = \"our cluster policy\"\n",
+    )
+    .unwrap();
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &[
+            "--driver-version",
+            "560.35.05",
+            "--matrix",
+            file.to_str().unwrap(),
+        ],
+    );
+    let f = finding(&json, "driver-too-old");
+    assert_eq!(f["source"], "our cluster policy");
+    assert!(json["matrix_version"].as_str().unwrap().ends_with("+user"));
+    let out = sb
+        .envhook()
+        .env("ENVHOOK_MATRIX", &file)
+        .args(["check", "--json", "--driver-version", "560.35.05", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(codes(&json).contains(&"driver-too-old".to_string()));
+    fs::write(
+        &file,
+        "[[driver_floor]]\ncuda = \"twelve\"\nlinux = \"1\"\nsource = \"x\"\n",
+    )
+    .unwrap();
+    let out = sb
+        .envhook()
+        .args(["check", "--matrix"])
+        .arg(&file)
+        .arg("-p")
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("could not use the matrix"));
+}
+
+#[test]
+fn human_output_and_exit_codes() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    let out = sb
+        .envhook()
+        .args([
+            "check",
+            "--driver-version",
+            "560.35.05",
+            "--gpu",
+            "sm_80",
+            "-p",
+        ])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "driver       560.35.05 (--driver-version/--gpu), supports CUDA <= 12.6; GPU sm_80"
+        ),
+        "{text}"
+    );
+    let out = sb
+        .envhook()
+        .args(["check", "--driver-version", "470.82.01", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("error[driver-too-old]")
+            && text.contains("    fix: upgrade the NVIDIA driver to 525.60.13 or newer"),
+        "{text}"
+    );
+}
+
+#[test]
+fn explain_maps_messages_to_this_env() {
+    let sb = Sandbox::new();
+    let env = paddle_env(
+        &sb.path("env"),
+        "8.4.1",
+        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
+    );
+    let explain = |msg: &str, extra: &[&str]| {
+        let out = sb
+            .envhook()
+            .arg("explain")
+            .arg(msg)
+            .args(extra)
+            .arg("-p")
+            .arg(&env.prefix)
+            .output()
+            .unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            out.status.code().unwrap(),
+        )
+    };
+    let (text, code) = explain(
+        "OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+        A100,
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with("the loader did not find a library\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("libpaddle.so needs libcudart.so.11.0: with envhook's hook"),
+        "{text}"
+    );
+    assert!(text.contains("warning[needs-hook]"), "{text}");
+    let (text, code) = explain(
+        "RuntimeError: CUDA driver version is insufficient for CUDA runtime version",
+        &["--driver-version", "418.67"],
+    );
+    assert_eq!(code, 1);
+    assert!(text.contains("error[driver-too-old]"), "{text}");
+    let (text, _) = explain(
+        "CUDA error: no kernel image is available for execution on the device",
+        &["--driver-version", "535.104.05", "--gpu", "sm_35"],
+    );
+    assert!(
+        text.contains("the GPU's architecture is not in the build"),
+        "{text}"
+    );
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let (text, code) = explain(
+        "OSError: libcudart.so.11.0: cannot open shared object file",
+        A100,
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("none of the known causes is present"),
+        "{text}"
+    );
+    let (text, _) = explain("Segmentation fault", A100);
+    assert!(
+        text.starts_with("envhook does not know this message"),
+        "{text}"
+    );
+}
+
+#[test]
+fn check_on_a_cpu_env_is_quiet() {
+    let sb = Sandbox::new();
+    let env = support::cpu_only(&sb.path("env"));
+    let (json, code) = check(&sb, &env.prefix, &[]);
+    assert_eq!(code, 0, "{:#}", json["findings"]);
+    assert_eq!(json["libraries"], serde_json::json!([]));
+    let _ = PathBuf::new();
+}
