@@ -191,3 +191,120 @@ impl Search<'_> {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cc(out: &Path, soname: &str, extra: &[&str]) {
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        let src = out.with_extension("c");
+        std::fs::write(&src, "int f(void) { return 0; }\n").unwrap();
+        let ok = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(out)
+            .arg(&src)
+            .arg(format!("-Wl,-soname,{soname}"))
+            .args(extra)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
+
+    fn search(ld: &[&Path]) -> Search<'static> {
+        Search {
+            ld_library_path: ld
+                .iter()
+                .map(|p| SearchDir::Real(p.to_path_buf()))
+                .collect(),
+            cache: None,
+            sysroot: Path::new("/nonexistent-sysroot"),
+            cwd: PathBuf::from("/nonexistent-cwd"),
+        }
+    }
+
+    /// glibc's order: RPATH before LD_LIBRARY_PATH, LD_LIBRARY_PATH before
+    /// RUNPATH, and RPATH ignored when RUNPATH is present; `$ORIGIN` is the
+    /// object's directory.
+    #[test]
+    fn rpath_ld_library_path_runpath_order() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        cc(&d.join("origin/libdep.so.1"), "libdep.so.1", &[]);
+        cc(&d.join("ld/libdep.so.1"), "libdep.so.1", &[]);
+        cc(
+            &d.join("pkg/lib/librp.so"),
+            "librp.so",
+            &["-Wl,--disable-new-dtags", "-Wl,-rpath,$ORIGIN/../../origin"],
+        );
+        cc(
+            &d.join("pkg/lib/librun.so"),
+            "librun.so",
+            &["-Wl,--enable-new-dtags", "-Wl,-rpath,$ORIGIN/../../origin"],
+        );
+        let rp = elf::read(&d.join("pkg/lib/librp.so")).unwrap();
+        let run = elf::read(&d.join("pkg/lib/librun.so")).unwrap();
+        assert_eq!(rp.rpath, vec!["$ORIGIN/../../origin"]);
+        assert!(rp.runpath.is_empty());
+        assert_eq!(run.runpath, vec!["$ORIGIN/../../origin"]);
+        let ld = d.join("ld");
+        let with_ld = search(&[&ld]);
+        let f = with_ld.resolve("libdep.so.1", &rp).unwrap();
+        assert_eq!(
+            (f.rule, f.path.starts_with(d.join("pkg/lib/../../origin"))),
+            (Rule::Rpath, true)
+        );
+        let f = with_ld.resolve("libdep.so.1", &run).unwrap();
+        assert_eq!(
+            (f.rule, f.path),
+            (Rule::LdLibraryPath, ld.join("libdep.so.1"))
+        );
+        let f = search(&[]).resolve("libdep.so.1", &run).unwrap();
+        assert_eq!(f.rule, Rule::Runpath);
+        assert_eq!(search(&[]).resolve("libnothere.so.7", &run), None);
+    }
+
+    #[test]
+    fn wrong_files_are_skipped_like_the_loader_does() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        cc(&d.join("good/libx.so.1"), "libx.so.1", &[]);
+        std::fs::create_dir_all(d.join("bad")).unwrap();
+        std::fs::write(d.join("bad/libx.so.1"), "not an ELF").unwrap();
+        cc(&d.join("caller/libc.so"), "libcaller.so", &[]);
+        let caller = elf::read(&d.join("caller/libc.so")).unwrap();
+        let f = search(&[&d.join("bad"), &d.join("good")])
+            .resolve("libx.so.1", &caller)
+            .unwrap();
+        assert_eq!(f.path, d.join("good/libx.so.1"));
+    }
+
+    #[test]
+    fn virtual_link_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        cc(&d.join("env/lib/libcudnn.so.8.9.2"), "libcudnn.so.8", &[]);
+        cc(&d.join("caller.so"), "libcaller.so", &[]);
+        let caller = elf::read(&d.join("caller.so")).unwrap();
+        let s = Search {
+            ld_library_path: vec![SearchDir::Virtual {
+                path: d.join("env/lib/envhook/cuda"),
+                entries: [(
+                    "libcudnn.so".to_string(),
+                    d.join("env/lib/libcudnn.so.8.9.2"),
+                )]
+                .into(),
+            }],
+            ..search(&[])
+        };
+        let f = s.resolve("libcudnn.so", &caller).unwrap();
+        assert_eq!(
+            (f.rule, f.path),
+            (
+                Rule::LdLibraryPath,
+                d.join("env/lib/envhook/cuda/libcudnn.so")
+            )
+        );
+    }
+}
