@@ -918,6 +918,19 @@ fn check_one(
     }
     let inside = |f: &Found| f.path.starts_with(prefix);
     match (with_hook, without_hook) {
+        (None, None) if env_copy(name).is_some() => {
+            let copy = env_copy(name).unwrap_or_default();
+            findings.push(finding(
+                if kind == "needed" { Severity::Error } else { Severity::Warning },
+                "library-not-loadable",
+                format!(
+                    "{object} {how} {name}; the environment's {} is not a loadable 64-bit ELF for this \
+                     machine (another architecture, or damaged)",
+                    copy.display()
+                ),
+                Some(format!("reinstall the package that owns {}", copy.display())),
+            ));
+        }
         (None, None) => {
             let stem = name.split(".so").next().unwrap_or(name);
             let versioned = env_copy_stem(prefix, stem);

@@ -36,6 +36,10 @@ pub enum Command {
     /// Check the environment against the compatibility matrix, this
     /// machine's driver and GPUs, and the loader: what will fail, and why.
     Check(CheckArgs),
+    /// Check every environment on the machine: CUDA stack, hook status and
+    /// findings per environment, in parallel. Exit 1 when any environment
+    /// has a finding of severity error.
+    Audit(AuditArgs),
     /// Explain an error message (`libcudnn.so.8: cannot open shared object
     /// file`, `no kernel image is available ...`) in terms of this
     /// environment.
@@ -117,6 +121,23 @@ pub struct CheckArgs {
     /// Print the report as JSON (schema `envhook.check/1`, see README).
     #[arg(long)]
     pub json: bool,
+}
+
+/// `envhook audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Print the audit as JSON (schema `envhook.audit/1`, see README).
+    #[arg(long)]
+    pub json: bool,
+    /// Install or refresh envhook's hooks where they are missing or stale
+    /// (as `envhook install` does), and report what changed.
+    #[arg(long)]
+    pub fix: bool,
+    /// Also audit these: envs directories, pixi projects or environments.
+    #[arg(long = "envs-dir", value_name = "DIR")]
+    pub envs_dirs: Vec<PathBuf>,
 }
 
 /// `envhook explain`.

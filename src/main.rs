@@ -1,6 +1,7 @@
 //! envhook: matched CUDA library paths and compatibility checks for conda
 //! environments running GPU frameworks.
 
+mod audit;
 mod builds;
 mod catalog;
 mod check;
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         Command::Install(args) => cmd::install::run(args, &ctx, &mut out),
         Command::Uninstall(args) => cmd::uninstall::run(args, &ctx, &mut out),
         Command::Check(args) => cmd::check::run(args, &ctx, &mut out),
+        Command::Audit(args) => cmd::audit::run(args, &ctx, &mut out),
         Command::Explain(args) => cmd::explain::run(args, &ctx, &mut out),
     };
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));

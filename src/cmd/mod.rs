@@ -1,6 +1,7 @@
 //! One module per subcommand; each takes its parsed arguments and writes
 //! its report to the given writer (stdout in `main`).
 
+pub mod audit;
 pub mod check;
 pub mod envs;
 pub mod explain;

@@ -123,10 +123,11 @@ pub struct Env {
     python: Option<&'static str>,
 }
 
-/// A stand-in for a shared object: ELF magic so `file` calls it ELF, and a
-/// note saying what it is. (Tests that need a loadable ELF build one with
-/// `cc`; inventory only looks at paths.)
-const LIB_BYTES: &[u8] = b"\x7fELF\x02\x01\x01\0envhook test fixture library\n";
+/// The bytes of every fixture library: a real, 1.5 kB x86-64 shared object
+/// (built once with `cc -shared -nostdlib -s -Wl,-z,max-page-size=0x10`),
+/// so the loader simulation accepts it like the real thing. Tests about
+/// SONAMEs, DT_NEEDED and RPATHs build their own objects with `cc`.
+const LIB_BYTES: &[u8] = include_bytes!("fixture.so");
 
 fn hex(seed: &str, len: usize) -> String {
     // FNV-1a, repeated: a valid, stable hex digest of the right length.
@@ -360,10 +361,22 @@ pub fn cuda11_paddle(prefix: &Path) -> Env {
             Link("lib/libcublas.so", "libcublas.so.11"),
             File("lib/libcublasLt.so.11.11.3.6"),
             Link("lib/libcublasLt.so.11", "libcublasLt.so.11.11.3.6"),
+            Link("lib/libcublasLt.so", "libcublasLt.so.11"),
             File("lib/libcufft.so.10.9.0.58"),
             Link("lib/libcufft.so.10", "libcufft.so.10.9.0.58"),
+            Link("lib/libcufft.so", "libcufft.so.10"),
+            File("lib/libcurand.so.10.3.0.86"),
+            Link("lib/libcurand.so.10", "libcurand.so.10.3.0.86"),
+            Link("lib/libcurand.so", "libcurand.so.10"),
+            File("lib/libcusolver.so.11.4.1.48"),
+            Link("lib/libcusolver.so.11", "libcusolver.so.11.4.1.48"),
+            Link("lib/libcusolver.so", "libcusolver.so.11"),
+            File("lib/libcusparse.so.11.7.5.86"),
+            Link("lib/libcusparse.so.11", "libcusparse.so.11.7.5.86"),
+            Link("lib/libcusparse.so", "libcusparse.so.11"),
             File("lib/libnvrtc.so.11.8.89"),
             Link("lib/libnvrtc.so.11.2", "libnvrtc.so.11.8.89"),
+            Link("lib/libnvrtc.so", "libnvrtc.so.11.2"),
             File("lib/cudatoolkit_config.yaml"),
         ]),
     );
