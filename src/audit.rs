@@ -169,7 +169,10 @@ fn audit_one(env: &KnownEnv, m: &Matrix, driver: &Driver, ctx: &Context, fix: bo
             severity: Severity::Warning,
             code: "foreign-hook",
             message: format!("{}: {}", f.path.display(), f.bugs.join("; ")),
-            hint: Some(format!("envhook install -p {} replaces its job; then remove the script", prefix.display())),
+            hint: Some(format!(
+                "envhook install -p {} replaces its job; then remove the script",
+                prefix.display()
+            )),
             path: Some(f.path.clone()),
             source: None,
         });
@@ -223,7 +226,9 @@ pub fn run(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(env) = envs.get(i) else { break };
                     let row = audit_one(env, m, &driver, ctx, fix);
-                    rows.lock().expect("no worker panics while holding the lock").push((i, row));
+                    rows.lock()
+                        .expect("no worker panics while holding the lock")
+                        .push((i, row));
                     progress();
                 }
             });
@@ -242,8 +247,16 @@ pub fn run(
             "findings" => summary.with_findings += 1,
             _ => summary.ok += 1,
         }
-        summary.errors += r.findings.iter().filter(|p| p.severity == Severity::Error).count();
-        summary.warnings += r.findings.iter().filter(|p| p.severity == Severity::Warning).count();
+        summary.errors += r
+            .findings
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count();
+        summary.warnings += r
+            .findings
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
+            .count();
         if !r.fixed.is_empty() {
             summary.fixed += 1;
         }

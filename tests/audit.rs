@@ -24,7 +24,11 @@ fn fleet(sb: &Sandbox) -> PathBuf {
     fs::remove_file(broken.path("targets/x86_64-linux/lib/libcudart.so.12.6.77")).unwrap();
     // Stale: hooks installed, then a package upgraded.
     let stale = support::cuda11_paddle(&envs.join("stale"));
-    sb.envhook().args(["install", "-p"]).arg(&stale.prefix).assert().code(0);
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&stale.prefix)
+        .assert()
+        .code(0);
     fs::rename(
         stale.path("conda-meta/cudnn-8.9.2.26-cuda11_0.json"),
         stale.path("conda-meta/cudnn-8.9.7.29-cuda11_0.json"),
@@ -33,7 +37,10 @@ fn fleet(sb: &Sandbox) -> PathBuf {
     // Legacy: the blog recipe.
     let legacy = support::cuda11_paddle(&envs.join("legacy"));
     for (phase, text) in [
-        ("activate", "export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n"),
+        (
+            "activate",
+            "export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n",
+        ),
         ("deactivate", "unset LD_LIBRARY_PATH\n"),
     ] {
         let dir = legacy.path(&format!("etc/conda/{phase}.d"));
@@ -42,7 +49,11 @@ fn fleet(sb: &Sandbox) -> PathBuf {
     }
     // Unreadable: a truncated record.
     let corrupt = support::cuda11_paddle(&envs.join("corrupt"));
-    fs::write(corrupt.path("conda-meta/cudnn-8.9.2.26-cuda11_0.json"), "{\"name\": \"cud").unwrap();
+    fs::write(
+        corrupt.path("conda-meta/cudnn-8.9.2.26-cuda11_0.json"),
+        "{\"name\": \"cud",
+    )
+    .unwrap();
     root
 }
 
@@ -60,11 +71,21 @@ fn audit(sb: &Sandbox, root: &Path, extra: &[&str]) -> (Value, i32, String) {
 }
 
 fn row<'a>(json: &'a Value, name: &str) -> &'a Value {
-    json["envs"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap_or_else(|| panic!("no row {name}"))
+    json["envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name}"))
 }
 
 fn codes(row: &Value) -> Vec<&str> {
-    row["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect()
+    row["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect()
 }
 
 #[test]
@@ -75,8 +96,18 @@ fn every_kind_of_env_gets_its_row() {
     assert_eq!(stderr, "", "no progress bar when stderr is not a terminal");
     assert_eq!(code, 1, "errors in some envs");
     assert_eq!(json["schema"], "envhook.audit/1");
-    let names: Vec<&str> = json["envs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, vec!["base", "broken", "corrupt", "cpu", "healthy", "legacy", "stale"]);
+    let names: Vec<&str> = json["envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "base", "broken", "corrupt", "cpu", "healthy", "legacy", "stale"
+        ]
+    );
 
     assert_eq!(row(&json, "healthy")["status"], "ok");
     assert_eq!(row(&json, "healthy")["cuda"][0]["version"], "12.1");
@@ -84,11 +115,20 @@ fn every_kind_of_env_gets_its_row() {
 
     let broken = row(&json, "broken");
     assert_eq!(broken["status"], "findings");
-    assert!(codes(broken).contains(&"broken-install"), "{:?}", codes(broken));
+    assert!(
+        codes(broken).contains(&"broken-install"),
+        "{:?}",
+        codes(broken)
+    );
 
     let corrupt = row(&json, "corrupt");
     assert_eq!(corrupt["status"], "unreadable");
-    assert!(corrupt["error"].as_str().unwrap().contains("cudnn-8.9.2.26-cuda11_0.json"));
+    assert!(
+        corrupt["error"]
+            .as_str()
+            .unwrap()
+            .contains("cudnn-8.9.2.26-cuda11_0.json")
+    );
 
     let stale = row(&json, "stale");
     assert_eq!(stale["hook"], "stale");
@@ -96,12 +136,19 @@ fn every_kind_of_env_gets_its_row() {
 
     let legacy = row(&json, "legacy");
     assert_eq!(legacy["hook"], "legacy");
-    assert!(codes(legacy).contains(&"foreign-hook"), "{:?}", codes(legacy));
+    assert!(
+        codes(legacy).contains(&"foreign-hook"),
+        "{:?}",
+        codes(legacy)
+    );
 
     let s = &json["summary"];
     assert_eq!(s["envs"], 7);
     assert_eq!(s["unreadable"], 1);
-    assert_eq!(s["ok"].as_u64().unwrap() + s["with_findings"].as_u64().unwrap() + 1, 7);
+    assert_eq!(
+        s["ok"].as_u64().unwrap() + s["with_findings"].as_u64().unwrap() + 1,
+        7
+    );
     assert!(s["errors"].as_u64().unwrap() >= 1);
     // The driver is detected once and reported at the top.
     assert_eq!(json["driver"]["version"], "560.35.05");
@@ -112,22 +159,75 @@ fn json_rows_have_the_documented_shape() {
     let sb = Sandbox::new();
     let root = fleet(&sb);
     let (json, _, _) = audit(&sb, &root, &[]);
-    let mut top: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut top: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     top.sort();
-    assert_eq!(top, vec!["driver", "envs", "matrix_version", "schema", "stale", "summary"]);
+    assert_eq!(
+        top,
+        vec![
+            "driver",
+            "envs",
+            "matrix_version",
+            "schema",
+            "stale",
+            "summary"
+        ]
+    );
     for r in json["envs"].as_array().unwrap() {
         let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort();
         assert_eq!(
             keys,
-            vec!["cuda", "cudnn", "error", "findings", "fixed", "frameworks", "hook", "kind", "name", "prefix", "status"]
+            vec![
+                "cuda",
+                "cudnn",
+                "error",
+                "findings",
+                "fixed",
+                "frameworks",
+                "hook",
+                "kind",
+                "name",
+                "prefix",
+                "status"
+            ]
         );
         assert!(["ok", "findings", "unreadable"].contains(&r["status"].as_str().unwrap()));
-        assert!(["none", "current", "stale", "foreign", "legacy", "not-needed"].contains(&r["hook"].as_str().unwrap()));
+        assert!(
+            [
+                "none",
+                "current",
+                "stale",
+                "foreign",
+                "legacy",
+                "not-needed"
+            ]
+            .contains(&r["hook"].as_str().unwrap())
+        );
     }
-    let mut summary: Vec<&str> = json["summary"].as_object().unwrap().keys().map(String::as_str).collect();
+    let mut summary: Vec<&str> = json["summary"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     summary.sort();
-    assert_eq!(summary, vec!["envs", "errors", "fixed", "ok", "unreadable", "warnings", "with_findings"]);
+    assert_eq!(
+        summary,
+        vec![
+            "envs",
+            "errors",
+            "fixed",
+            "ok",
+            "unreadable",
+            "warnings",
+            "with_findings"
+        ]
+    );
 }
 
 /// Every file under `dir` with its content, to prove nothing was written.
@@ -142,7 +242,13 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
                 stack.push(p.clone());
                 out.push((p, Vec::new()));
             } else if m.file_type().is_symlink() {
-                out.push((p.clone(), fs::read_link(&p).unwrap().into_os_string().into_encoded_bytes()));
+                out.push((
+                    p.clone(),
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                ));
             } else {
                 out.push((p.clone(), fs::read(&p).unwrap()));
             }
@@ -164,12 +270,18 @@ fn audit_writes_nothing_and_fix_installs_and_refreshes() {
     assert_eq!(row(&json, "stale")["hook"], "current");
     assert!(!row(&json, "stale")["fixed"].as_array().unwrap().is_empty());
     assert_eq!(row(&json, "healthy")["hook"], "current");
-    assert!(root.join("envs/healthy/etc/conda/activate.d/envhook.sh").exists());
+    assert!(
+        root.join("envs/healthy/etc/conda/activate.d/envhook.sh")
+            .exists()
+    );
     // CPU envs and unreadable ones are left alone.
     assert!(!root.join("envs/cpu/etc/conda/activate.d").exists());
     assert!(row(&json, "cpu")["fixed"].as_array().unwrap().is_empty());
     // The hand-written hook stays, and is still reported.
-    assert!(root.join("envs/legacy/etc/conda/activate.d/env_vars.sh").exists());
+    assert!(
+        root.join("envs/legacy/etc/conda/activate.d/env_vars.sh")
+            .exists()
+    );
     assert!(codes(row(&json, "legacy")).contains(&"foreign-hook"));
     assert!(json["summary"]["fixed"].as_u64().unwrap() >= 4);
     // A second --fix has nothing to do.
@@ -188,10 +300,23 @@ fn human_table_and_summary() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(!text.contains('\u{1b}'), "no colour when stdout is not a terminal");
+    assert!(
+        !text.contains('\u{1b}'),
+        "no colour when stdout is not a terminal"
+    );
     assert!(text.starts_with("ENV "), "{text}");
-    assert!(text.contains("unreadable: could not parse conda-meta record"), "{text}");
-    assert!(text.trim_end().lines().last().unwrap().starts_with("7 environments: "), "{text}");
+    assert!(
+        text.contains("unreadable: could not parse conda-meta record"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("7 environments: "),
+        "{text}"
+    );
     // CLICOLOR_FORCE turns colour on even in a pipe; NO_COLOR wins over nothing else.
     let out = sb
         .envhook()

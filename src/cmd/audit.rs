@@ -32,7 +32,9 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         indicatif::ProgressBar::hidden()
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let a = audit::run(discovery, &matrix, driver, ctx, args.fix, threads, &|| bar.inc(1));
+    let a = audit::run(discovery, &matrix, driver, ctx, args.fix, threads, &|| {
+        bar.inc(1)
+    });
     bar.finish_and_clear();
     if args.json {
         super::write_json(out, &a)?;
@@ -43,7 +45,11 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         .envs
         .iter()
         .any(|r| r.status == "unreadable" || r.worst() == Some(Severity::Error));
-    Ok(if any_error { ExitStatus::Findings } else { ExitStatus::Success })
+    Ok(if any_error {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
 }
 
 fn render(a: &Audit, out: &mut impl Write) -> std::io::Result<()> {
@@ -53,13 +59,19 @@ fn render(a: &Audit, out: &mut impl Write) -> std::io::Result<()> {
     // honours NO_COLOR and CLICOLOR_FORCE).
     let text = String::from_utf8_lossy(&text);
     match anstream::AutoStream::choice(&std::io::stdout()) {
-        anstream::ColorChoice::Never => out.write_all(anstream::adapter::strip_str(&text).to_string().as_bytes()),
+        anstream::ColorChoice::Never => {
+            out.write_all(anstream::adapter::strip_str(&text).to_string().as_bytes())
+        }
         _ => out.write_all(text.as_bytes()),
     }
 }
 
 fn plural(n: usize, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }
 
 fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
@@ -67,13 +79,31 @@ fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
     let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
     let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
     let dim = Style::new().dimmed();
-    let name = |r: &audit::Row| r.name.clone().unwrap_or_else(|| r.prefix.display().to_string());
-    let width = a.envs.iter().map(|r| name(r).chars().count()).max().unwrap_or(3).clamp(3, 40);
-    writeln!(out, "{dim}{:<width$}  {:<10} {:<10} {:<8} {:<28} STATUS{dim:#}", "ENV", "CUDA", "CUDNN", "HOOK", "FRAMEWORKS")?;
+    let name = |r: &audit::Row| {
+        r.name
+            .clone()
+            .unwrap_or_else(|| r.prefix.display().to_string())
+    };
+    let width = a
+        .envs
+        .iter()
+        .map(|r| name(r).chars().count())
+        .max()
+        .unwrap_or(3)
+        .clamp(3, 40);
+    writeln!(
+        out,
+        "{dim}{:<width$}  {:<10} {:<10} {:<8} {:<28} STATUS{dim:#}",
+        "ENV", "CUDA", "CUDNN", "HOOK", "FRAMEWORKS"
+    )?;
     for r in &a.envs {
         let join = |claims: &[crate::inventory::Claim]| {
             let v: Vec<&str> = claims.iter().map(|c| c.version.as_str()).collect();
-            if v.is_empty() { "-".to_string() } else { v.join(",") }
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                v.join(",")
+            }
         };
         let hook = match r.hook {
             Hook::None => "none",
@@ -88,16 +118,42 @@ fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
             .iter()
             .map(|f| format!("{} {}", f.package, f.version))
             .collect();
-        let fws = if fws.is_empty() { "-".into() } else { fws.join(", ") };
-        let errors = r.findings.iter().filter(|p| p.severity == Severity::Error).count();
-        let warnings = r.findings.iter().filter(|p| p.severity == Severity::Warning).count();
+        let fws = if fws.is_empty() {
+            "-".into()
+        } else {
+            fws.join(", ")
+        };
+        let errors = r
+            .findings
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count();
+        let warnings = r
+            .findings
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
+            .count();
         let (style, status) = match r.status {
-            "unreadable" => (red, format!("unreadable: {}", r.error.as_deref().unwrap_or(""))),
-            _ if errors > 0 => (red, format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))),
+            "unreadable" => (
+                red,
+                format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
+            ),
+            _ if errors > 0 => (
+                red,
+                format!(
+                    "{}, {}",
+                    plural(errors, "error"),
+                    plural(warnings, "warning")
+                ),
+            ),
             _ if warnings > 0 => (yellow, plural(warnings, "warning")),
             _ => (green, "ok".to_string()),
         };
-        let fixed = if r.fixed.is_empty() { String::new() } else { " (hooks written)".to_string() };
+        let fixed = if r.fixed.is_empty() {
+            String::new()
+        } else {
+            " (hooks written)".to_string()
+        };
         writeln!(
             out,
             "{:<width$}  {:<10} {:<10} {:<8} {:<28} {style}{status}{style:#}{fixed}",
@@ -107,13 +163,33 @@ fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
             hook,
             fws
         )?;
-        for p in r.findings.iter().filter(|p| p.severity >= Severity::Warning) {
-            let s = if p.severity == Severity::Error { red } else { yellow };
-            writeln!(out, "  {s}{}[{}]{s:#}: {}", p.severity.label(), p.code, p.message)?;
+        for p in r
+            .findings
+            .iter()
+            .filter(|p| p.severity >= Severity::Warning)
+        {
+            let s = if p.severity == Severity::Error {
+                red
+            } else {
+                yellow
+            };
+            writeln!(
+                out,
+                "  {s}{}[{}]{s:#}: {}",
+                p.severity.label(),
+                p.code,
+                p.message
+            )?;
         }
     }
     for s in &a.stale {
-        writeln!(out, "{dim}stale entry {} in {}: {}{dim:#}", s.entry, s.file.display(), s.reason)?;
+        writeln!(
+            out,
+            "{dim}stale entry {} in {}: {}{dim:#}",
+            s.entry,
+            s.file.display(),
+            s.reason
+        )?;
     }
     let t = &a.summary;
     writeln!(
@@ -125,6 +201,10 @@ fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
         t.unreadable,
         plural(t.errors, "error"),
         plural(t.warnings, "warning"),
-        if t.fixed > 0 { format!("; hooks written in {}", t.fixed) } else { String::new() }
+        if t.fixed > 0 {
+            format!("; hooks written in {}", t.fixed)
+        } else {
+            String::new()
+        }
     )
 }
