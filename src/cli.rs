@@ -40,6 +40,17 @@ pub enum Command {
     /// findings per environment, in parallel. Exit 1 when any environment
     /// has a finding of severity error.
     Audit(AuditArgs),
+    /// Print the environment's matched library path for deployments that
+    /// never run `conda activate`: a /etc/profile.d snippet, Dockerfile ENV
+    /// lines, an env-file, or JSON.
+    Export(ExportArgs),
+    /// Run a command with the environment's matched library path, without
+    /// activating it.
+    Run(RunArgs),
+    /// Print shell completions for envhook.
+    Completions(CompletionsArgs),
+    /// Print envhook's man page (roff).
+    Man,
     /// Explain an error message (`libcudnn.so.8: cannot open shared object
     /// file`, `no kernel image is available ...`) in terms of this
     /// environment.
@@ -138,6 +149,54 @@ pub struct AuditArgs {
     /// Also audit these: envs directories, pixi projects or environments.
     #[arg(long = "envs-dir", value_name = "DIR")]
     pub envs_dirs: Vec<PathBuf>,
+}
+
+/// `envhook export` formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A POSIX sh snippet for /etc/profile.d.
+    Sh,
+    /// Dockerfile `ENV` lines.
+    Dockerfile,
+    /// `KEY=VALUE` lines (docker --env-file, Kubernetes ConfigMap).
+    Env,
+    /// A JSON document (schema `envhook.export/1`).
+    Json,
+}
+
+/// `envhook export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub env: EnvSelection,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Sh)]
+    pub format: ExportFormat,
+    /// isolated: the link directory `envhook install` created; dirs: the
+    /// library directories. Default: the link directory if it exists.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+}
+
+/// `envhook run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub env: EnvSelection,
+    /// As for `export`.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// The command and its arguments.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// `envhook completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `envhook explain`.

@@ -107,6 +107,22 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// `--mode isolated` before `envhook install` created the link directory.
+    #[error("{prefix} has no envhook link directory yet", prefix = .prefix.display())]
+    NotInstalled {
+        /// The environment.
+        prefix: PathBuf,
+    },
+
+    /// A command to run could not be started.
+    #[error("could not run {program}: {source}")]
+    Exec {
+        /// The program.
+        program: String,
+        /// Why.
+        source: io::Error,
+    },
+
     /// A compatibility matrix file that does not parse.
     #[error("could not use the matrix {path}: {reason}", path = .path.display())]
     BadMatrix {
@@ -215,6 +231,11 @@ impl Error {
                  arch, gpu, cudnn, framework, dlopen), every row with a source"
                     .into(),
             ),
+            Error::NotInstalled { prefix } => Some(format!(
+                "run `envhook install -p {}` first (it creates lib/envhook/cuda), or use --mode dirs",
+                prefix.display()
+            )),
+            Error::Exec { .. } => Some("check the command name and PATH".into()),
             Error::Output(_) => None,
         }
     }

@@ -295,3 +295,51 @@ impl LinkEntry {
         self.target.file_name().map_or(usize::MAX, |n| n.len())
     }
 }
+
+/// The directories `export` and `run` put on `LD_LIBRARY_PATH`: in
+/// isolating mode the installed link directory (which `envhook install`
+/// creates), in directories mode the library directories; with no mode
+/// given, the link directory when it exists, else the directories. Empty
+/// for an environment without CUDA libraries.
+pub fn matched_dirs(inv: &Inventory, mode: Option<Mode>) -> Result<(Mode, Vec<PathBuf>)> {
+    let isolated = HookSpec::from_inventory(inv, Mode::Isolated)?;
+    let installed = isolated
+        .as_ref()
+        .and_then(|s| s.isolation.as_ref())
+        .filter(|iso| iso.link.is_dir())
+        .map(|iso| iso.link.clone());
+    match (mode, installed) {
+        (Some(Mode::Isolated) | None, Some(link)) => Ok((Mode::Isolated, vec![link])),
+        (Some(Mode::Isolated), None) if isolated.is_some() => Err(Error::NotInstalled {
+            prefix: inv.prefix.clone(),
+        }),
+        _ => {
+            let dirs = HookSpec::from_inventory(inv, Mode::Dirs)?
+                .map(|s| s.dirs)
+                .unwrap_or_default();
+            Ok((Mode::Dirs, dirs))
+        }
+    }
+}
+
+/// `LD_LIBRARY_PATH` with `dirs` first: an existing value is kept after
+/// them, minus those directories and empty elements.
+pub fn prepend(dirs: &[PathBuf], current: Option<&std::ffi::OsStr>) -> std::ffi::OsString {
+    let mut parts: Vec<std::ffi::OsString> =
+        dirs.iter().map(|d| d.clone().into_os_string()).collect();
+    if let Some(cur) = current {
+        for el in std::env::split_paths(cur) {
+            if !el.as_os_str().is_empty() && !dirs.contains(&el) {
+                parts.push(el.into_os_string());
+            }
+        }
+    }
+    let mut out = std::ffi::OsString::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(":");
+        }
+        out.push(p);
+    }
+    out
+}

@@ -60,6 +60,16 @@ fn main() -> ExitCode {
         Command::Uninstall(args) => cmd::uninstall::run(args, &ctx, &mut out),
         Command::Check(args) => cmd::check::run(args, &ctx, &mut out),
         Command::Audit(args) => cmd::audit::run(args, &ctx, &mut out),
+        Command::Export(args) => cmd::export::run(args, &ctx, &mut out),
+        Command::Run(args) => cmd::export::run_command(args, &ctx),
+        Command::Completions(args) => {
+            clap_complete::generate(args.shell, &mut Cli::command(), "envhook", &mut out);
+            Ok(ExitStatus::Success)
+        }
+        Command::Man => clap_mangen::Man::new(Cli::command().version(version))
+            .render(&mut out)
+            .map(|()| ExitStatus::Success)
+            .map_err(Error::Output),
         Command::Explain(args) => cmd::explain::run(args, &ctx, &mut out),
     };
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));

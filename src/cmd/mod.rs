@@ -5,6 +5,7 @@ pub mod audit;
 pub mod check;
 pub mod envs;
 pub mod explain;
+pub mod export;
 pub mod install;
 pub mod show;
 pub mod uninstall;

@@ -45,6 +45,11 @@ impl Context {
             .filter(|v| !v.is_empty())
     }
 
+    /// A variable's raw value, empty included.
+    pub fn var_os(&self, name: &str) -> Option<&OsStr> {
+        self.vars.get(name).map(OsString::as_os_str)
+    }
+
     /// A variable's value even when empty (for conventions where empty means
     /// something, like `CONDA_OVERRIDE_CUDA=""`).
     pub fn var_os_raw(&self, name: &str) -> Option<String> {

@@ -89,6 +89,56 @@ impl std::str::FromStr for Dialect {
     }
 }
 
+/// Text for deployments that never activate: a login-shell snippet, a
+/// Dockerfile `ENV` line, an env-file line. `dirs` must not contain `:` or
+/// newlines (see [`crate::hookspec::check_prefix`]).
+pub mod export {
+    use super::{HookValues, substitute};
+
+    /// An `/etc/profile.d` snippet (POSIX sh): idempotent prepend.
+    pub fn profile(dirs: &[String], header: &[String]) -> String {
+        let v = HookValues {
+            id: "0",
+            dirs,
+            history: "",
+            self_path: "",
+            watch: &[],
+            stale_message: "",
+            header,
+        };
+        substitute(include_str!("../../hooks/profile.sh"), |token| {
+            Some(match token {
+                "HEADER" => super::header_text(&v),
+                "DIRS" => super::quote::posix(&dirs.join(":")),
+                _ => return None,
+            })
+        })
+    }
+
+    /// A Dockerfile `ENV` line. The value is double-quoted with `\`, `"`
+    /// and `$` escaped (Dockerfile escaping), then Docker's own
+    /// `${LD_LIBRARY_PATH:+:...}` keeps an existing value without leaving an
+    /// empty element when there is none.
+    pub fn dockerfile(dirs: &[String]) -> String {
+        let escaped: String = dirs
+            .join(":")
+            .chars()
+            .flat_map(|c| match c {
+                '\\' | '"' | '$' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        format!("ENV LD_LIBRARY_PATH=\"{escaped}${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n")
+    }
+
+    /// A `KEY=VALUE` env-file line (docker `--env-file`, Kubernetes
+    /// ConfigMaps): no quoting or expansion exists there, so the value is
+    /// the directories alone.
+    pub fn env_file(dirs: &[String]) -> String {
+        format!("LD_LIBRARY_PATH={}\n", dirs.join(":"))
+    }
+}
+
 /// Which of the two hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -148,19 +198,7 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
     let q = |s: &str| dialect.quote(s);
     substitute(dialect.template(phase), |token| {
         Some(match token {
-            // The template line is `# __ENVHOOK_HEADER__`.
-            "HEADER" => {
-                let mut header = OWNER_MARK.trim_start_matches("# ").to_string();
-                header.push_str(
-                    " -- generated; do not edit (`envhook install` rewrites, `envhook uninstall` removes)",
-                );
-                for line in v.header {
-                    debug_assert!(!line.contains('\n'));
-                    header.push_str("\n# ");
-                    header.push_str(line);
-                }
-                header
-            }
+            "HEADER" => header_text(v),
             "ID" => v.id.to_string(),
             "DIRS" => q(&v.dirs.join(":")),
             "HISTORY" => q(v.history),
@@ -184,6 +222,21 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
             _ => return None,
         })
     })
+}
+
+/// The ownership header: the template line is `# __ENVHOOK_HEADER__`, so
+/// the text starts after its `# `.
+fn header_text(v: &HookValues<'_>) -> String {
+    let mut header = OWNER_MARK.trim_start_matches("# ").to_string();
+    header.push_str(
+        " -- generated; do not edit (`envhook install` rewrites, `envhook uninstall` removes)",
+    );
+    for line in v.header {
+        debug_assert!(!line.contains('\n'));
+        header.push_str("\n# ");
+        header.push_str(line);
+    }
+    header
 }
 
 /// Replace every `__ENVHOOK_<NAME>__` in `template` in one pass, so that a

@@ -1,0 +1,1 @@
+"""conda plugin for envhook: a thin shim that calls the envhook binary."""

@@ -1,0 +1,120 @@
+"""The plugin's hooks, against conda's documented signatures, calling the
+real envhook binary on environments laid out like conda's."""
+
+import inspect
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conda.base.context import context
+from conda_envhook import plugin
+
+FIXTURE_SO = Path(__file__).resolve().parents[3] / "tests" / "support" / "fixture.so"
+
+
+def make_env(prefix: Path, with_cudnn_file=True) -> Path:
+    """A CUDA 11 environment: cudatoolkit and cudnn records with their files."""
+    meta = prefix / "conda-meta"
+    meta.mkdir(parents=True)
+    (meta / "history").write_text("==> 2024-06-01 10:00:00 <==\n")
+    packages = [
+        ("cudatoolkit", "11.8.0", "h4ba93d1_13", ["lib/libcudart.so.11.0"]),
+        ("cudnn", "8.9.2.26", "cuda11_0", ["lib/libcudnn.so.8"]),
+    ]
+    for name, version, build, files in packages:
+        for rel in files:
+            if name == "cudnn" and not with_cudnn_file:
+                continue
+            path = prefix / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(FIXTURE_SO.read_bytes())
+        fn = f"{name}-{version}-{build}"
+        record = {
+            "name": name, "version": version, "build": build, "build_number": 0,
+            "channel": "https://conda.anaconda.org/conda-forge/", "subdir": "linux-64",
+            "fn": f"{fn}.conda", "url": f"https://conda.anaconda.org/conda-forge/linux-64/{fn}.conda",
+            "depends": [], "files": files, "paths_data": {"paths": [], "paths_version": 1},
+        }
+        (meta / f"{fn}.json").write_text(json.dumps(record))
+    return prefix
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    prefix = make_env(tmp_path / "envs" / "cuda11")
+    monkeypatch.setattr(context, "target_prefix", str(prefix))
+    return prefix
+
+
+def envhook(*args):
+    import subprocess
+
+    return subprocess.run([os.environ["ENVHOOK_BIN"], *args], capture_output=True, text=True)
+
+
+def test_hooks_have_the_documented_shapes():
+    (sub,) = list(plugin.conda_subcommands())
+    assert sub.name == "envhook" and sub.summary
+    # No configure_parser: conda passes the remaining argv as a tuple.
+    assert sub.configure_parser is None
+    assert list(inspect.signature(sub.action).parameters) == ["args"]
+    (post,) = list(plugin.conda_post_commands())
+    assert {"install", "update", "remove"} <= post.run_for
+    assert list(inspect.signature(post.action).parameters) == ["command"]
+    (check,) = list(plugin.conda_health_checks())
+    assert list(inspect.signature(check.action).parameters) == ["prefix", "verbose"]
+
+
+def test_refresh_only_where_envhook_installed_hooks(env):
+    hook = env / "etc" / "conda" / "activate.d" / "envhook.sh"
+    plugin.refresh_after("install")
+    assert not hook.exists(), "the plugin never installs hooks on its own"
+    assert envhook("install", "-p", str(env)).returncode == 0
+    first = hook.read_text()
+    # `conda install nccl` in the environment, then the post-command hook.
+    (env / "lib" / "libnccl.so.2").write_bytes(FIXTURE_SO.read_bytes())
+    record = {
+        "name": "nccl", "version": "2.18.3.1", "build": "h12f7317_0", "build_number": 0,
+        "channel": "https://conda.anaconda.org/conda-forge/", "subdir": "linux-64",
+        "fn": "nccl-2.18.3.1-h12f7317_0.conda",
+        "url": "https://conda.anaconda.org/conda-forge/linux-64/nccl-2.18.3.1-h12f7317_0.conda",
+        "files": ["lib/libnccl.so.2"],
+    }
+    (env / "conda-meta" / "nccl-2.18.3.1-h12f7317_0.json").write_text(json.dumps(record))
+    plugin.refresh_after("list")
+    assert hook.read_text() == first, "commands that change nothing do nothing"
+    plugin.refresh_after("install")
+    assert hook.read_text() != first
+    assert (env / "lib" / "envhook" / "cuda" / "libnccl.so.2").exists()
+
+
+def test_health_check_reports(env, capsys):
+    plugin.health_check(str(env), False)
+    out = capsys.readouterr().out
+    assert out.startswith("✅ envhook"), out
+    (env / "lib" / "libcudnn.so.8").unlink()
+    plugin.health_check(str(env), False)
+    out = capsys.readouterr().out
+    assert out.startswith("❌ envhook: problems with the CUDA stack:"), out
+    assert "broken-install" in out
+
+
+def test_subcommand_targets_condas_environment(env, capfd):
+    assert plugin.envhook_subcommand(("show", "--json")) == 0
+    out = capfd.readouterr().out
+    assert json.loads(out)["prefix"] == str(env)
+    # An explicit -p wins.
+    other = make_env(env.parent / "other")
+    assert plugin.envhook_subcommand(("show", "--json", "-p", str(other))) == 0
+    assert json.loads(capfd.readouterr().out)["prefix"] == str(other)
+
+
+def test_missing_binary_is_reported(env, monkeypatch, capsys):
+    monkeypatch.delenv("ENVHOOK_BIN")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert plugin.envhook_subcommand(("show",)) == 2
+    assert "envhook is not installed" in capsys.readouterr().err
+    plugin.health_check(str(env), False)
+    assert "envhook is not installed" in capsys.readouterr().out

@@ -1,0 +1,353 @@
+//! `export` (sh, Dockerfile, env-file, JSON) through real shells, `run`,
+//! completions, the man page, and the packaging files' consistency.
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use support::Sandbox;
+
+fn export(sb: &Sandbox, prefix: &Path, format: &str) -> String {
+    let out = sb
+        .envhook()
+        .args(["export", "--format", format, "-p"])
+        .arg(prefix)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Source `script` in `shell` with LD_LIBRARY_PATH `initial`; return the value after.
+fn source_in(shell: &str, script: &Path, initial: Option<&str>) -> Option<String> {
+    let mut cmd = Command::new(shell);
+    cmd.arg("-c").arg(
+        "set -eu; . \"$T_SCRIPT\"; if [ -n \"${LD_LIBRARY_PATH+x}\" ]; then printf '%s' \"$LD_LIBRARY_PATH\"; else printf UNSET; fi",
+    );
+    cmd.env("T_SCRIPT", script).env_remove("LD_LIBRARY_PATH");
+    if let Some(v) = initial {
+        cmd.env("LD_LIBRARY_PATH", v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{shell}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = String::from_utf8(out.stdout).unwrap();
+    (v != "UNSET").then_some(v)
+}
+
+#[test]
+fn profile_snippet_round_trips_in_real_shells() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("it's $(x) a b/env"));
+    let script = sb.path("profile.sh");
+    fs::write(&script, export(&sb, &env.prefix, "sh")).unwrap();
+    let out = Command::new("shellcheck")
+        .args(["--shell=sh", "--enable=all"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let lib = env.path("lib").display().to_string();
+    let targets = env.path("targets/x86_64-linux/lib").display().to_string();
+    let dirs = format!("{lib}:{targets}");
+    for shell in ["bash", "zsh", "dash"] {
+        assert_eq!(
+            source_in(shell, &script, None).as_deref(),
+            Some(dirs.as_str()),
+            "{shell} unset"
+        );
+        assert_eq!(
+            source_in(shell, &script, Some("")).as_deref(),
+            Some(dirs.as_str()),
+            "{shell} empty"
+        );
+        assert_eq!(
+            source_in(shell, &script, Some("/opt/x::/y $z:")).as_deref(),
+            Some(format!("{dirs}:/opt/x:/y $z").as_str()),
+            "{shell} value"
+        );
+        // Sourcing twice (a login shell inside a login shell) adds nothing.
+        assert_eq!(
+            source_in(shell, &script, Some(&format!("{dirs}:/opt/x"))).as_deref(),
+            Some(format!("{dirs}:/opt/x").as_str()),
+            "{shell} again"
+        );
+    }
+    assert!(!sb.path("x").exists());
+}
+
+#[test]
+fn dockerfile_env_line() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("with $dollar \"quote\" back\\slash/env"));
+    let text = export(&sb, &env.prefix, "dockerfile");
+    let line = text.lines().find(|l| l.starts_with("ENV ")).unwrap();
+    let lib = env.path("lib").display().to_string();
+    let escaped = lib
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('$', "\\$");
+    assert_eq!(
+        line,
+        format!("ENV LD_LIBRARY_PATH=\"{escaped}${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"")
+    );
+    // Dockerfile double quotes escape `\`, `"` and `$` as sh's do, and
+    // `${VAR:+word}` substitutes as in sh: evaluate the value with sh.
+    let value = line.strip_prefix("ENV LD_LIBRARY_PATH=").unwrap();
+    for (initial, want) in [
+        (None, lib.clone()),
+        (
+            Some("/usr/local/nvidia/lib64"),
+            format!("{lib}:/usr/local/nvidia/lib64"),
+        ),
+    ] {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("v={value}; printf '%s' \"$v\""))
+            .env_remove("LD_LIBRARY_PATH");
+        if let Some(i) = initial {
+            cmd.env("LD_LIBRARY_PATH", i);
+        }
+        assert_eq!(
+            String::from_utf8(cmd.output().unwrap().stdout).unwrap(),
+            want
+        );
+    }
+}
+
+#[test]
+fn env_file_and_json() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let link = env.path("lib/envhook/cuda").display().to_string();
+    let text = export(&sb, &env.prefix, "env");
+    assert_eq!(text, format!("LD_LIBRARY_PATH={link}\n"));
+    // Read back the way env-file consumers do: one KEY=VALUE per line, verbatim.
+    let file = sb.path("cuda.env");
+    fs::write(&file, &text).unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg("while IFS= read -r l; do export \"$l\"; done < \"$1\"; printf '%s' \"$LD_LIBRARY_PATH\"")
+        .arg("bash")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), link);
+    let json: serde_json::Value = serde_json::from_str(&export(&sb, &env.prefix, "json")).unwrap();
+    assert_eq!(json["schema"], "envhook.export/1");
+    assert_eq!(json["mode"], "isolated");
+    assert_eq!(json["prepend"], serde_json::json!([link]));
+    assert_eq!(json["env"]["LD_LIBRARY_PATH"], link);
+}
+
+#[test]
+fn isolated_export_needs_an_install() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    let out = sb
+        .envhook()
+        .args(["export", "--mode", "isolated", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hint: run `envhook install -p"));
+    // Without --mode it falls back to the library directories.
+    assert!(export(&sb, &env.prefix, "env").contains("site-packages/nvidia/cuda_runtime/lib"));
+}
+
+#[test]
+fn run_executes_with_the_matched_path_and_its_exit_status() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let lib = env.path("lib").display().to_string();
+    let out = sb
+        .envhook()
+        .env("LD_LIBRARY_PATH", "::/existing")
+        .args(["run", "-p"])
+        .arg(&env.prefix)
+        .args([
+            "--",
+            "/bin/sh",
+            "-c",
+            "printf '%s' \"$LD_LIBRARY_PATH\"; exit 7",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("{lib}:/existing")
+    );
+    // A CPU environment: nothing to add, nothing changed.
+    let cpu = support::cpu_only(&sb.path("cpu"));
+    let out = sb
+        .envhook()
+        .args(["run", "-p"])
+        .arg(&cpu.prefix)
+        .args([
+            "--",
+            "/bin/sh",
+            "-c",
+            "printf '%s' \"${LD_LIBRARY_PATH-unset}\"",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "unset");
+    let out = sb
+        .envhook()
+        .args(["run", "-p"])
+        .arg(&env.prefix)
+        .args(["--", "no-such-program-xyz"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("could not run no-such-program-xyz"));
+}
+
+fn envhook_out(sb: &Sandbox, args: &[&str]) -> String {
+    let out = sb.envhook().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn completions_parse_in_their_shells() {
+    let sb = Sandbox::new();
+    for (shell, checker, args) in [
+        ("bash", "bash", &["-n"][..]),
+        ("zsh", "zsh", &["-n"]),
+        ("fish", "fish", &["--no-execute"]),
+    ] {
+        let text = envhook_out(&sb, &["completions", shell]);
+        assert!(
+            text.contains("install") && text.contains("audit"),
+            "{shell}"
+        );
+        let file = sb.path(&format!("completion.{shell}"));
+        fs::write(&file, text).unwrap();
+        let out = Command::new(checker)
+            .args(args)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{shell}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // bash: loading it registers the completion function.
+    let file = sb.path("completion.bash");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(". '{}'; complete -p envhook", file.display()))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("envhook"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ps = envhook_out(&sb, &["completions", "powershell"]);
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_powershell::LANGUAGE.into())
+        .unwrap();
+    let tree = parser.parse(&ps, None).unwrap();
+    let mut errors = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        // tree-sitter-powershell lacks PowerShell 4's `.Where{ }` method
+        // shorthand, which clap_complete uses; errors on those lines are
+        // the grammar's, everything else must parse.
+        let line = ps.lines().nth(node.start_position().row).unwrap_or("");
+        if (node.is_error() || node.is_missing()) && !line.contains(".Where{") {
+            let p = node.start_position();
+            errors.push(format!(
+                "{}:{}: {}",
+                p.row + 1,
+                p.column + 1,
+                &ps[node.byte_range()].chars().take(80).collect::<String>()
+            ));
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    assert!(
+        errors.is_empty(),
+        "PowerShell completion parse errors: {errors:#?}"
+    );
+}
+
+#[test]
+fn man_page_and_version() {
+    let sb = Sandbox::new();
+    let man = envhook_out(&sb, &["man"]);
+    assert!(man.contains(".TH envhook 1"), "{}", &man[..200]);
+    for sub in ["install", "check", "audit", "export"] {
+        assert!(man.contains(sub), "{sub} in the man page");
+    }
+    let version = envhook_out(&sb, &["--version"]);
+    let data =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/matrix.toml")).unwrap();
+    let matrix_version = data
+        .lines()
+        .find_map(|l| l.strip_prefix("version = "))
+        .unwrap()
+        .trim_matches('"');
+    assert_eq!(
+        version.trim(),
+        format!(
+            "envhook {} (matrix {matrix_version})",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+}
+
+#[test]
+fn conda_recipes_match_the_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for rel in [
+        "packaging/conda/recipe.yaml",
+        "packaging/conda-plugin/recipe.yaml",
+    ] {
+        let text = fs::read_to_string(root.join(rel)).unwrap();
+        let recipe: serde_yaml::Value =
+            serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert_eq!(
+            recipe["context"]["version"].as_str(),
+            Some(env!("CARGO_PKG_VERSION")),
+            "{rel}: the recipe's version follows Cargo.toml"
+        );
+        assert!(recipe["package"]["name"].as_str().is_some(), "{rel}");
+        assert!(
+            recipe["tests"].as_sequence().is_some_and(|t| !t.is_empty()),
+            "{rel} has tests"
+        );
+        assert!(recipe["about"]["license"].as_str() == Some("MIT"), "{rel}");
+    }
+}
