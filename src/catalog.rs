@@ -154,6 +154,35 @@ impl Catalog {
         })
     }
 
+    /// The conda-forge package that ships a component's libraries: for
+    /// CUDA <= 11 the `cudatoolkit` bundle, else the split package (the
+    /// catalogue's `cuda-library` row for that component without `-dev`).
+    pub fn conda_package_for(&self, component: &str, cuda_major: Option<u32>) -> Option<String> {
+        let role_row = |role: Role| {
+            self.conda
+                .values()
+                .find(|r| r.role == role)
+                .map(|r| r.name.clone())
+        };
+        match component {
+            "cudnn" => return role_row(Role::Cudnn).map(|_| "cudnn".to_string()),
+            "nccl" => return role_row(Role::Nccl),
+            _ => {}
+        }
+        if cuda_major.is_some_and(|m| m <= 11) {
+            return Some("cudatoolkit".into());
+        }
+        let mut names: Vec<&str> = self
+            .conda
+            .values()
+            .filter(|r| r.role == Role::CudaLibrary && r.lib.as_deref() == Some(component))
+            .map(|r| r.name.as_str())
+            .filter(|n| !n.contains("-dev") && !n.contains("_linux-64"))
+            .collect();
+        names.sort();
+        names.first().map(|n| n.to_string())
+    }
+
     /// Whether `file_name` is a core library of `framework`.
     pub fn is_core_library(&self, framework: Framework, file_name: &str) -> bool {
         self.core
@@ -236,6 +265,36 @@ mod tests {
         assert_eq!(cat.pip("nvidia-cudnn-cu13").unwrap().1, Some(13));
         assert!(cat.pip("nvidia-cudnn-cuda").is_none());
         assert!(cat.pip("numpy").is_none());
+    }
+
+    #[test]
+    fn packages_for_components() {
+        let cat = &*CATALOG;
+        assert_eq!(
+            cat.conda_package_for("cudart", Some(12)).as_deref(),
+            Some("cuda-cudart")
+        );
+        assert_eq!(
+            cat.conda_package_for("cudart", Some(11)).as_deref(),
+            Some("cudatoolkit")
+        );
+        assert_eq!(
+            cat.conda_package_for("curand", Some(12)).as_deref(),
+            Some("libcurand")
+        );
+        assert_eq!(
+            cat.conda_package_for("nvrtc", None).as_deref(),
+            Some("cuda-nvrtc")
+        );
+        assert_eq!(
+            cat.conda_package_for("cudnn", Some(11)).as_deref(),
+            Some("cudnn")
+        );
+        assert_eq!(
+            cat.conda_package_for("nccl", Some(12)).as_deref(),
+            Some("nccl")
+        );
+        assert_eq!(cat.conda_package_for("opencl", Some(12)), None);
     }
 
     #[test]

@@ -766,6 +766,7 @@ fn check_libraries(
             .map(|l| l.path.clone())
     };
     let fix = format!("envhook install -p {}", prefix.display());
+    let cuda_major = inv.cuda.first().and_then(|c| major(&c.version));
 
     let mut out = Vec::new();
     let mut only_with_hook: Vec<String> = Vec::new();
@@ -840,6 +841,7 @@ fn check_libraries(
                 let with_hook = search_with.resolve(&name, &info);
                 let without_hook = search_without.resolve(&name, &info);
                 check_one(
+                    cuda_major,
                     &name,
                     kind,
                     &object,
@@ -885,6 +887,7 @@ fn check_libraries(
 
 #[allow(clippy::too_many_arguments)]
 fn check_one(
+    cuda_major: Option<u32>,
     name: &str,
     kind: &str,
     object: &str,
@@ -935,6 +938,10 @@ fn check_one(
             let stem = name.split(".so").next().unwrap_or(name);
             let versioned = env_copy_stem(prefix, stem);
             let dev_missing = versioned.is_some() && kind == "dlopen";
+            let package = CATALOG
+                .library_component(name)
+                .and_then(|c| CATALOG.conda_package_for(c, cuda_major));
+            let p = prefix.display();
             let (message, hint) = match versioned {
                 Some(v) if kind == "dlopen" => (
                     format!(
@@ -942,19 +949,30 @@ fn check_one(
                          unversioned name comes from -dev packages). Expect \"The third-party dynamic library \
                          ({name}) that Paddle depends on is not configured correctly\""
                     ),
-                    format!(
-                        "{fix} (its isolating mode provides {name}), or conda install -p {} -c conda-forge the matching -dev package",
-                        prefix.display()
-                    ),
+                    match package.filter(|pk| pk != "cudatoolkit") {
+                        Some(pk) => {
+                            let dev = if pk == "cudnn" {
+                                "libcudnn-dev".to_string()
+                            } else {
+                                format!("{pk}-dev")
+                            };
+                            format!(
+                                "{fix} (its isolating mode provides {name}), or conda install -p {p} -c conda-forge {dev}"
+                            )
+                        }
+                        None => format!("{fix} (its isolating mode provides {name})"),
+                    },
                 ),
                 _ => (
                     format!(
                         "{object} {how} {name}, which is not in this environment nor on the system. Expect \"{name}: cannot open shared object file\""
                     ),
-                    format!(
-                        "install the package that provides {name} (see `envhook show -p {}`)",
-                        prefix.display()
-                    ),
+                    match package {
+                        Some(pk) => format!("conda install -p {p} -c conda-forge {pk}"),
+                        None => format!(
+                            "install the package that provides {name} (see `envhook show -p {p}`)"
+                        ),
+                    },
                 ),
             };
             // A dlopened library fails only when the operation needing it

@@ -78,6 +78,7 @@ pub fn is_compatible(path: &Path, machine: Option<u16>) -> bool {
 pub fn read(path: &Path) -> Result<ElfInfo, String> {
     let count = Cell::new(0u64);
     let file = File::open(path).map_err(|e| e.to_string())?;
+    let len = file.metadata().map_err(|e| e.to_string())?.len();
     let cache = ReadCache::new(Counting {
         file,
         count: &count,
@@ -127,9 +128,10 @@ pub fn read(path: &Path) -> Result<ElfInfo, String> {
         .ok_or("DT_STRTAB outside every loaded segment")?;
     let string = |offset: u64| -> Result<String, String> {
         let start = strtab_offset + offset;
-        // Strings end at NUL; 4 KiB is far beyond any soname or path list.
+        // Strings end at NUL; 4 KiB is far beyond any soname or path list,
+        // and the range must stay inside the file.
         let bytes = data
-            .read_bytes_at_until(start..start + 4096, 0)
+            .read_bytes_at_until(start..(start + 4096).min(len), 0)
             .map_err(|_| format!("string at {start:#x} is not readable"))?;
         Ok(String::from_utf8_lossy(bytes).into_owned())
     };
@@ -160,4 +162,31 @@ pub fn read(path: &Path) -> Result<ElfInfo, String> {
     }
     info.bytes_read = count.get();
     Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 1.5 kB fixture object: its strings end near the end of the
+    /// file, so reads must stop at the file's end.
+    #[test]
+    fn small_object_with_strings_near_the_end() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fixture.so");
+        let info = read(&path).unwrap();
+        assert_eq!(info.soname.as_deref(), Some("libenvhook-fixture.so"));
+        assert_eq!(info.machine, 62);
+        assert!(info.bytes_read <= 1584);
+        assert!(is_compatible(&path, Some(62)));
+        assert!(!is_compatible(&path, Some(183)));
+    }
+
+    #[test]
+    fn not_elf_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("x.so");
+        std::fs::write(&f, "just text").unwrap();
+        assert!(read(&f).unwrap_err().contains("not a 64-bit ELF"));
+        assert!(!is_compatible(&f, None));
+    }
 }

@@ -115,12 +115,19 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     }
     let count = |s| r.findings.iter().filter(|p| p.severity == s).count();
     if !r.findings.is_empty() {
+        let plural = |n: usize, what: &str| {
+            if n == 1 {
+                format!("1 {what}")
+            } else {
+                format!("{n} {what}s")
+            }
+        };
         writeln!(
             out,
-            "\n{} errors, {} warnings, {} notes",
-            count(report::Severity::Error),
-            count(report::Severity::Warning),
-            count(report::Severity::Info)
+            "\n{}, {}, {}",
+            plural(count(report::Severity::Error), "error"),
+            plural(count(report::Severity::Warning), "warning"),
+            plural(count(report::Severity::Info), "note")
         )?;
     }
     Ok(())
