@@ -24,11 +24,7 @@ fn fleet(sb: &Sandbox) -> PathBuf {
     fs::remove_file(broken.path("targets/x86_64-linux/lib/libcudart.so.12.6.77")).unwrap();
     // Stale: hooks installed, then a package upgraded.
     let stale = support::cuda11_paddle(&envs.join("stale"));
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&stale.prefix)
-        .assert()
-        .code(0);
+    sb.install(&stale.prefix);
     fs::rename(
         stale.path("conda-meta/cudnn-8.9.2.26-cuda11_0.json"),
         stale.path("conda-meta/cudnn-8.9.7.29-cuda11_0.json"),
@@ -230,41 +226,17 @@ fn json_rows_have_the_documented_shape() {
     );
 }
 
-/// Every file under `dir` with its content, to prove nothing was written.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = fs::symlink_metadata(&p).unwrap();
-            if m.is_dir() {
-                stack.push(p.clone());
-                out.push((p, Vec::new()));
-            } else if m.file_type().is_symlink() {
-                out.push((
-                    p.clone(),
-                    fs::read_link(&p)
-                        .unwrap()
-                        .into_os_string()
-                        .into_encoded_bytes(),
-                ));
-            } else {
-                out.push((p.clone(), fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn audit_writes_nothing_and_fix_installs_and_refreshes() {
     let sb = Sandbox::new();
     let root = fleet(&sb);
-    let before = tree(&root);
+    let before = support::snapshot(&root);
     audit(&sb, &root, &[]);
-    assert_eq!(tree(&root), before, "audit without --fix writes nothing");
+    assert_eq!(
+        support::snapshot(&root),
+        before,
+        "audit without --fix writes nothing"
+    );
 
     let (json, _, _) = audit(&sb, &root, &["--fix"]);
     assert_eq!(row(&json, "stale")["hook"], "current");

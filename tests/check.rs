@@ -246,11 +246,7 @@ fn library_resolution_with_and_without_the_hook() {
     assert_eq!(elf["soname"], "libpaddle.so");
 
     // After install the same names resolve through the real link directory.
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     let (json, code) = check(&sb, &env.prefix, A100);
     assert_eq!(code, 0, "{:#}", json["findings"]);
     assert_eq!(json["hook"]["state"], "current");
@@ -290,11 +286,7 @@ fn missing_unversioned_name_for_paddle() {
             .contains("isolating mode provides libcudnn.so")
     );
     // The isolating mode fixes it.
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     let (json, _) = check(&sb, &env.prefix, A100);
     assert!(
         !codes(&json).contains(&"missing-dev-symlink".to_string()),
@@ -640,11 +632,7 @@ fn system_cuda_in_the_loader_cache_shadows_the_env() {
         "{msg}"
     );
     // With the hook installed the env's copy comes first.
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     let (json, _) = check(&sb, &env.prefix, A100);
     assert!(
         !codes(&json).contains(&"system-library-wins".to_string()),
@@ -819,11 +807,7 @@ fn explain_maps_messages_to_this_env() {
         text.contains("the GPU's architecture is not in the build"),
         "{text}"
     );
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     let (text, code) = explain(
         "OSError: libcudart.so.11.0: cannot open shared object file",
         A100,

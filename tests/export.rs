@@ -133,11 +133,7 @@ fn dockerfile_env_line() {
 fn env_file_and_json() {
     let sb = Sandbox::new();
     let env = support::pip_wheels(&sb.path("env"));
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     let link = env.path("lib/envhook/cuda").display().to_string();
     let text = export(&sb, &env.prefix, "env");
     assert_eq!(text, format!("LD_LIBRARY_PATH={link}\n"));

@@ -813,11 +813,7 @@ fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
         );
     }
     // Refreshing makes the hooks newer than the history again.
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&h.prefix)
-        .assert()
-        .code(0);
+    sb.install(&h.prefix);
     for sh in SHELLS {
         assert_eq!(activate(sh, &[]), "", "{sh:?}: refreshed hooks are quiet");
     }
@@ -907,11 +903,7 @@ fn dirs_mode_uses_the_library_directories() {
 fn pip_wheels_are_linked_too() {
     let sb = Sandbox::new();
     let env = support::pip_wheels(&sb.path("env"));
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     let dir = env.prefix.join("lib/envhook/cuda");
     for n in [
         "libcudart.so.12",

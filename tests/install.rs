@@ -5,37 +5,9 @@
 mod support;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use support::Sandbox;
-
-/// Every path under `dir` (files, links, directories), with file contents.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = fs::symlink_metadata(&p).unwrap();
-            let content = if m.file_type().is_symlink() {
-                Some(
-                    fs::read_link(&p)
-                        .unwrap()
-                        .into_os_string()
-                        .into_encoded_bytes(),
-                )
-            } else if m.is_file() {
-                Some(fs::read(&p).unwrap())
-            } else {
-                stack.push(p.clone());
-                None
-            };
-            out.push((p, content));
-        }
-    }
-    out.sort();
-    out
-}
 
 const FOLK_ACTIVATE: &str = "export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n";
 const FOLK_DEACTIVATE: &str = "unset LD_LIBRARY_PATH\n";
@@ -165,11 +137,11 @@ fn uninstall_removes_exactly_what_install_added() {
     let other = env.path("etc/conda/activate.d/other.sh");
     fs::create_dir_all(other.parent().unwrap()).unwrap();
     fs::write(&other, "export X=1\n").unwrap();
-    let before = snapshot(&env.prefix);
+    let before = support::snapshot(&env.prefix);
     install(&sb, &env.prefix, &[]);
     install(&sb, &env.prefix, &["--mode", "dirs"]);
     install(&sb, &env.prefix, &[]);
-    assert_ne!(snapshot(&env.prefix), before);
+    assert_ne!(support::snapshot(&env.prefix), before);
     let (code, text, _) = envhook(&sb, "uninstall", &env.prefix, &[]);
     assert_eq!(code, 0);
     assert!(
@@ -178,7 +150,7 @@ fn uninstall_removes_exactly_what_install_added() {
     );
     // Empty directories envhook created (deactivate.d, lib/envhook) may
     // remain only if they existed before.
-    let after: Vec<_> = snapshot(&env.prefix)
+    let after: Vec<_> = support::snapshot(&env.prefix)
         .into_iter()
         .filter(|(p, c)| {
             !(c.is_none()
@@ -196,10 +168,10 @@ fn uninstall_removes_exactly_what_install_added() {
 fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("env"));
-    let before = snapshot(&env.prefix);
+    let before = support::snapshot(&env.prefix);
     let (code, out, err) = install(&sb, &env.prefix, &["--dry-run"]);
     assert_eq!((code, err.as_str()), (0, ""));
-    assert_eq!(snapshot(&env.prefix), before);
+    assert_eq!(support::snapshot(&env.prefix), before);
     assert!(out.contains("mode         isolated"), "{out}");
     assert!(
         out.contains(&format!(
@@ -211,10 +183,10 @@ fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
     assert!(out.contains("# envhook:owned"), "{out}");
     assert!(out.contains("provides     "), "{out}");
     install(&sb, &env.prefix, &[]);
-    let before = snapshot(&env.prefix);
+    let before = support::snapshot(&env.prefix);
     let (_, text, _) = envhook(&sb, "uninstall", &env.prefix, &["--dry-run"]);
     assert!(text.contains("would remove"), "{text}");
-    assert_eq!(snapshot(&env.prefix), before);
+    assert_eq!(support::snapshot(&env.prefix), before);
 }
 
 #[test]

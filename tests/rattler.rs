@@ -128,11 +128,7 @@ fn check(
 fn rattler_activator_bash_zsh_fish() {
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("envs/paddle"));
-    sb.envhook()
-        .args(["install", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
+    sb.install(&env.prefix);
     for initial in [Some("/orig/lib:/other lib"), None, Some("")] {
         let base = base_env(&sb, initial);
         let (changed, after) = round_trip(

@@ -432,33 +432,11 @@ fn json_document_has_the_documented_shape() {
     }
 }
 
-/// Every file under `dir` with its size and modification time.
-fn tree(dir: &Path) -> Vec<(String, u64, std::time::SystemTime)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            let m = fs::symlink_metadata(e.path()).unwrap();
-            if m.is_dir() {
-                stack.push(e.path());
-            }
-            out.push((
-                e.path().display().to_string(),
-                m.len(),
-                m.modified().unwrap(),
-            ));
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn show_writes_nothing() {
     let sb = Sandbox::new();
     let env = support::mixed(&sb.path("env"));
-    let before = tree(sb.dir.path());
+    let before = support::snapshot(sb.dir.path());
     sb.envhook()
         .args(["show", "-p"])
         .arg(&env.prefix)
@@ -469,7 +447,7 @@ fn show_writes_nothing() {
         .arg(&env.prefix)
         .assert()
         .code(1);
-    assert_eq!(tree(sb.dir.path()), before);
+    assert_eq!(support::snapshot(sb.dir.path()), before);
 }
 
 #[test]

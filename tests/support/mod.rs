@@ -754,3 +754,48 @@ pub fn cc_shared(out: &Path, soname: &str, deps: &[&Path], rpath: Option<&str>, 
     assert!(status.success(), "cc failed for {}", out.display());
     fs::remove_file(&src).unwrap();
 }
+
+/// A file's bytes (or a link's target) and, for files, the modification time.
+pub type Content = (Vec<u8>, Option<std::time::SystemTime>);
+
+/// Every path under `dir`, sorted, with file contents and modification
+/// times and link targets (directories as `None`): equal snapshots mean
+/// nothing was written, not even the same bytes again.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Content>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            let content = if m.file_type().is_symlink() {
+                Some((
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                    None,
+                ))
+            } else if m.is_dir() {
+                stack.push(p.clone());
+                None
+            } else {
+                Some((fs::read(&p).unwrap(), Some(m.modified().unwrap())))
+            };
+            out.push((p, content));
+        }
+    }
+    out.sort();
+    out
+}
+
+impl Sandbox {
+    /// `envhook install -p PREFIX`, which must succeed with exit 0.
+    pub fn install(&self, prefix: &Path) {
+        self.envhook()
+            .args(["install", "-p"])
+            .arg(prefix)
+            .assert()
+            .code(0);
+    }
+}
