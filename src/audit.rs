@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::check::{self, Report};
+use crate::check::{self, Machine, Report};
 use crate::discovery::{Context, Discovery, EnvKind, KnownEnv};
 use crate::driver::Driver;
 use crate::foreign;
@@ -112,7 +112,7 @@ pub struct Audit {
 }
 
 /// Audit one environment.
-fn audit_one(env: &KnownEnv, m: &Matrix, driver: &Driver, ctx: &Context, fix: bool) -> Row {
+fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: bool) -> Row {
     let mut row = Row {
         prefix: env.prefix.clone(),
         name: env.name.clone(),
@@ -154,7 +154,7 @@ fn audit_one(env: &KnownEnv, m: &Matrix, driver: &Driver, ctx: &Context, fix: bo
             }
         }
     }
-    let report: Report = check::run(&inv, m, driver.clone(), ctx);
+    let report: Report = check::run(&inv, m, machine, ctx);
     let foreign = foreign::scan(&prefix);
     row.hook = match (&report.hook, inv.library_dirs.is_empty()) {
         (HookStatus::Current { .. }, _) => Hook::Current,
@@ -217,6 +217,7 @@ pub fn run(
     progress: &(dyn Fn() + Sync),
 ) -> Audit {
     let envs = &discovery.envs;
+    let machine = Machine::new(driver, ctx);
     let next = AtomicUsize::new(0);
     let rows: Mutex<Vec<(usize, Row)>> = Mutex::new(Vec::with_capacity(envs.len()));
     std::thread::scope(|s| {
@@ -225,7 +226,7 @@ pub fn run(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(env) = envs.get(i) else { break };
-                    let row = audit_one(env, m, &driver, ctx, fix);
+                    let row = audit_one(env, m, &machine, ctx, fix);
                     rows.lock()
                         .expect("no worker panics while holding the lock")
                         .push((i, row));
@@ -264,7 +265,7 @@ pub fn run(
     Audit {
         schema: SCHEMA,
         matrix_version: m.version.clone(),
-        driver,
+        driver: machine.driver,
         envs: rows,
         stale: discovery.stale,
         summary,

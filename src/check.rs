@@ -226,8 +226,30 @@ fn cudnn_install_hint(
     }
 }
 
+/// What is the same for every environment on a machine: read once, even
+/// when `audit` checks hundreds of environments.
+#[derive(Debug)]
+pub struct Machine {
+    /// The driver and GPUs.
+    pub driver: Driver,
+    /// `/etc/ld.so.cache` (under the sysroot): none on musl systems, or why
+    /// it could not be read.
+    pub cache: Result<Option<LdCache>, String>,
+}
+
+impl Machine {
+    /// Read the loader cache; the driver is detected by the caller.
+    pub fn new(driver: Driver, ctx: &Context) -> Self {
+        Machine {
+            driver,
+            cache: LdCache::read(&ctx.system_path("/etc/ld.so.cache")),
+        }
+    }
+}
+
 /// Run every check.
-pub fn run(inv: &Inventory, m: &Matrix, driver: Driver, ctx: &Context) -> Report {
+pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Report {
+    let driver = machine.driver.clone();
     let mut findings: Vec<Problem> = inv.problems.clone();
     let prefix = &inv.prefix;
     let spec = match HookSpec::from_inventory(inv, Mode::Isolated) {
@@ -259,7 +281,7 @@ pub fn run(inv: &Inventory, m: &Matrix, driver: Driver, ctx: &Context) -> Report
     check_gpus(inv, m, &driver, &mut findings);
     check_frameworks(inv, m, &mut findings);
     check_cudnn_cuda(inv, m, &mut findings);
-    let libraries = check_libraries(inv, m, ctx, spec.as_ref(), &hook, &mut findings);
+    let libraries = check_libraries(machine, inv, m, ctx, spec.as_ref(), &hook, &mut findings);
 
     // One `info` about a missing driver is enough.
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
@@ -687,6 +709,7 @@ fn installed_dirs(prefix: &Path) -> Vec<PathBuf> {
 }
 
 fn check_libraries(
+    machine: &Machine,
     inv: &Inventory,
     m: &Matrix,
     ctx: &Context,
@@ -696,13 +719,15 @@ fn check_libraries(
 ) -> Vec<LibraryCheck> {
     let prefix = &inv.prefix;
     let sysroot = ctx.sysroot();
-    let cache = match LdCache::read(&ctx.system_path("/etc/ld.so.cache")) {
-        Ok(c) => c,
-        Err(e) => {
-            findings.push(finding(Severity::Info, "ld-cache-unreadable", e, None));
-            None
-        }
-    };
+    if let Err(e) = &machine.cache {
+        findings.push(finding(
+            Severity::Info,
+            "ld-cache-unreadable",
+            e.clone(),
+            None,
+        ));
+    }
+    let cache = machine.cache.as_ref().ok().and_then(Option::as_ref);
     let installed = !matches!(hook, HookStatus::None);
     let ours: Vec<PathBuf> = if installed {
         installed_dirs(prefix)
@@ -748,13 +773,13 @@ fn check_libraries(
     let cwd = std::env::current_dir().unwrap_or_default();
     let search_without = Search {
         ld_library_path: without,
-        cache: cache.as_ref(),
+        cache,
         sysroot: &sysroot,
         cwd: cwd.clone(),
     };
     let search_with = Search {
         ld_library_path: with,
-        cache: cache.as_ref(),
+        cache,
         sysroot: &sysroot,
         cwd,
     };

@@ -22,8 +22,8 @@ pub fn report(
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
     let matrix = target.matrix(ctx)?;
-    let driver = driver::detect(ctx, &target.driver_flags(), &matrix);
-    Ok(check::run(&inv, &matrix, driver, ctx))
+    let machine = check::Machine::new(driver::detect(ctx, &target.driver_flags(), &matrix), ctx);
+    Ok(check::run(&inv, &matrix, &machine, ctx))
 }
 
 /// Run `check`.
