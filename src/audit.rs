@@ -2,8 +2,9 @@
 //! parallel, one row each. An environment that cannot be read is a row with
 //! the reason, never the end of the audit.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -205,39 +206,134 @@ fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
     }
 }
 
+/// Run `job(0..n)` on `threads` worker threads; results in index order.
+/// A job that has not answered `timeout` after it started (a stat on a
+/// dead network mount blocks forever, and no thread can be interrupted) is
+/// given up as `None`: its thread is left behind, a fresh worker takes over
+/// its share, and the process exits without waiting for it.
+pub fn parallel_with_timeout<T: Send + 'static>(
+    n: usize,
+    threads: usize,
+    timeout: Duration,
+    job: Arc<dyn Fn(usize) -> T + Send + Sync>,
+    progress: &dyn Fn(),
+) -> Vec<Option<T>> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started: Arc<Mutex<Vec<Option<Instant>>>> = Arc::new(Mutex::new(vec![None; n]));
+    let (tx, rx) = mpsc::channel::<(usize, T)>();
+    let spawn = || {
+        let (next, started, tx, job) = (next.clone(), started.clone(), tx.clone(), job.clone());
+        std::thread::spawn(move || {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                started.lock().expect("no panics under this lock")[i] = Some(Instant::now());
+                let out = job(i);
+                if tx.send((i, out)).is_err() {
+                    break; // the audit is over
+                }
+            }
+        });
+    };
+    for _ in 0..threads.clamp(1, n.max(1)) {
+        spawn();
+    }
+    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let mut done = vec![false; n];
+    let mut remaining = n;
+    while remaining > 0 {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok((i, out)) => {
+                if !done[i] {
+                    results[i] = Some(out);
+                    done[i] = true;
+                    remaining -= 1;
+                    progress();
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let now = Instant::now();
+                let stuck: Vec<usize> = started
+                    .lock()
+                    .expect("no panics under this lock")
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, s)| {
+                        !done[*i] && s.is_some_and(|t| now.duration_since(t) > timeout)
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                for i in stuck {
+                    done[i] = true;
+                    remaining -= 1;
+                    progress();
+                    spawn(); // replace the blocked worker
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    results
+}
+
+/// How long one environment may take before audit gives up on it:
+/// `ENVHOOK_AUDIT_TIMEOUT` seconds, 60 by default.
+fn timeout(ctx: &Context) -> Duration {
+    let secs = ctx
+        .var_str(crate::env_vars::ENVHOOK_AUDIT_TIMEOUT)
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .unwrap_or(60.0);
+    Duration::from_secs_f64(secs)
+}
+
 /// Audit everything `discovery` found, on `threads` threads; `progress` is
 /// called after each environment.
 pub fn run(
     discovery: Discovery,
-    m: &Matrix,
+    m: Matrix,
     driver: Driver,
     ctx: &Context,
     fix: bool,
     threads: usize,
-    progress: &(dyn Fn() + Sync),
+    progress: &dyn Fn(),
 ) -> Audit {
-    let envs = &discovery.envs;
-    let machine = Machine::new(driver, ctx);
-    let next = AtomicUsize::new(0);
-    let rows: Mutex<Vec<(usize, Row)>> = Mutex::new(Vec::with_capacity(envs.len()));
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, envs.len().max(1)) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(env) = envs.get(i) else { break };
-                    let row = audit_one(env, m, &machine, ctx, fix);
-                    rows.lock()
-                        .expect("no worker panics while holding the lock")
-                        .push((i, row));
-                    progress();
+    let envs = Arc::new(discovery.envs);
+    let machine = Arc::new(Machine::new(driver, ctx));
+    let matrix_version = m.version.clone();
+    let m = Arc::new(m);
+    let limit = timeout(ctx);
+    let job = {
+        let (envs, machine, m, ctx) = (envs.clone(), machine.clone(), m.clone(), ctx.clone());
+        Arc::new(move |i: usize| audit_one(&envs[i], &m, &machine, &ctx, fix))
+    };
+    let rows: Vec<Row> = parallel_with_timeout(envs.len(), threads, limit, job, progress)
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            row.unwrap_or_else(|| {
+                let env = &envs[i];
+                Row {
+                    prefix: env.prefix.clone(),
+                    name: env.name.clone(),
+                    kind: env.kind.clone(),
+                    status: "unreadable",
+                    error: Some(format!(
+                        "no answer within {} s (a dead network mount?); set ENVHOOK_AUDIT_TIMEOUT to wait longer",
+                        limit.as_secs_f64()
+                    )),
+                    cuda: Vec::new(),
+                    cudnn: Vec::new(),
+                    frameworks: Vec::new(),
+                    hook: Hook::None,
+                    fixed: Vec::new(),
+                    findings: Vec::new(),
                 }
-            });
-        }
-    });
-    let mut rows = rows.into_inner().expect("workers are done");
-    rows.sort_by_key(|(i, _)| *i);
-    let rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
+            })
+        })
+        .collect();
     let mut summary = Summary {
         envs: rows.len(),
         ..Summary::default()
@@ -264,10 +360,47 @@ pub fn run(
     }
     Audit {
         schema: SCHEMA,
-        matrix_version: m.version.clone(),
-        driver: machine.driver,
+        matrix_version,
+        driver: machine.driver.clone(),
         envs: rows,
         stale: discovery.stale,
         summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_that_never_answers_is_given_up() {
+        let job: Arc<dyn Fn(usize) -> usize + Send + Sync> = Arc::new(|i| {
+            if i == 3 {
+                loop {
+                    std::thread::park(); // as a stat on a dead mount
+                }
+            }
+            i * 10
+        });
+        let calls = AtomicUsize::new(0);
+        let start = Instant::now();
+        let out = parallel_with_timeout(8, 2, Duration::from_millis(300), job, &|| {
+            calls.fetch_add(1, Ordering::Relaxed);
+        });
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert_eq!(out.len(), 8);
+        for (i, r) in out.iter().enumerate() {
+            assert_eq!(*r, if i == 3 { None } else { Some(i * 10) });
+        }
+        assert_eq!(calls.load(Ordering::Relaxed), 8);
+    }
+
+    #[test]
+    fn every_job_runs_once_in_order() {
+        let job: Arc<dyn Fn(usize) -> usize + Send + Sync> = Arc::new(|i| i + 1);
+        let out = parallel_with_timeout(100, 4, Duration::from_secs(10), job, &|| {});
+        assert_eq!(out, (1..=100).map(Some).collect::<Vec<_>>());
+        let none: Arc<dyn Fn(usize) -> usize + Send + Sync> = Arc::new(|i| i);
+        assert!(parallel_with_timeout(0, 4, Duration::from_secs(1), none, &|| {}).is_empty());
     }
 }

@@ -79,7 +79,8 @@ fn build_file(framework: Framework) -> Option<&'static str> {
 /// The path of the file read is returned with the result.
 pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
     let rel = build_file(framework)?;
-    let text = fs_err::read_to_string(site.join(rel)).ok()?;
+    let bytes = crate::paths::read_regular(&site.join(rel), crate::paths::MAX_TEXT).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let get = |key: &str| pyconst::lookup(&text, key);
     let cite = |key: &str, v: &str| format!("{rel}: {key} = '{v}'");
     match framework {

@@ -698,9 +698,10 @@ fn installed_dirs(prefix: &Path) -> Vec<PathBuf> {
         crate::shell::Dialect::Posix,
         crate::shell::Phase::Activate,
     );
-    let Ok(text) = std::fs::read_to_string(hook) else {
+    let Ok(bytes) = crate::paths::read_regular(&hook, crate::paths::MAX_TEXT) else {
         return Vec::new();
     };
+    let text = String::from_utf8_lossy(&bytes);
     text.lines()
         .take(40)
         .filter_map(|l| l.strip_prefix("# library path "))

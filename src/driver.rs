@@ -331,8 +331,12 @@ fn kernel_module(ctx: &Context, notes: &mut Vec<String>) -> Option<Driver> {
 }
 
 fn read_small(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(text.chars().take(4096).collect())
+    // /proc files report size 0 but are regular files.
+    let mut file = crate::paths::open_regular(path).ok()?;
+    let mut text = String::new();
+    use std::io::Read;
+    file.by_ref().take(4096).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 /// The driver version in `/proc/driver/nvidia/version`: the first dotted

@@ -59,7 +59,7 @@ impl Seek for Counting<'_> {
 /// when `None`): what the loader checks before accepting a candidate.
 pub fn is_compatible(path: &Path, machine: Option<u16>) -> bool {
     let mut head = [0u8; 20];
-    let Ok(mut f) = File::open(path) else {
+    let Ok(mut f) = crate::paths::open_regular(path) else {
         return false;
     };
     if f.read_exact(&mut head).is_err() || &head[..4] != b"\x7fELF" || head[4] != elf::ELFCLASS64.0
@@ -77,7 +77,7 @@ pub fn is_compatible(path: &Path, machine: Option<u16>) -> bool {
 /// Read the dynamic-linking facts of `path`.
 pub fn read(path: &Path) -> Result<ElfInfo, String> {
     let count = Cell::new(0u64);
-    let file = File::open(path).map_err(|e| e.to_string())?;
+    let file = crate::paths::open_regular(path).map_err(|e| e.to_string())?;
     let len = file.metadata().map_err(|e| e.to_string())?.len();
     let cache = ReadCache::new(Counting {
         file,

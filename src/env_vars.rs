@@ -26,3 +26,6 @@ pub const ENVHOOK_SYSROOT: &str = "ENVHOOK_SYSROOT";
 pub const ENVHOOK_MATRIX: &str = "ENVHOOK_MATRIX";
 /// conda's override of the driver's CUDA version; empty means no CUDA.
 pub const CONDA_OVERRIDE_CUDA: &str = "CONDA_OVERRIDE_CUDA";
+/// Seconds `audit` waits for one environment before reporting it as not
+/// answering (a dead network mount); 60 by default.
+pub const ENVHOOK_AUDIT_TIMEOUT: &str = "ENVHOOK_AUDIT_TIMEOUT";

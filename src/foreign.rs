@@ -43,9 +43,10 @@ pub fn scan(prefix: &Path) -> Vec<ForeignHook> {
             if !hookish || !small {
                 continue;
             }
-            let Ok(text) = fs_err::read_to_string(&path) else {
+            let Ok(bytes) = crate::paths::read_regular(&path, MAX_SCRIPT_BYTES) else {
                 continue;
             };
+            let text = String::from_utf8_lossy(&bytes).into_owned();
             if shell::is_owned(&text) || !text.contains("LD_LIBRARY_PATH") {
                 continue;
             }

@@ -79,7 +79,7 @@ pub fn owned_files(prefix: &Path) -> Vec<PathBuf> {
 
 fn starts_with_mark(path: &Path) -> bool {
     use std::io::Read;
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok(mut file) = paths::open_regular(path) else {
         return false;
     };
     let mut head = [0u8; 64];
@@ -344,9 +344,9 @@ pub enum HookStatus {
 /// The fingerprint recorded in the installed POSIX activate hook (every
 /// dialect records the same one).
 pub fn installed_fingerprint(prefix: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(hook_path(prefix, Dialect::Posix, Phase::Activate))
-        .or_else(|_| std::fs::read_to_string(hook_path(prefix, Dialect::Fish, Phase::Activate)))
-        .ok()?;
+    let read = |d| paths::read_regular(&hook_path(prefix, d, Phase::Activate), paths::MAX_TEXT);
+    let bytes = read(Dialect::Posix).or_else(|_| read(Dialect::Fish)).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     if !shell::is_owned(&text) {
         return None;
     }

@@ -47,7 +47,7 @@ impl LdCache {
     /// Read a cache file; `Ok(None)` when there is none (musl systems,
     /// minimal containers).
     pub fn read(path: &Path) -> Result<Option<LdCache>, String> {
-        match std::fs::read(path) {
+        match crate::paths::read_regular(path, crate::paths::MAX_TEXT) {
             Ok(bytes) => Self::parse(&bytes)
                 .map(Some)
                 .map_err(|e| format!("{}: {e}", path.display())),

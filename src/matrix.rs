@@ -217,7 +217,12 @@ impl Matrix {
         let Some(path) = user else {
             return Ok(shipped);
         };
-        let text = std::fs::read_to_string(path).map_err(|e| Error::read(path, e))?;
+        let bytes = crate::paths::read_regular(path, crate::paths::MAX_TEXT)
+            .map_err(|e| Error::read(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::BadMatrix {
+            path: path.to_path_buf(),
+            reason: "not valid UTF-8".into(),
+        })?;
         let user = parse(&text).map_err(|reason| Error::BadMatrix {
             path: path.to_path_buf(),
             reason,

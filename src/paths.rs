@@ -41,6 +41,48 @@ pub fn dir_entries(dir: &Path) -> Vec<PathBuf> {
     paths
 }
 
+/// Open a file for reading only if it is a regular file: opening a FIFO
+/// blocks until someone writes to it, and a device can be endless, so a
+/// stray `mkfifo` in `conda-meta/` or `activate.d/` must not hang envhook.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "is a directory"
+        } else {
+            "is not a regular file (a FIFO, socket or device)"
+        };
+        return Err(std::io::Error::other(what));
+    }
+    std::fs::File::open(path)
+}
+
+/// Read a regular file whole, refusing files larger than `max` bytes.
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("larger than the {max} bytes envhook reads of such a file"),
+        )
+    };
+    if len > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.by_ref().take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Text files envhook reads (configuration, metadata) are small; 64 MiB is
+/// far beyond any real one.
+pub const MAX_TEXT: u64 = 64 << 20;
+
 /// Whether a file name is a shared library: `libx.so`, `libx.so.12.1`,
 /// `x.dll`, `libx.dylib`. Static archives and import libraries are not.
 pub fn is_shared_library(file_name: &str) -> bool {

@@ -145,12 +145,16 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
             reason: format!("Name: {name} does not match the directory name"),
         });
     }
-    let installer = match std::fs::read_to_string(entry.dir.join("INSTALLER")) {
-        Ok(text) => text.lines().next().map(|l| l.trim().to_string()),
-        Err(_) => None,
-    };
+    let installer = crate::paths::read_regular(&entry.dir.join("INSTALLER"), 4096)
+        .ok()
+        .and_then(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .next()
+                .map(|l| l.trim().to_string())
+        });
     let record_path = entry.dir.join("RECORD");
-    let files = match std::fs::read(&record_path) {
+    let files = match crate::paths::read_regular(&record_path, crate::paths::MAX_TEXT) {
         Ok(bytes) => record_files(&bytes, &record_path)?
             .into_iter()
             .map(|rel| entry.site.join(rel))
@@ -187,7 +191,8 @@ fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<PathBuf>> {
 
 /// Read a small text file as UTF-8, naming the file on failure.
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
+    let bytes = crate::paths::read_regular(path, crate::paths::MAX_TEXT)
+        .map_err(|e| Error::read(path, e))?;
     String::from_utf8(bytes).map_err(|e| Error::BadDistInfo {
         path: path.to_path_buf(),
         reason: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),

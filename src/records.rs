@@ -87,23 +87,13 @@ pub fn split_file_name(file_name: &str) -> Option<(&str, &str, &str)> {
 /// Unknown keys are ignored, as CEP 32 requires; keys of the wrong type are
 /// errors.
 pub fn read_record(path: &Path) -> Result<PrefixRecord> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::read(path, e))?;
-    if meta.is_dir() {
-        return Err(Error::read(
-            path,
-            std::io::Error::other("is a directory, not a file"),
-        ));
-    }
-    if meta.len() > MAX_RECORD_BYTES {
-        return Err(Error::BadRecord {
+    let bytes = crate::paths::read_regular(path, MAX_RECORD_BYTES).map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => Error::BadRecord {
             path: path.to_path_buf(),
-            reason: format!(
-                "{} bytes is larger than any real record; refusing to read it",
-                meta.len()
-            ),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
+            reason: format!("{e}; no real record is that large"),
+        },
+        _ => Error::read(path, e),
+    })?;
     let text = String::from_utf8(bytes).map_err(|e| Error::BadRecord {
         path: path.to_path_buf(),
         reason: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),

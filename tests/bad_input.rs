@@ -5,6 +5,7 @@ mod support;
 
 use std::fs;
 use std::path::Path;
+use std::process::Command;
 
 use support::{Env, PipDist, Sandbox};
 
@@ -343,4 +344,58 @@ fn closed_stdout_is_not_an_error() {
     assert!(stderr.is_empty(), "{stderr}");
     // 0, not 1 (the findings) nor 2 (an output error): the reader chose to stop.
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "0");
+}
+
+/// `mkfifo` where a record or a hook should be: opening a FIFO blocks until
+/// someone writes, so envhook must refuse it instead of hanging. Each run is
+/// given 20 s; a hang fails the test.
+#[test]
+fn fifos_are_refused_not_read() {
+    use std::time::Duration;
+    use wait_timeout::ChildExt;
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb);
+    let mkfifo = |path: &Path| {
+        let _ = fs::remove_file(path);
+        assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+    };
+    let run = |args: &[&str]| {
+        let mut child = sb
+            .envhook_std()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status = child.wait_timeout(Duration::from_secs(20)).unwrap();
+        let Some(status) = status else {
+            child.kill().unwrap();
+            panic!("envhook {args:?} hung on a FIFO");
+        };
+        let mut err = String::new();
+        use std::io::Read;
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        (status.code().unwrap(), err)
+    };
+    let prefix = env.prefix.to_str().unwrap();
+    // A hook directory entry: install and audit look at every file there.
+    fs::create_dir_all(env.path("etc/conda/activate.d")).unwrap();
+    mkfifo(&env.path("etc/conda/activate.d/stray.sh"));
+    assert_eq!(run(&["install", "-p", prefix]).0, 0);
+    // A record envhook reads.
+    let record = record(&env, "cudnn");
+    mkfifo(&record);
+    let (code, err) = run(&["show", "-p", prefix]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not a regular file"), "{err}");
+    let (code, _) = run(&["check", "-p", prefix]);
+    assert_eq!(code, 2);
+    let audit_root = env.prefix.parent().unwrap().to_str().unwrap().to_string();
+    let (code, _) = run(&["audit", "--envs-dir", &audit_root]);
+    assert_eq!(code, 1, "the FIFO env is an unreadable row");
 }

@@ -32,7 +32,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         indicatif::ProgressBar::hidden()
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let a = audit::run(discovery, &matrix, driver, ctx, args.fix, threads, &|| {
+    let a = audit::run(discovery, matrix, driver, ctx, args.fix, threads, &|| {
         bar.inc(1)
     });
     bar.finish_and_clear();

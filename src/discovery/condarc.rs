@@ -67,7 +67,9 @@ fn condarc_d(dir: &Path) -> Vec<PathBuf> {
 
 /// The envs directories one file configures, expanded.
 pub fn read_envs_dirs(file: &Path, ctx: &Context) -> Result<Vec<PathBuf>, String> {
-    let text = fs_err::read_to_string(file).map_err(|e| e.to_string())?;
+    let bytes =
+        crate::paths::read_regular(file, crate::paths::MAX_TEXT).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_string())?;
     parse_envs_dirs(&text, ctx)
 }
 

@@ -17,7 +17,7 @@ pub enum Line {
 
 /// Read the file; `Ok(None)` when it does not exist.
 pub fn read(path: &Path) -> io::Result<Option<Vec<Line>>> {
-    match fs_err::read(path) {
+    match crate::paths::read_regular(path, crate::paths::MAX_TEXT) {
         Ok(bytes) => Ok(Some(parse(&String::from_utf8_lossy(&bytes)))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),

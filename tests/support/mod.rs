@@ -685,6 +685,17 @@ impl Sandbox {
         self.path("home")
     }
 
+    /// The same as [`Sandbox::envhook`], as a `std::process::Command` (for
+    /// spawning with a time limit).
+    pub fn envhook_std(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("envhook"));
+        cmd.env_clear()
+            .env("HOME", self.home())
+            .env("PATH", self.path("bin"))
+            .env("ENVHOOK_SYSROOT", self.path("sysroot"));
+        cmd
+    }
+
     /// `envhook` with a clean environment: only HOME and PATH.
     pub fn envhook(&self) -> assert_cmd::Command {
         let mut cmd = assert_cmd::Command::cargo_bin("envhook").unwrap();
