@@ -955,3 +955,51 @@ mod property {
         }
     }
 }
+
+/// xonsh runs the `.sh` hooks through `source-bash` (conda's conda.xsh on
+/// Unix): the environment bash leaves behind is imported into xonsh.
+/// (xonsh 0.13's source-bash pastes the path into `source PATH` unquoted,
+/// so a prefix with spaces or quotes fails inside xonsh before our script
+/// runs; the prefix here is plain.)
+#[test]
+fn xonsh_through_source_bash() {
+    let sb = Sandbox::new();
+    let a = install(&sb, &sb.path("envs/xonsh-env"));
+    let script = format!(
+        "source-bash --suppress-skip-message -n @($T_ACT)\n\
+         print('A=' + ${{...}}.detype().get('LD_LIBRARY_PATH', 'UNSET'))\n\
+         source-bash --suppress-skip-message -n @($T_DEACT)\n\
+         env = ${{...}}.detype()\n\
+         print('D=' + env.get('LD_LIBRARY_PATH', 'UNSET'))\n\
+         print('LEFT=' + ','.join(k for k in env if k.startswith('ENVHOOK_')))\n"
+    );
+    for initial in [None, Some("/orig lib:/x")] {
+        let mut cmd = Command::new("xonsh");
+        cmd.args(["--no-rc", "-c", &script])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap())
+            .env("HOME", sb.home())
+            .env("T_ACT", a.hook("activate", "sh"))
+            .env("T_DEACT", a.hook("deactivate", "sh"));
+        if let Some(v) = initial {
+            cmd.env("LD_LIBRARY_PATH", v);
+        }
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want_active = match initial {
+            Some(v) => format!("A={}:{v}", a.dir),
+            None => format!("A={}", a.dir),
+        };
+        assert!(text.contains(&want_active), "{text}");
+        assert!(
+            text.contains(&format!("D={}", initial.unwrap_or("UNSET"))),
+            "{text}"
+        );
+        assert!(text.contains("LEFT=\n"), "{text}");
+    }
+}
