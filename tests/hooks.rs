@@ -965,17 +965,15 @@ mod property {
 fn xonsh_through_source_bash() {
     let sb = Sandbox::new();
     let a = install(&sb, &sb.path("envs/xonsh-env"));
-    let script = format!(
-        "source-bash --suppress-skip-message -n @($T_ACT)\n\
-         print('A=' + ${{...}}.detype().get('LD_LIBRARY_PATH', 'UNSET'))\n\
+    let script = "source-bash --suppress-skip-message -n @($T_ACT)\n\
+         print('A=' + ${...}.detype().get('LD_LIBRARY_PATH', 'UNSET'))\n\
          source-bash --suppress-skip-message -n @($T_DEACT)\n\
-         env = ${{...}}.detype()\n\
+         env = ${...}.detype()\n\
          print('D=' + env.get('LD_LIBRARY_PATH', 'UNSET'))\n\
-         print('LEFT=' + ','.join(k for k in env if k.startswith('ENVHOOK_')))\n"
-    );
+         print('LEFT=' + ','.join(k for k in env if k.startswith('ENVHOOK_')))\n";
     for initial in [None, Some("/orig lib:/x")] {
         let mut cmd = Command::new("xonsh");
-        cmd.args(["--no-rc", "-c", &script])
+        cmd.args(["--no-rc", "-c", script])
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap())
             .env("HOME", sb.home())
