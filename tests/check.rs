@@ -7,7 +7,7 @@ mod support;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
@@ -112,8 +112,8 @@ fn paddle_env(prefix: &Path, cudnn: &'static str, cudnn_files: Vec<FileSpec>) ->
     env
 }
 
-fn cudnn8(version: &'static str, file: &'static str) -> Vec<FileSpec> {
-    let _ = version; // the record's version is set by the caller
+/// cuDNN 8's files: the real `file` and its soname and unversioned links.
+fn cudnn8(file: &'static str) -> Vec<FileSpec> {
     vec![
         FileSpec::File(file),
         FileSpec::Link("lib/libcudnn.so.8", file_name(file)),
@@ -177,7 +177,7 @@ fn cudnn_older_than_the_build_names_the_fix() {
     let env = paddle_env(
         &sb.path("envs/paddle"),
         "8.2.1",
-        cudnn8("8.2.1", "lib/libcudnn.so.8.2.1"),
+        cudnn8("lib/libcudnn.so.8.2.1"),
     );
     let (json, code) = check(&sb, &env.prefix, A100);
     assert_eq!(code, 1, "{json:#}");
@@ -205,7 +205,7 @@ fn library_resolution_with_and_without_the_hook() {
     let env = paddle_env(
         &sb.path("envs/paddle"),
         "8.9.2.26",
-        cudnn8("8.9.2.26", "lib/libcudnn.so.8.9.2"),
+        cudnn8("lib/libcudnn.so.8.9.2"),
     );
     let (json, code) = check(&sb, &env.prefix, A100);
     let lib = env.path("lib/envhook/cuda").display().to_string();
@@ -304,11 +304,7 @@ fn missing_unversioned_name_for_paddle() {
 #[test]
 fn driver_floors_at_the_boundary() {
     let sb = Sandbox::new();
-    let env = paddle_env(
-        &sb.path("env"),
-        "8.4.1",
-        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
-    );
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
     let (json, _) = check(&sb, &env.prefix, &["--driver-version", "450.80.01"]);
     let f = finding(&json, "driver-too-old");
     assert_eq!(f["severity"], "error");
@@ -588,11 +584,7 @@ fn stub_libcuda_on_the_path() {
 #[test]
 fn system_cuda_in_the_loader_cache_shadows_the_env() {
     let sb = Sandbox::new();
-    let env = paddle_env(
-        &sb.path("env"),
-        "8.4.1",
-        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
-    );
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
     let root = sb.path("sysroot");
     let sys = root.join("usr/local/cuda-11.2/lib64");
     support::cc_shared(
@@ -644,11 +636,7 @@ fn system_cuda_in_the_loader_cache_shadows_the_env() {
 #[test]
 fn one_gigabyte_library_is_not_read_whole() {
     let sb = Sandbox::new();
-    let env = paddle_env(
-        &sb.path("env"),
-        "8.4.1",
-        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
-    );
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
     let core = env.site().join("paddle/fluid/libpaddle.so");
     // Sparse: 1 GiB on paper, a few kB on disk.
     fs::File::options()
@@ -759,11 +747,7 @@ fn human_output_and_exit_codes() {
 #[test]
 fn explain_maps_messages_to_this_env() {
     let sb = Sandbox::new();
-    let env = paddle_env(
-        &sb.path("env"),
-        "8.4.1",
-        cudnn8("8.4.1", "lib/libcudnn.so.8.4.1"),
-    );
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
     let explain = |msg: &str, extra: &[&str]| {
         let out = sb
             .envhook()
@@ -831,5 +815,4 @@ fn check_on_a_cpu_env_is_quiet() {
     let (json, code) = check(&sb, &env.prefix, &[]);
     assert_eq!(code, 0, "{:#}", json["findings"]);
     assert_eq!(json["libraries"], serde_json::json!([]));
-    let _ = PathBuf::new();
 }

@@ -305,7 +305,6 @@ impl ReplaceAll for Vec<u8> {
 
 /// Check one run against the rules; returns the violations.
 fn check(
-    sh: Sh,
     a: &Hooked,
     b: &Hooked,
     steps: &[Step],
@@ -409,7 +408,6 @@ fn check(
     if ld(before).map(<[u8]>::to_vec) != initial_value {
         bad.push("the harness did not set the initial value".into());
     }
-    let _ = sh;
     bad
 }
 
@@ -423,7 +421,7 @@ fn matrix(sh: Sh) {
         for (seq_name, steps) in SEQUENCES {
             let r = run(sh, &a, &b, steps, &initial);
             runs += 1;
-            for v in check(sh, &a, &b, steps, &initial, &r) {
+            for v in check(&a, &b, steps, &initial, &r) {
                 failures.push(format!("{sh:?} / {state_name} / {seq_name}: {v}"));
             }
         }
@@ -473,7 +471,7 @@ fn the_matrix_catches_the_folk_hook() {
     let (_, initial) = &initial_states()[2];
     let steps = SEQUENCES[0].1;
     let r = run(Sh::Bash, &a, &b, steps, initial);
-    let bad = check(Sh::Bash, &a, &b, steps, initial, &r);
+    let bad = check(&a, &b, steps, initial, &r);
     assert!(!bad.is_empty(), "the folk hook passed the checks");
 }
 
@@ -505,7 +503,7 @@ fn hostile_prefix_names_in_every_shell() {
             for (state_name, initial) in [&initial_states()[0], &initial_states()[3]] {
                 for (seq_name, steps) in &SEQUENCES[..3] {
                     let r = run(sh, &a, &b, steps, initial);
-                    let bad = check(sh, &a, &b, steps, initial, &r);
+                    let bad = check(&a, &b, steps, initial, &r);
                     assert!(
                         bad.is_empty(),
                         "{name:?} {sh:?} {state_name} {seq_name}: {bad:#?}"
@@ -950,7 +948,7 @@ mod property {
             let sh = if zsh { Sh::Zsh } else { Sh::Bash };
             let steps = SEQUENCES[seq].1;
             let r = run(sh, &a, &b, steps, &initial);
-            let bad = check(sh, &a, &b, steps, &initial, &r);
+            let bad = check(&a, &b, steps, &initial, &r);
             prop_assert!(bad.is_empty(), "{:?} {} {:?}: {:#?}", sh, SEQUENCES[seq].0, initial.as_deref().map(String::from_utf8_lossy), bad);
         }
     }
