@@ -98,7 +98,8 @@ impl Plan {
             "envhook: the packages of {} changed since its CUDA hooks were written; \
              refresh them with: envhook install -p {}",
             prefix.display(),
-            prefix.display()
+            // Quoted, so the command can be pasted whatever the path holds.
+            shell::quote::posix(&prefix.display().to_string())
         );
         let mut header = vec![
             format!(

@@ -799,7 +799,7 @@ fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
         assert_eq!(
             err,
             format!(
-                "envhook: the packages of {p} changed since its CUDA hooks were written; refresh them with: envhook install -p {p}\n",
+                "envhook: the packages of {p} changed since its CUDA hooks were written; refresh them with: envhook install -p '{p}'\n",
                 p = h.prefix.display()
             ),
             "{sh:?}"
