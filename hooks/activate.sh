@@ -86,7 +86,8 @@ if [ -z "${ENVHOOK_QUIET:-}" ]; then
     # shellcheck disable=SC2016
     __ENVHOOK_WATCH_TESTS__
     if [ -n "${_envhook_stale}" ]; then
-        # shellcheck disable=SC2016
+        # The message quotes the prefix for pasting (SC1003 sees the quoting).
+        # shellcheck disable=SC2016,SC1003
         printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
     fi
 fi
