@@ -70,6 +70,23 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row for `env` with nothing found yet.
+    fn new(env: &KnownEnv, status: &'static str, error: Option<String>) -> Row {
+        Row {
+            prefix: env.prefix.clone(),
+            name: env.name.clone(),
+            kind: env.kind.clone(),
+            status,
+            error,
+            cuda: Vec::new(),
+            cudnn: Vec::new(),
+            frameworks: Vec::new(),
+            hook: Hook::None,
+            fixed: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
     /// The most severe finding.
     pub fn worst(&self) -> Option<Severity> {
         self.findings.iter().map(|p| p.severity).max()
@@ -114,19 +131,7 @@ pub struct Audit {
 
 /// Audit one environment.
 fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: bool) -> Row {
-    let mut row = Row {
-        prefix: env.prefix.clone(),
-        name: env.name.clone(),
-        kind: env.kind.clone(),
-        status: "ok",
-        error: None,
-        cuda: Vec::new(),
-        cudnn: Vec::new(),
-        frameworks: Vec::new(),
-        hook: Hook::None,
-        fixed: Vec::new(),
-        findings: Vec::new(),
-    };
+    let mut row = Row::new(env, "ok", None);
     let prefix = std::path::absolute(&env.prefix).unwrap_or_else(|_| env.prefix.clone());
     let mut inv = match Inventory::read(&prefix) {
         Ok(inv) => inv,
@@ -314,23 +319,11 @@ pub fn run(
         .enumerate()
         .map(|(i, row)| {
             row.unwrap_or_else(|| {
-                let env = &envs[i];
-                Row {
-                    prefix: env.prefix.clone(),
-                    name: env.name.clone(),
-                    kind: env.kind.clone(),
-                    status: "unreadable",
-                    error: Some(format!(
-                        "no answer within {} s (a dead network mount?); set ENVHOOK_AUDIT_TIMEOUT to wait longer",
-                        limit.as_secs_f64()
-                    )),
-                    cuda: Vec::new(),
-                    cudnn: Vec::new(),
-                    frameworks: Vec::new(),
-                    hook: Hook::None,
-                    fixed: Vec::new(),
-                    findings: Vec::new(),
-                }
+                let error = format!(
+                    "no answer within {} s (a dead network mount?); set ENVHOOK_AUDIT_TIMEOUT to wait longer",
+                    limit.as_secs_f64()
+                );
+                Row::new(&envs[i], "unreadable", Some(error))
             })
         })
         .collect();

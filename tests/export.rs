@@ -269,30 +269,10 @@ fn completions_parse_in_their_shells() {
         String::from_utf8_lossy(&out.stderr)
     );
     let ps = envhook_out(&sb, &["completions", "powershell"]);
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_powershell::LANGUAGE.into())
-        .unwrap();
-    let tree = parser.parse(&ps, None).unwrap();
-    let mut errors = Vec::new();
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        // tree-sitter-powershell lacks PowerShell 4's `.Where{ }` method
-        // shorthand, which clap_complete uses; errors on those lines are
-        // the grammar's, everything else must parse.
-        let line = ps.lines().nth(node.start_position().row).unwrap_or("");
-        if (node.is_error() || node.is_missing()) && !line.contains(".Where{") {
-            let p = node.start_position();
-            errors.push(format!(
-                "{}:{}: {}",
-                p.row + 1,
-                p.column + 1,
-                &ps[node.byte_range()].chars().take(80).collect::<String>()
-            ));
-        }
-        let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
-    }
+    // tree-sitter-powershell lacks PowerShell 4's `.Where{ }` method
+    // shorthand, which clap_complete uses; errors on those lines are the
+    // grammar's, everything else must parse.
+    let errors = support::powershell_errors(&ps, |line| line.contains(".Where{"));
     assert!(
         errors.is_empty(),
         "PowerShell completion parse errors: {errors:#?}"

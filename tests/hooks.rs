@@ -611,26 +611,7 @@ fn templates_are_real_scripts() {
 /// A real parse of PowerShell (no pwsh can be installed here): the
 /// tree-sitter grammar must find no error or missing node.
 fn assert_powershell_parses(src: &str, what: &str) {
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_powershell::LANGUAGE.into())
-        .unwrap();
-    let tree = parser.parse(src, None).unwrap();
-    let mut errors = Vec::new();
-    let mut cursor = tree.walk();
-    let mut stack = vec![tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if node.is_error() || node.is_missing() {
-            let p = node.start_position();
-            errors.push(format!(
-                "{}:{}: {}",
-                p.row + 1,
-                p.column + 1,
-                &src[node.byte_range()].chars().take(60).collect::<String>()
-            ));
-        }
-        stack.extend(node.children(&mut cursor));
-    }
+    let errors = support::powershell_errors(src, |_| false);
     assert!(
         errors.is_empty(),
         "{what}: PowerShell parse errors:\n{}",

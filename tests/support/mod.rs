@@ -810,3 +810,27 @@ impl Sandbox {
             .code(0);
     }
 }
+
+/// Syntax errors the real PowerShell grammar (tree-sitter-powershell) finds
+/// in `src`, as `line:column: text`, skipping lines for which `tolerate`
+/// is true (constructs the grammar lacks). No pwsh can be installed here.
+pub fn powershell_errors(src: &str, tolerate: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_powershell::LANGUAGE.into())
+        .unwrap();
+    let tree = parser.parse(src, None).unwrap();
+    let mut errors = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let p = node.start_position();
+        let line = src.lines().nth(p.row).unwrap_or("");
+        if (node.is_error() || node.is_missing()) && !tolerate(line) {
+            let text: String = src[node.byte_range()].chars().take(80).collect();
+            errors.push(format!("{}:{}: {text}", p.row + 1, p.column + 1));
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    errors
+}
