@@ -12,7 +12,13 @@ use crate::shell::Dialect;
 ///
 /// Exit codes: 0 all well, 1 findings reported, 2 error.
 #[derive(Debug, Parser)]
-#[command(name = "envhook", version, about, long_about = None)]
+#[command(
+    name = "envhook",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit codes: 0 all well, 1 findings reported, 2 error."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
