@@ -59,6 +59,18 @@ impl LdCache {
     /// Parse cache bytes (little-endian, as on every platform envhook runs on).
     pub fn parse(d: &[u8]) -> Result<LdCache, String> {
         let bad = || "truncated or corrupt ld.so.cache".to_string();
+        // One entry at `at`: flags, key, value (the old and new formats
+        // agree on these three), strings counted from `strings`.
+        let entry = |at: usize, strings: usize| -> Result<Entry, String> {
+            let flags = u32_at(d, at).ok_or_else(bad)? as i32;
+            let key = u32_at(d, at + 4).ok_or_else(bad)? as usize;
+            let value = u32_at(d, at + 8).ok_or_else(bad)? as usize;
+            Ok(Entry {
+                name: cstr_at(d, strings + key).ok_or_else(bad)?,
+                path: PathBuf::from(cstr_at(d, strings + value).ok_or_else(bad)?),
+                flags,
+            })
+        };
         let mut base = 0usize;
         if d.starts_with(OLD_MAGIC) {
             let nlibs = u32_at(d, 12).ok_or_else(bad)? as usize;
@@ -68,18 +80,9 @@ impl LdCache {
                 base = new_at;
             } else {
                 // Old format only: strings follow the entries.
-                let mut entries = Vec::with_capacity(nlibs);
-                for i in 0..nlibs {
-                    let at = 16 + i * OLD_ENTRY;
-                    let flags = u32_at(d, at).ok_or_else(bad)? as i32;
-                    let key = u32_at(d, at + 4).ok_or_else(bad)? as usize;
-                    let value = u32_at(d, at + 8).ok_or_else(bad)? as usize;
-                    entries.push(Entry {
-                        name: cstr_at(d, old_end + key).ok_or_else(bad)?,
-                        path: PathBuf::from(cstr_at(d, old_end + value).ok_or_else(bad)?),
-                        flags,
-                    });
-                }
+                let entries = (0..nlibs)
+                    .map(|i| entry(16 + i * OLD_ENTRY, old_end))
+                    .collect::<Result<_, _>>()?;
                 return Ok(LdCache { entries });
             }
         } else if !d.starts_with(NEW_MAGIC) {
@@ -89,19 +92,10 @@ impl LdCache {
         if nlibs > d.len() / NEW_ENTRY {
             return Err(bad());
         }
-        let mut entries = Vec::with_capacity(nlibs);
-        for i in 0..nlibs {
-            let at = base + NEW_HEADER + i * NEW_ENTRY;
-            let flags = u32_at(d, at).ok_or_else(bad)? as i32;
-            let key = u32_at(d, at + 4).ok_or_else(bad)? as usize;
-            let value = u32_at(d, at + 8).ok_or_else(bad)? as usize;
-            // In the new format, string offsets count from the new header.
-            entries.push(Entry {
-                name: cstr_at(d, base + key).ok_or_else(bad)?,
-                path: PathBuf::from(cstr_at(d, base + value).ok_or_else(bad)?),
-                flags,
-            });
-        }
+        // In the new format, string offsets count from the new header.
+        let entries = (0..nlibs)
+            .map(|i| entry(base + NEW_HEADER + i * NEW_ENTRY, base))
+            .collect::<Result<_, _>>()?;
         Ok(LdCache { entries })
     }
 
