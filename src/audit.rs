@@ -198,7 +198,11 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
 /// when they are current or not needed.
 fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
     let spec = HookSpec::from_inventory(inv, Mode::Isolated)?;
-    match (install::hook_status(&inv.prefix, spec.as_ref()), spec) {
+    let installed = install::installed(&inv.prefix);
+    match (
+        install::hook_status(installed.as_ref(), spec.as_ref()),
+        spec,
+    ) {
         (HookStatus::Current { .. }, _) => Ok(Vec::new()),
         (HookStatus::None, None) => Ok(Vec::new()),
         (_, None) => install::uninstall(&inv.prefix, false),

@@ -264,7 +264,9 @@ pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Rep
             None
         }
     };
-    let hook = install::hook_status(prefix, spec.as_ref());
+    // The hooks' header is read once: status here, directories below.
+    let installed = install::installed(prefix);
+    let hook = install::hook_status(installed.as_ref(), spec.as_ref());
     if let HookStatus::Stale { installed, current } = &hook {
         findings.push(finding(
             Severity::Warning,
@@ -281,7 +283,15 @@ pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Rep
     check_gpus(inv, m, &driver, &mut findings);
     check_frameworks(inv, m, &mut findings);
     check_cudnn_cuda(inv, m, &mut findings);
-    let libraries = check_libraries(machine, inv, m, ctx, spec.as_ref(), &hook, &mut findings);
+    let libraries = check_libraries(
+        machine,
+        inv,
+        m,
+        ctx,
+        spec.as_ref(),
+        installed.as_ref(),
+        &mut findings,
+    );
 
     // One `info` about a missing driver is enough.
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
@@ -691,31 +701,13 @@ fn check_cudnn_cuda(inv: &Inventory, m: &Matrix, findings: &mut Vec<Problem>) {
     }
 }
 
-/// envhook's directories as recorded in the installed hook header.
-fn installed_dirs(prefix: &Path) -> Vec<PathBuf> {
-    let hook = install::hook_path(
-        prefix,
-        crate::shell::Dialect::Posix,
-        crate::shell::Phase::Activate,
-    );
-    let Ok(bytes) = crate::paths::read_regular(&hook, crate::paths::MAX_TEXT) else {
-        return Vec::new();
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    text.lines()
-        .take(40)
-        .filter_map(|l| l.strip_prefix("# library path "))
-        .map(PathBuf::from)
-        .collect()
-}
-
 fn check_libraries(
     machine: &Machine,
     inv: &Inventory,
     m: &Matrix,
     ctx: &Context,
     spec: Option<&HookSpec>,
-    hook: &HookStatus,
+    hooks: Option<&install::InstalledHooks>,
     findings: &mut Vec<Problem>,
 ) -> Vec<LibraryCheck> {
     let prefix = &inv.prefix;
@@ -729,11 +721,10 @@ fn check_libraries(
         ));
     }
     let cache = machine.cache.as_ref().ok().and_then(Option::as_ref);
-    let installed = !matches!(hook, HookStatus::None);
-    let ours: Vec<PathBuf> = if installed {
-        installed_dirs(prefix)
-    } else {
-        spec.map(|s| s.dirs.clone()).unwrap_or_default()
+    let installed = hooks.is_some();
+    let ours: Vec<PathBuf> = match hooks {
+        Some(h) => h.dirs.clone(),
+        None => spec.map(|s| s.dirs.clone()).unwrap_or_default(),
     };
     let current: Vec<PathBuf> = ctx
         .var_os_raw("LD_LIBRARY_PATH")

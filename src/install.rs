@@ -342,24 +342,41 @@ pub enum HookStatus {
     },
 }
 
-/// The fingerprint recorded in the installed POSIX activate hook (every
-/// dialect records the same one).
-pub fn installed_fingerprint(prefix: &Path) -> Option<String> {
+/// What the installed hooks record in their header (written by
+/// [`Plan::new`]): the fingerprint and the directories they put on
+/// `LD_LIBRARY_PATH`. Every dialect records the same header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstalledHooks {
+    /// The `| fingerprint ...` of the header.
+    pub fingerprint: String,
+    /// The `# library path ...` lines, in order.
+    pub dirs: Vec<PathBuf>,
+}
+
+/// Read the header of the installed activate hook (POSIX, else fish);
+/// `None` when envhook's hooks are not installed.
+pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
     let read = |d| paths::read_regular(&hook_path(prefix, d, Phase::Activate), paths::MAX_TEXT);
     let bytes = read(Dialect::Posix).or_else(|_| read(Dialect::Fish)).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     if !shell::is_owned(&text) {
         return None;
     }
-    text.lines()
-        .take(8)
+    let header = || text.lines().take_while(|l| l.starts_with('#'));
+    let fingerprint = header()
         .find_map(|l| l.split("| fingerprint ").nth(1))
-        .map(|f| f.trim().to_string())
+        .map(|f| f.trim().to_string())?;
+    let dirs = header()
+        .filter_map(|l| l.strip_prefix("# library path "))
+        .map(PathBuf::from)
+        .collect();
+    Some(InstalledHooks { fingerprint, dirs })
 }
 
-/// Compare the installed hooks with what `spec` would produce.
-pub fn hook_status(prefix: &Path, spec: Option<&HookSpec>) -> HookStatus {
-    match (installed_fingerprint(prefix), spec) {
+/// Compare the installed hooks (see [`installed`]) with what `spec` would
+/// produce.
+pub fn hook_status(installed: Option<&InstalledHooks>, spec: Option<&HookSpec>) -> HookStatus {
+    match (installed.map(|h| h.fingerprint.clone()), spec) {
         (None, _) => HookStatus::None,
         (Some(installed), Some(spec)) if installed == spec.fingerprint => HookStatus::Current {
             fingerprint: installed,
