@@ -8,16 +8,16 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::activation::foreign;
+use crate::activation::install::{self, HookStatus, Plan};
+use crate::activation::shell::Dialect;
+use crate::activation::spec::{HookSpec, Mode};
 use crate::check::{self, Machine, Report};
+use crate::data::matrix::Matrix;
 use crate::discovery::{Context, Discovery, EnvKind, KnownEnv};
-use crate::driver::Driver;
-use crate::foreign;
-use crate::hookspec::{HookSpec, Mode};
-use crate::install::{self, HookStatus, Plan};
 use crate::inventory::{Claim, FrameworkBuild, Inventory};
-use crate::matrix::Matrix;
+use crate::machine::driver::Driver;
 use crate::report::{Problem, Severity};
-use crate::shell::Dialect;
 
 /// Identifies the JSON document of `envhook audit --json`.
 pub const SCHEMA: &str = "envhook.audit/1";

@@ -8,18 +8,18 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::builds::Variant;
-use crate::catalog::{CATALOG, Framework};
+use crate::activation::install::{self, HookStatus};
+use crate::activation::spec::{HookSpec, Mode};
+use crate::data::catalog::{CATALOG, Framework};
+use crate::data::matrix::{self, Matrix, major, major_minor, version};
 use crate::discovery::Context;
-use crate::driver::{Driver, Source};
-use crate::elf::{self, ElfInfo};
-use crate::hookspec::{HookSpec, Mode};
-use crate::install::{self, HookStatus};
+use crate::inventory::builds::Variant;
 use crate::inventory::{Claim, FrameworkBuild, Installer, Inventory, LibStatus};
-use crate::ldcache::LdCache;
-use crate::matrix::{self, Matrix, major, major_minor, version};
+use crate::machine::driver::{Driver, Source};
+use crate::machine::elf::{self, ElfInfo};
+use crate::machine::ldcache::LdCache;
+use crate::machine::resolve::{Found, Search, SearchDir};
 use crate::report::{Problem, Severity};
-use crate::resolve::{Found, Search, SearchDir};
 
 /// Identifies the JSON document of `envhook check --json`.
 pub const SCHEMA: &str = "envhook.check/1";

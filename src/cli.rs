@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::hookspec::Mode;
-use crate::shell::Dialect;
+use crate::activation::shell::Dialect;
+use crate::activation::spec::Mode;
 
 /// Matched CUDA library paths and compatibility checks for conda
 /// environments running GPU frameworks.

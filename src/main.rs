@@ -1,31 +1,20 @@
 //! envhook: matched CUDA library paths and compatibility checks for conda
 //! environments running GPU frameworks.
 
+mod activation;
 mod audit;
-mod builds;
-mod catalog;
 mod check;
 mod cli;
 mod cmd;
+mod data;
 mod discovery;
-mod driver;
-mod elf;
 mod env_vars;
 mod error;
 mod exit;
-mod foreign;
-mod hookspec;
-mod install;
 mod inventory;
-mod ldcache;
-mod matrix;
+mod machine;
 mod paths;
-mod pip;
-mod pyconst;
-mod records;
 mod report;
-mod resolve;
-mod shell;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -44,7 +33,7 @@ fn main() -> ExitCode {
         format!(
             "{} (matrix {})",
             env!("CARGO_PKG_VERSION"),
-            matrix::shipped_version()
+            data::matrix::shipped_version()
         )
         .into_boxed_str(),
     );

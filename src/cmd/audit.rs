@@ -9,9 +9,9 @@ use anstyle::{AnsiColor, Style};
 use crate::audit::{self, Audit, Hook};
 use crate::cli::AuditArgs;
 use crate::discovery::{Context, Discovery};
-use crate::driver;
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
+use crate::machine::driver;
 use crate::report::Severity;
 
 /// Environments from which a progress bar is worth drawing.

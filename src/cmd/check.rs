@@ -2,14 +2,14 @@
 
 use std::io::Write;
 
+use crate::activation::install::HookStatus;
 use crate::check::{self, Report};
 use crate::cli::CheckArgs;
 use crate::discovery::{self, Context};
-use crate::driver::{self, Source};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::install::HookStatus;
 use crate::inventory::Inventory;
+use crate::machine::driver::{self, Source};
 use crate::report;
 
 /// Build the report for the selected environment (shared with `explain`).
@@ -83,7 +83,7 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     for lib in &r.libraries {
         writeln!(out, "\n{}", lib.object.display())?;
         for n in &lib.names {
-            let show = |f: &Option<crate::resolve::Found>| match f {
+            let show = |f: &Option<crate::machine::resolve::Found>| match f {
                 Some(f) => format!("{} ({})", f.path.display(), f.rule.label()),
                 None => "not found".into(),
             };

@@ -80,7 +80,7 @@ pub fn run(args: &ExplainArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     if let Some(s) = &soname {
         for lib in &report.libraries {
             for n in lib.names.iter().filter(|n| &n.name == s) {
-                let place = |f: &Option<crate::resolve::Found>| {
+                let place = |f: &Option<crate::machine::resolve::Found>| {
                     f.as_ref().map_or("not found".to_string(), |f| {
                         format!("{} ({})", f.path.display(), f.rule.label())
                     })

@@ -6,13 +6,13 @@ use std::io::Write;
 
 use serde::Serialize;
 
+use crate::activation::shell;
+use crate::activation::spec::{self, Mode};
 use crate::cli::{ExportArgs, ExportFormat, RunArgs};
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::hookspec::{self, Mode};
 use crate::inventory::Inventory;
-use crate::shell;
 
 #[derive(Serialize)]
 struct Doc {
@@ -33,7 +33,7 @@ fn dirs_of(
     let env = discovery::select(ctx, &env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
-    let (mode, dirs) = hookspec::matched_dirs(&inv, mode)?;
+    let (mode, dirs) = spec::matched_dirs(&inv, mode)?;
     Ok((prefix, mode, dirs))
 }
 
@@ -98,7 +98,7 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
 pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
     let (_, _, dirs) = dirs_of(&args.env, args.mode, ctx)?;
     let (program, rest) = args.command.split_first().expect("clap requires a command");
-    let value = hookspec::prepend(&dirs, ctx.var_os("LD_LIBRARY_PATH"));
+    let value = spec::prepend(&dirs, ctx.var_os("LD_LIBRARY_PATH"));
     let mut cmd = std::process::Command::new(program);
     cmd.args(rest);
     if value.is_empty() {

@@ -2,13 +2,13 @@
 
 use std::io::Write;
 
+use crate::activation::foreign::{self, ForeignHook};
+use crate::activation::install::{self, Plan};
+use crate::activation::spec::HookSpec;
 use crate::cli::InstallArgs;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::foreign::{self, ForeignHook};
-use crate::hookspec::HookSpec;
-use crate::install::{self, Plan};
 use crate::inventory::Inventory;
 use crate::report::{Problem, Severity};
 

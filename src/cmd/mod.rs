@@ -29,17 +29,20 @@ impl EnvSelection {
 
 impl crate::cli::TargetArgs {
     /// The matrix to use: built in, plus `--matrix` or `ENVHOOK_MATRIX`.
-    pub fn matrix(&self, ctx: &crate::discovery::Context) -> Result<crate::matrix::Matrix, Error> {
+    pub fn matrix(
+        &self,
+        ctx: &crate::discovery::Context,
+    ) -> Result<crate::data::matrix::Matrix, Error> {
         let user = self
             .matrix
             .clone()
             .or_else(|| ctx.var_path(crate::env_vars::ENVHOOK_MATRIX));
-        crate::matrix::Matrix::load(user.as_deref())
+        crate::data::matrix::Matrix::load(user.as_deref())
     }
 
     /// The driver flags.
-    pub fn driver_flags(&self) -> crate::driver::Flags {
-        crate::driver::Flags {
+    pub fn driver_flags(&self) -> crate::machine::driver::Flags {
+        crate::machine::driver::Flags {
             driver_version: self.driver_version.clone(),
             gpu: self.gpu.clone(),
         }

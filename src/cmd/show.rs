@@ -2,11 +2,11 @@
 
 use std::io::Write;
 
-use crate::builds::Variant;
 use crate::cli::ShowArgs;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
+use crate::inventory::builds::Variant;
 use crate::inventory::{Claim, DirHolds, Inventory};
 use crate::report;
 

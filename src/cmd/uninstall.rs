@@ -2,11 +2,11 @@
 
 use std::io::Write;
 
+use crate::activation::install;
 use crate::cli::UninstallArgs;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::install;
 
 /// Run `uninstall`.
 pub fn run(args: &UninstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {

@@ -3,7 +3,7 @@
 //! * every file carries the ownership mark ([`shell::OWNER_MARK`]) and only
 //!   marked files are ever replaced or removed; other scripts in
 //!   `activate.d`/`deactivate.d` are left alone (and checked, see
-//!   [`crate::foreign`]);
+//!   [`crate::activation::foreign`]);
 //! * files are written to a temporary file in the same directory, synced,
 //!   and renamed over the old one, so an interrupted install leaves the old
 //!   file or the new one, never half of one;
@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::activation::shell::{self, Dialect, HookValues, Phase};
+use crate::activation::spec::{HookSpec, Isolation};
 use crate::error::{Error, Result};
-use crate::hookspec::{HookSpec, Isolation};
 use crate::paths;
-use crate::shell::{self, Dialect, HookValues, Phase};
 
 /// The file name of every hook envhook writes, before the extension.
 pub const HOOK_STEM: &str = "envhook";

@@ -3,10 +3,15 @@
 //! disk, and what is broken about them.
 //!
 //! Built from the conda records and pip distributions named in the
-//! catalogue ([`crate::catalog`]), never from the whole environment, and
+//! catalogue ([`crate::data::catalog`]), never from the whole environment, and
 //! checked against the disk: every shared library a record lists is looked
 //! up (without being read), so a half-removed package shows up as a broken
 //! install rather than as a `cannot open shared object file` at import.
+
+pub mod builds;
+pub mod pip;
+pub mod pyconst;
+pub mod records;
 
 use std::collections::BTreeSet;
 use std::io;
@@ -14,13 +19,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::builds::{self, BuildInfo, Variant};
-use crate::catalog::{CATALOG, Framework, Role};
+use crate::data::catalog::{CATALOG, Framework, Role};
 use crate::error::Result;
 use crate::paths;
-use crate::pip;
-use crate::records::{self, MetaIndex};
 use crate::report::{Problem, Severity};
+use builds::{BuildInfo, Variant};
+use records::MetaIndex;
 
 /// Identifies the JSON document (`envhook show --json`); bumped on any
 /// incompatible change.

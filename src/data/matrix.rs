@@ -9,10 +9,10 @@ use std::str::FromStr;
 use rattler_conda_types::{ParseStrictness, Version, VersionSpec};
 use serde::Deserialize;
 
-use crate::catalog::Framework;
+use crate::data::catalog::Framework;
 use crate::error::{Error, Result};
 
-const MATRIX_TOML: &str = include_str!("../data/matrix.toml");
+const MATRIX_TOML: &str = include_str!("../../data/matrix.toml");
 
 /// Parse a version; `None` for strings that are not versions.
 pub fn version(s: &str) -> Option<Version> {

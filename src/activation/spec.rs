@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::catalog::Role;
+use crate::data::catalog::Role;
 use crate::error::{Error, Result};
 use crate::inventory::{Inventory, LibStatus};
 use crate::paths;

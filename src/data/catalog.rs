@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 /// The catalogue shipped inside the binary.
-const PACKAGES_TOML: &str = include_str!("../data/packages.toml");
+const PACKAGES_TOML: &str = include_str!("../../data/packages.toml");
 
 /// What a package contributes to the GPU stack.
 #[derive(

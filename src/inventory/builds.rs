@@ -3,7 +3,7 @@
 //!
 //! In order of trust:
 //! 1. the framework's generated build file in site-packages (see
-//!    [`crate::pyconst`]);
+//!    [`crate::inventory::pyconst`]);
 //! 2. the pip version: a local part (`2.1.0+cu118`, `0.4.13+cuda12.cudnn89`),
 //!    Paddle 2.x's post-release tag (`2.5.2.post116` = CUDA 11.6), or the
 //!    distribution name (`jax-cuda12-plugin`, CPU-only `paddlepaddle`);
@@ -14,8 +14,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::catalog::Framework;
-use crate::pyconst::{self, Value};
+use crate::data::catalog::Framework;
+use crate::inventory::pyconst::{self, Value};
 
 /// What a framework build targets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
-use crate::matrix::{self, Matrix};
 
 /// Where the driver facts came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::shell::{self, Phase};
+use crate::activation::shell::{self, Phase};
 
 /// A hook script of another origin that touches `LD_LIBRARY_PATH`.
 #[derive(Debug, Clone, Serialize)]

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::elf::{self, ElfInfo};
-use crate::ldcache::LdCache;
+use crate::machine::elf::{self, ElfInfo};
+use crate::machine::ldcache::LdCache;
 
 /// Which rule found a library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

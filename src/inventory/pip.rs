@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::records::MetaIndex;
+use crate::inventory::records::MetaIndex;
 
 /// A dist-info directory known by its name only.
 #[derive(Debug, Clone)]

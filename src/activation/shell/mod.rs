@@ -54,12 +54,14 @@ impl Dialect {
 
     fn template(self, phase: Phase) -> &'static str {
         match (self, phase) {
-            (Dialect::Posix, Phase::Activate) => include_str!("../../hooks/activate.sh"),
-            (Dialect::Posix, Phase::Deactivate) => include_str!("../../hooks/deactivate.sh"),
-            (Dialect::Fish, Phase::Activate) => include_str!("../../hooks/activate.fish"),
-            (Dialect::Fish, Phase::Deactivate) => include_str!("../../hooks/deactivate.fish"),
-            (Dialect::Powershell, Phase::Activate) => include_str!("../../hooks/activate.ps1"),
-            (Dialect::Powershell, Phase::Deactivate) => include_str!("../../hooks/deactivate.ps1"),
+            (Dialect::Posix, Phase::Activate) => include_str!("../../../hooks/activate.sh"),
+            (Dialect::Posix, Phase::Deactivate) => include_str!("../../../hooks/deactivate.sh"),
+            (Dialect::Fish, Phase::Activate) => include_str!("../../../hooks/activate.fish"),
+            (Dialect::Fish, Phase::Deactivate) => include_str!("../../../hooks/deactivate.fish"),
+            (Dialect::Powershell, Phase::Activate) => include_str!("../../../hooks/activate.ps1"),
+            (Dialect::Powershell, Phase::Deactivate) => {
+                include_str!("../../../hooks/deactivate.ps1")
+            }
         }
     }
 }
@@ -91,7 +93,7 @@ impl std::str::FromStr for Dialect {
 
 /// Text for deployments that never activate: a login-shell snippet, a
 /// Dockerfile `ENV` line, an env-file line. `dirs` must not contain `:` or
-/// newlines (see [`crate::hookspec::check_prefix`]).
+/// newlines (see [`crate::activation::spec::check_prefix`]).
 pub mod export {
     use super::{HookValues, substitute};
 
@@ -106,7 +108,7 @@ pub mod export {
             stale_message: "",
             header,
         };
-        substitute(include_str!("../../hooks/profile.sh"), |token| {
+        substitute(include_str!("../../../hooks/profile.sh"), |token| {
             Some(match token {
                 "HEADER" => super::header_text(&v),
                 "DIRS" => super::quote::posix(&dirs.join(":")),
@@ -192,7 +194,7 @@ pub struct HookValues<'a> {
 
 /// Render one hook. Values must not contain `:` in `dirs`/`watch` elements
 /// (they are `:`-joined), nor newlines in `header` lines; the caller
-/// ([`crate::hookspec`]) refuses such prefixes.
+/// ([`crate::activation::spec`]) refuses such prefixes.
 pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
     debug_assert!(v.id.bytes().all(|b| b.is_ascii_hexdigit()));
     let q = |s: &str| dialect.quote(s);

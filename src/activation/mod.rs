@@ -1,0 +1,10 @@
+//! What envhook writes into an environment: the hooks' specification
+//! derived from the inventory ([`spec`]), their text in every shell dialect
+//! ([`shell`], the only code that knows shell syntax), writing and removing
+//! them ([`install`]), and the hand-written hooks it finds and leaves alone
+//! ([`foreign`]).
+
+pub mod foreign;
+pub mod install;
+pub mod shell;
+pub mod spec;
