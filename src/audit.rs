@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::activation::foreign;
-use crate::activation::install::{self, HookStatus, Plan};
+use crate::activation::install;
+use crate::activation::plan::Plan;
 use crate::activation::shell::Dialect;
 use crate::activation::spec::{HookSpec, Mode};
+use crate::activation::status::{self, HookStatus};
 use crate::check::{self, Machine, Report};
 use crate::data::matrix::Matrix;
 use crate::discovery::{Context, Discovery, EnvKind, KnownEnv};
@@ -198,19 +200,23 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
 /// when they are current or not needed.
 fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
     let spec = HookSpec::from_inventory(inv, Mode::Isolated)?;
-    let installed = install::installed(&inv.prefix);
-    match (
-        install::hook_status(installed.as_ref(), spec.as_ref()),
-        spec,
-    ) {
+    let installed = status::installed(&inv.prefix);
+    match (status::hook_status(installed.as_ref(), spec.as_ref()), spec) {
         (HookStatus::Current { .. }, _) => Ok(Vec::new()),
         (HookStatus::None, None) => Ok(Vec::new()),
-        (_, None) => install::uninstall(&inv.prefix, false),
+        (_, None) => {
+            let changes = install::uninstall(&inv.prefix, false)?;
+            Ok(changes.clean.into_iter().chain(changes.remove).collect())
+        }
         (_, Some(spec)) => {
             let plan = Plan::new(spec, &[Dialect::Posix, Dialect::Fish, Dialect::Powershell]);
-            let mut written = plan.apply()?;
-            written.extend(plan.remove.iter().cloned());
-            Ok(written)
+            let changes = install::install(&plan, false)?;
+            Ok(changes
+                .clean
+                .into_iter()
+                .chain(changes.write)
+                .chain(changes.remove)
+                .collect())
         }
     }
 }

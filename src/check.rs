@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::activation::install::{self, HookStatus};
 use crate::activation::spec::{HookSpec, Mode};
+use crate::activation::status::{self, HookStatus};
 use crate::data::catalog::{CATALOG, Framework};
 use crate::data::matrix::{self, Matrix, major, major_minor, version};
 use crate::discovery::Context;
@@ -265,8 +265,8 @@ pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Rep
         }
     };
     // The hooks' header is read once: status here, directories below.
-    let installed = install::installed(prefix);
-    let hook = install::hook_status(installed.as_ref(), spec.as_ref());
+    let installed = status::installed(prefix);
+    let hook = status::hook_status(installed.as_ref(), spec.as_ref());
     if let HookStatus::Stale { installed, current } = &hook {
         findings.push(finding(
             Severity::Warning,
@@ -707,7 +707,7 @@ fn check_libraries(
     m: &Matrix,
     ctx: &Context,
     spec: Option<&HookSpec>,
-    hooks: Option<&install::InstalledHooks>,
+    hooks: Option<&status::InstalledHooks>,
     findings: &mut Vec<Problem>,
 ) -> Vec<LibraryCheck> {
     let prefix = &inv.prefix;

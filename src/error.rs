@@ -107,6 +107,36 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// A path envhook would write through is a symbolic link (see
+    /// [`crate::activation::confined`]: no link below the prefix is followed).
+    #[error(
+        "refusing to write through {link}: it is a symbolic link to {target}",
+        link = .link.display(),
+        target = .target.display()
+    )]
+    PlantedLink {
+        /// The link.
+        link: PathBuf,
+        /// Where it points.
+        target: PathBuf,
+    },
+
+    /// Files or directories where envhook would write that are not its own.
+    #[error("{}", not_ours_message(.conflicts))]
+    NotOurs {
+        /// Each path and what is there.
+        conflicts: Vec<Conflict>,
+    },
+
+    /// Another envhook kept the environment's lock for too long.
+    #[error("another envhook has been writing to {prefix} for {secs} s", prefix = .prefix.display())]
+    Locked {
+        /// The environment.
+        prefix: PathBuf,
+        /// How long this one waited.
+        secs: u64,
+    },
+
     /// `--mode isolated` before `envhook install` created the link directory.
     #[error("{prefix} has no envhook link directory yet", prefix = .prefix.display())]
     NotInstalled {
@@ -231,6 +261,25 @@ impl Error {
                  arch, gpu, cudnn, framework, dlopen), every row with a source"
                     .into(),
             ),
+            Error::PlantedLink { link, .. } => Some(format!(
+                "envhook writes only through real directories inside the environment and never \
+                 follows a symbolic link there; if the link is yours, replace it with what it \
+                 points at (a real directory or file) and run envhook again; if it is not, \
+                 someone planted it: look at '{}' before anything else writes there",
+                link.display()
+            )),
+            Error::NotOurs { .. } => Some(
+                "envhook replaces and removes only what carries its mark (files that begin with \
+                 `# envhook:owned`, directories holding `.envhook-owned`); move these aside or \
+                 rename them, then run envhook again"
+                    .into(),
+            ),
+            Error::Locked { .. } => Some(
+                "an envhook install, uninstall or audit --fix is still running on this \
+                 environment (a killed one releases the lock at once); wait for it, or find it \
+                 with `pgrep -a envhook`"
+                    .into(),
+            ),
             Error::NotInstalled { prefix } => Some(format!(
                 "run `envhook install -p {}` first (it creates lib/envhook/cuda), or use --mode dirs",
                 prefix.display()
@@ -255,6 +304,27 @@ impl Error {
             source,
         }
     }
+}
+
+/// A path where envhook would write that holds something not envhook's.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Conflict {
+    /// The path.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub path: PathBuf,
+    /// What is there.
+    pub what: String,
+}
+
+fn not_ours_message(conflicts: &[Conflict]) -> String {
+    let mut text = match conflicts.len() {
+        1 => "a path where envhook writes holds something not envhook's:".to_string(),
+        n => format!("{n} paths where envhook writes hold something not envhook's:"),
+    };
+    for c in conflicts {
+        text.push_str(&format!("\n  {}: {}", c.path.display(), c.what));
+    }
+    text
 }
 
 /// Results in envhook.

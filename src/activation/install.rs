@@ -1,389 +1,407 @@
 //! Writing and removing envhook's files in an environment, safely:
 //!
-//! * every file carries the ownership mark ([`shell::OWNER_MARK`]) and only
-//!   marked files are ever replaced or removed; other scripts in
-//!   `activate.d`/`deactivate.d` are left alone (and checked, see
-//!   [`crate::activation::foreign`]);
+//! * every path is reached through [`confined`] handles: nothing is written
+//!   through a symbolic link below the prefix, and what envhook creates
+//!   belongs to the environment's owner, with explicit modes;
+//! * only what carries envhook's mark is replaced or removed: hook files
+//!   that begin with [`shell::OWNER_MARK`], link directories holding
+//!   [`DIR_MARK`], the `lib/envhook/cuda` link when it points at one of
+//!   them. Anything else at those paths is a conflict: `install` writes
+//!   nothing and says so, `uninstall` leaves it and says so;
+//! * one writer at a time ([`lock`]); what to change is surveyed under the
+//!   lock, so concurrent runs each see what the previous one left;
 //! * files are written to a temporary file in the same directory, synced,
-//!   and renamed over the old one, so an interrupted install leaves the old
-//!   file or the new one, never half of one;
-//! * the isolation directory is built under a fingerprinted name and then
-//!   published by atomically replacing the `lib/envhook/cuda` symlink.
+//!   and renamed over the old one; the link directory is built under a
+//!   temporary name, marked first, and renamed into place when complete,
+//!   then published by atomically replacing the `lib/envhook/cuda` link. A
+//!   killed run leaves only temporary names, which the next run removes.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::activation::shell::{self, Dialect, HookValues, Phase};
-use crate::activation::spec::{HookSpec, Isolation};
-use crate::error::{Error, Result};
+use crate::activation::confined::{self, Dir, Entry, Prefix};
+use crate::activation::lock;
+use crate::activation::plan::{HookFile, Plan};
+use crate::activation::shell::{self, Phase};
+use crate::activation::spec::Isolation;
+use crate::error::{Conflict, Error, Result};
 use crate::paths;
 
-/// The file name of every hook envhook writes, before the extension.
-pub const HOOK_STEM: &str = "envhook";
-
-/// Marks a link directory as envhook's, so uninstall removes only those.
+/// Marks a link directory as envhook's, so only those are ever removed.
 const DIR_MARK: &str = ".envhook-owned";
 
-/// One file the install writes.
-#[derive(Debug, Clone, Serialize)]
-pub struct HookFile {
-    /// Where.
-    #[serde(serialize_with = "paths::serialize")]
-    pub path: PathBuf,
-    /// Which shell family.
-    pub dialect: Dialect,
-    /// activate.d or deactivate.d.
-    pub phase: Phase,
-    /// The script.
-    #[serde(skip)]
-    pub text: String,
-}
+/// Everything envhook owns under `lib/`.
+const ISOLATION_ROOT: &str = "lib/envhook";
 
-/// What an install will do.
-#[derive(Debug, Clone, Serialize)]
-pub struct Plan {
-    /// The spec the hooks implement.
-    pub spec: HookSpec,
-    /// The scripts to write.
-    pub files: Vec<HookFile>,
-    /// envhook's own files that the new set no longer has (another shell
-    /// selection, or an older layout).
+/// The link the hooks put on `LD_LIBRARY_PATH`, in [`ISOLATION_ROOT`].
+const LINK: &str = "cuda";
+
+/// What a run changes, found (under the lock) before anything is written;
+/// `--dry-run` prints it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Changes {
+    /// Files and directories written (or, with `--dry-run`, to be written).
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub write: Vec<PathBuf>,
+    /// envhook's own files that are no longer needed.
     #[serde(serialize_with = "paths::serialize_vec")]
     pub remove: Vec<PathBuf>,
+    /// Leftovers of interrupted runs (temporary files, unpublished link
+    /// directories).
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub clean: Vec<PathBuf>,
+    /// Paths envhook would have to replace or remove that are not its own.
+    pub conflicts: Vec<Conflict>,
+    /// How long the run waited for another envhook writing to the
+    /// environment.
+    #[serde(skip)]
+    pub waited: Option<Duration>,
 }
 
-/// The hook file for one dialect and phase.
-pub fn hook_path(prefix: &Path, dialect: Dialect, phase: Phase) -> PathBuf {
-    prefix
-        .join("etc/conda")
-        .join(phase.dir_name())
-        .join(format!("{HOOK_STEM}.{}", dialect.extension()))
-}
-
-/// envhook's own files in `activate.d`/`deactivate.d`, found by their
-/// ownership mark (not by name, so renamed or older files are found too).
-pub fn owned_files(prefix: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for phase in [Phase::Activate, Phase::Deactivate] {
-        let dir = prefix.join("etc/conda").join(phase.dir_name());
-        out.extend(
-            paths::dir_entries(&dir)
-                .into_iter()
-                .filter(|p| starts_with_mark(p)),
-        );
+impl Changes {
+    /// Whether the run changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.write.is_empty() && self.remove.is_empty() && self.clean.is_empty()
     }
-    out
 }
 
-fn starts_with_mark(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(mut file) = paths::open_regular(path) else {
-        return false;
+/// Carry `plan` out (or, with `dry_run`, only say what it would change).
+/// Conflicts stop it before anything is written ([`Error::NotOurs`]).
+pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
+    let prefix = Prefix::open(&plan.spec.prefix)?;
+    let lock = if dry_run {
+        None
+    } else {
+        Some(lock::acquire(&prefix)?)
     };
-    let mut head = [0u8; 64];
-    let n = file.read(&mut head).unwrap_or(0);
-    head[..n].starts_with(shell::OWNER_MARK.as_bytes())
+    let mut changes = survey(&prefix, Some(plan))?;
+    changes.waited = lock.as_ref().and_then(|l| l.waited);
+    if !changes.conflicts.is_empty() {
+        return Err(Error::NotOurs {
+            conflicts: changes.conflicts,
+        });
+    }
+    if dry_run {
+        return Ok(changes);
+    }
+    clean(&prefix, &changes.clean)?;
+    match &plan.spec.isolation {
+        Some(iso) => publish_isolation(&prefix, iso)?,
+        None => remove_paths(&prefix, &changes.remove, ISOLATION_ROOT)?,
+    }
+    // Deactivate hooks first: a shell activating mid-install then finds a
+    // deactivate hook at least as new as the activate hook it ran.
+    let mut files: Vec<&HookFile> = plan.files.iter().collect();
+    files.sort_by_key(|f| f.phase != Phase::Deactivate);
+    for file in files {
+        let dir = prefix
+            .dir(file.phase.rel_dir(), true)?
+            .expect("created on demand");
+        dir.write_atomic(&file.name(), file.text.as_bytes())?;
+    }
+    for phase in [Phase::Activate, Phase::Deactivate] {
+        remove_paths(&prefix, &changes.remove, phase.rel_dir())?;
+    }
+    if let Some(root) = prefix.dir("lib", false)? {
+        root.remove_empty_dir("envhook");
+    }
+    Ok(changes)
 }
 
-impl Plan {
-    /// Render the hooks of `spec` for `dialects`.
-    pub fn new(spec: HookSpec, dialects: &[Dialect]) -> Plan {
-        let prefix = spec.prefix.clone();
-        let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
-        let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
-        let history = prefix.join("conda-meta/history").display().to_string();
-        let stale_message = format!(
-            "envhook: the packages of {} changed since its CUDA hooks were written; \
-             refresh them with: envhook install -p {}",
-            prefix.display(),
-            // Quoted, so the command can be pasted whatever the path holds.
-            shell::quote::posix(&prefix.display().to_string())
-        );
-        let mut header = vec![
-            format!(
-                "envhook {} | mode {} | fingerprint {}",
-                env!("CARGO_PKG_VERSION"),
-                spec.mode,
-                spec.fingerprint
-            ),
-            format!("prefix {}", prefix.display()),
-        ];
-        header.extend(
-            spec.dirs
-                .iter()
-                .map(|d| format!("library path {}", d.display())),
-        );
-        let mut files = Vec::new();
-        for &dialect in dialects {
-            let self_path = hook_path(&prefix, dialect, Phase::Activate)
-                .display()
-                .to_string();
-            for phase in [Phase::Activate, Phase::Deactivate] {
-                let values = HookValues {
-                    id: &spec.id,
-                    dirs: &dirs,
-                    history: &history,
-                    self_path: &self_path,
-                    watch: &watch,
-                    stale_message: &stale_message,
-                    header: &header,
-                };
-                files.push(HookFile {
-                    path: hook_path(&prefix, dialect, phase),
-                    dialect,
-                    phase,
-                    text: shell::render(dialect, phase, &values),
+/// Remove every envhook file from the environment (with `dry_run`, only
+/// say what would go). What is not envhook's stays, listed as conflicts.
+pub fn uninstall(prefix_path: &Path, dry_run: bool) -> Result<Changes> {
+    let prefix = Prefix::open(prefix_path)?;
+    let lock = if dry_run {
+        None
+    } else {
+        Some(lock::acquire(&prefix)?)
+    };
+    let mut changes = survey(&prefix, None)?;
+    changes.waited = lock.as_ref().and_then(|l| l.waited);
+    if let Some(lock) = lock {
+        clean(&prefix, &changes.clean)?;
+        for rel in [
+            ISOLATION_ROOT,
+            Phase::Activate.rel_dir(),
+            Phase::Deactivate.rel_dir(),
+        ] {
+            remove_paths(&prefix, &changes.remove, rel)?;
+        }
+        if let Some(root) = prefix.dir("lib", false)? {
+            root.remove_empty_dir("envhook");
+        }
+        // Last: a waiting writer that then takes the lock on the removed
+        // file notices and starts over (see `lock`).
+        lock.remove_file(&prefix)?;
+    }
+    Ok(changes)
+}
+
+/// Everything a run would touch, classified. `plan` is `None` for an
+/// uninstall (nothing kept).
+fn survey(prefix: &Prefix, plan: Option<&Plan>) -> Result<Changes> {
+    let mut changes = Changes::default();
+    // The lock file, which a dry run does not open: a planted link there
+    // stops the real run, so the dry run says so too.
+    if let Some(meta) = prefix.dir(lock::LOCK_DIR, false)? {
+        match meta.entry(lock::LOCK_NAME)? {
+            Entry::Link(target) => {
+                return Err(Error::PlantedLink {
+                    link: meta.join(lock::LOCK_NAME),
+                    target,
+                });
+            }
+            Entry::Missing | Entry::File => {}
+            other => changes.conflicts.push(Conflict {
+                path: meta.join(lock::LOCK_NAME),
+                what: format!("{}, where envhook keeps its lock file", other.describe()),
+            }),
+        }
+    }
+    for phase in [Phase::Activate, Phase::Deactivate] {
+        let keep: Vec<&HookFile> = plan
+            .map(|p| p.files.iter().filter(|f| f.phase == phase).collect())
+            .unwrap_or_default();
+        survey_hooks(prefix, phase, &keep, &mut changes)?;
+    }
+    survey_isolation(
+        prefix,
+        plan.and_then(|p| p.spec.isolation.as_ref()),
+        &mut changes,
+    )?;
+    Ok(changes)
+}
+
+/// Whether a regular file begins with envhook's mark.
+fn is_marked(dir: &Dir<'_>, name: &str) -> bool {
+    dir.read_head(name, shell::OWNER_MARK.len())
+        .is_some_and(|head| head == shell::OWNER_MARK.as_bytes())
+}
+
+/// A temporary name left by a killed run: a file that is empty or marked
+/// (a temporary hook), a link (a link swap), or a directory that is empty
+/// or marked (a link directory being built).
+fn is_leftover(dir: &Dir<'_>, name: &str) -> Result<bool> {
+    if !confined::is_temporary(name) {
+        return Ok(false);
+    }
+    Ok(match dir.entry(name)? {
+        Entry::File => dir.read_head(name, 1).is_some_and(|h| h.is_empty()) || is_marked(dir, name),
+        Entry::Link(_) => true,
+        Entry::Dir => match dir.subdir(name, false)? {
+            Some(sub) => {
+                let names = sub.names()?;
+                names.is_empty() || names.iter().any(|n| n == DIR_MARK)
+            }
+            None => false,
+        },
+        Entry::Missing | Entry::Special => false,
+    })
+}
+
+/// The hook files of one phase: to write (new or replacing a marked file),
+/// to remove (marked, not in the new set), leftovers, conflicts.
+fn survey_hooks(
+    prefix: &Prefix,
+    phase: Phase,
+    keep: &[&HookFile],
+    changes: &mut Changes,
+) -> Result<()> {
+    let Some(dir) = prefix.dir(phase.rel_dir(), false)? else {
+        changes.write.extend(keep.iter().map(|f| f.path.clone()));
+        return Ok(());
+    };
+    for file in keep {
+        let name = file.name();
+        match dir.entry(&name)? {
+            Entry::Missing => {}
+            Entry::File if is_marked(&dir, &name) => {}
+            other => changes.conflicts.push(Conflict {
+                path: dir.join(&name),
+                what: format!("{} without envhook's mark", other.describe()),
+            }),
+        }
+        changes.write.push(file.path.clone());
+    }
+    for name in dir.names()? {
+        if is_leftover(&dir, &name)? {
+            changes.clean.push(dir.join(&name));
+        } else if !keep.iter().any(|f| f.name() == name)
+            && dir.entry(&name)? == Entry::File
+            && is_marked(&dir, &name)
+        {
+            changes.remove.push(dir.join(&name));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a name is a link directory's: `cuda-` and 16 hex digits.
+fn is_link_dir_name(name: &str) -> bool {
+    name.strip_prefix("cuda-")
+        .is_some_and(|fp| fp.len() == 16 && fp.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `lib/envhook`: the link and the link directories. With `iso`, the link
+/// and `cuda-<fingerprint>` are to be written; without, everything of
+/// envhook's there is to be removed.
+fn survey_isolation(prefix: &Prefix, iso: Option<&Isolation>, changes: &mut Changes) -> Result<()> {
+    let wanted = iso.map(|i| dir_name(&i.dir));
+    let Some(root) = prefix.dir(ISOLATION_ROOT, false)? else {
+        if let Some(iso) = iso {
+            changes.write.extend([iso.dir.clone(), iso.link.clone()]);
+        }
+        return Ok(());
+    };
+    let mut has_wanted = false;
+    for name in root.names()? {
+        let entry = root.entry(&name)?;
+        if is_leftover(&root, &name)? {
+            changes.clean.push(root.join(&name));
+        } else if name == LINK {
+            let ours = matches!(&entry, Entry::Link(t) if t.to_str().is_some_and(is_link_dir_name));
+            match (ours, iso.is_some()) {
+                (true, false) => changes.remove.push(root.join(&name)),
+                (true, true) => {}
+                (false, _) => changes.conflicts.push(Conflict {
+                    path: root.join(&name),
+                    what: format!(
+                        "{}, where envhook keeps a link to its link directory",
+                        entry.describe()
+                    ),
+                }),
+            }
+        } else if is_link_dir_name(&name) {
+            let sub = match entry {
+                Entry::Dir => root.subdir(&name, false)?,
+                _ => None,
+            };
+            let names = match &sub {
+                Some(sub) => sub.names()?,
+                None => Vec::new(),
+            };
+            let marked = names.iter().any(|n| n == DIR_MARK);
+            let wanted_here = wanted.as_deref() == Some(name.as_str());
+            if marked && wanted_here {
+                has_wanted = true;
+            } else if marked {
+                changes.remove.push(root.join(&name));
+            } else if sub.is_some() && only_links(sub.as_ref(), &names)? {
+                // Built by envhook before 0.2, which marked the directory
+                // last: a killed build left links and no mark.
+                changes.clean.push(root.join(&name));
+            } else if wanted_here {
+                changes.conflicts.push(Conflict {
+                    path: root.join(&name),
+                    what: format!("{} without envhook's mark", entry.describe()),
                 });
             }
         }
-        let keep: Vec<&PathBuf> = files.iter().map(|f| &f.path).collect();
-        let remove = owned_files(&prefix)
-            .into_iter()
-            .filter(|p| !keep.contains(&p))
-            .collect();
-        Plan {
-            spec,
-            files,
-            remove,
-        }
     }
-
-    /// Carry the plan out. Returns the paths written, in order.
-    pub fn apply(&self) -> Result<Vec<PathBuf>> {
-        let mut written = Vec::new();
-        if let Some(iso) = &self.spec.isolation {
-            publish_isolation(iso)?;
-            written.push(iso.link.clone());
-        } else {
-            remove_isolation(&self.spec.prefix)?;
+    if let Some(iso) = iso {
+        if !has_wanted {
+            changes.write.push(iso.dir.clone());
         }
-        // Deactivate hooks first: a shell activating mid-install then finds
-        // a deactivate hook at least as new as the activate hook it ran.
-        let mut files: Vec<&HookFile> = self.files.iter().collect();
-        files.sort_by_key(|f| f.phase != Phase::Deactivate);
-        for file in files {
-            write_atomic(&file.path, file.text.as_bytes())?;
-            written.push(file.path.clone());
-        }
-        for path in &self.remove {
-            remove_file(path)?;
-        }
-        Ok(written)
+        changes.write.push(iso.link.clone());
     }
-}
-
-/// Remove every envhook file from the environment. Returns what was removed.
-pub fn uninstall(prefix: &Path, dry_run: bool) -> Result<Vec<PathBuf>> {
-    let mut removed = owned_files(prefix);
-    let root = prefix.join("lib/envhook");
-    if root.join("cuda").symlink_metadata().is_ok() {
-        removed.push(root.join("cuda"));
-    }
-    removed.extend(
-        owned_link_dirs(&root, None)
-            .into_iter()
-            .filter(|d| d.join(DIR_MARK).is_file()),
-    );
-    if dry_run {
-        return Ok(removed);
-    }
-    for path in &removed {
-        if path.is_dir() && !path.is_symlink() {
-            std::fs::remove_dir_all(path).map_err(|e| Error::write(path, e))?;
-        } else {
-            remove_file(path)?;
-        }
-    }
-    // The envhook directory itself, once empty (never with foreign content).
-    let _ = std::fs::remove_dir(&root);
-    Ok(removed)
-}
-
-/// Write `bytes` to `path` atomically (temp file in the same directory,
-/// fsync, rename), creating the directory if needed. Mode 0644.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().expect("hook paths have a parent");
-    std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".envhook-")
-        .tempfile_in(dir)
-        .map_err(|e| Error::write(dir, e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| Error::write(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::write(tmp.path(), e))?;
-    set_mode(tmp.path(), 0o644)?;
-    tmp.persist(path).map_err(|e| Error::write(path, e.error))?;
     Ok(())
 }
 
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        .map_err(|e| Error::write(path, e))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_path: &Path, _mode: u32) -> Result<()> {
-    Ok(())
-}
-
-fn remove_file(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::write(path, e)),
-        _ => Ok(()),
-    }
-}
-
-/// envhook's `cuda-*` directories under `lib/envhook`, except `keep`.
-fn owned_link_dirs(root: &Path, keep: Option<&Path>) -> Vec<PathBuf> {
-    let mut dirs = paths::dir_entries(root);
-    dirs.retain(|p| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("cuda-"))
-            && p.is_dir()
-            && !p.is_symlink()
-            && Some(p.as_path()) != keep
-    });
-    dirs
-}
-
-/// Build the link directory (unless one with this fingerprint is complete
-/// already) and point `lib/envhook/cuda` at it; then remove older ones.
-#[cfg(unix)]
-fn publish_isolation(iso: &Isolation) -> Result<()> {
-    use std::os::unix::fs::symlink;
-    std::fs::create_dir_all(&iso.root).map_err(|e| Error::write(&iso.root, e))?;
-    if !iso.dir.join(DIR_MARK).is_file() {
-        // Absent, or left half-built by an interrupted install.
-        if iso.dir.exists() {
-            std::fs::remove_dir_all(&iso.dir).map_err(|e| Error::write(&iso.dir, e))?;
+fn only_links(dir: Option<&Dir<'_>>, names: &[String]) -> Result<bool> {
+    let Some(dir) = dir else { return Ok(false) };
+    for name in names {
+        if !matches!(dir.entry(name)?, Entry::Link(_)) {
+            return Ok(false);
         }
-        std::fs::create_dir(&iso.dir).map_err(|e| Error::write(&iso.dir, e))?;
-        for entry in &iso.entries {
-            let link = iso.dir.join(&entry.name);
-            // Relative, so the environment can be moved or packed.
-            let target = pathdiff::diff_paths(&entry.target, &iso.dir)
-                .unwrap_or_else(|| entry.target.clone());
-            symlink(&target, &link).map_err(|e| Error::write(&link, e))?;
-        }
-        // Written last: its presence means the directory is complete.
-        let mark = iso.dir.join(DIR_MARK);
-        std::fs::write(
-            &mark,
-            "written by envhook; removed by `envhook uninstall`\n",
-        )
-        .map_err(|e| Error::write(&mark, e))?;
     }
-    let dir_name = iso.dir.file_name().expect("fingerprinted name");
-    let tmp = iso.root.join(format!(".cuda.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    symlink(dir_name, &tmp).map_err(|e| Error::write(&tmp, e))?;
-    std::fs::rename(&tmp, &iso.link).map_err(|e| Error::write(&iso.link, e))?;
-    for old in owned_link_dirs(&iso.root, Some(&iso.dir)) {
-        if old.join(DIR_MARK).is_file() {
-            std::fs::remove_dir_all(&old).map_err(|e| Error::write(&old, e))?;
+    Ok(true)
+}
+
+fn dir_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .expect("link directories have UTF-8 names")
+        .to_string()
+}
+
+/// Remove the leftovers the survey found.
+fn clean(prefix: &Prefix, leftovers: &[PathBuf]) -> Result<()> {
+    for rel in [
+        ISOLATION_ROOT,
+        Phase::Activate.rel_dir(),
+        Phase::Deactivate.rel_dir(),
+    ] {
+        let Some(dir) = prefix.dir(rel, false)? else {
+            continue;
+        };
+        for path in leftovers.iter().filter(|p| p.parent() == Some(dir.path())) {
+            let name = dir_name(path);
+            match dir.entry(&name)? {
+                Entry::Dir => dir.remove_tree(&name)?,
+                _ => dir.remove_file(&name)?,
+            }
         }
     }
     Ok(())
 }
 
-#[cfg(not(unix))]
-fn publish_isolation(iso: &Isolation) -> Result<()> {
-    Err(Error::write(
-        &iso.link,
-        std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            "symlinks need a Unix system; use --mode dirs",
-        ),
-    ))
-}
-
-/// Remove the link directory (switching to `--mode dirs`, or nothing left
-/// to expose).
-fn remove_isolation(prefix: &Path) -> Result<()> {
-    let root = prefix.join("lib/envhook");
-    let link = root.join("cuda");
-    if link.is_symlink() {
-        remove_file(&link)?;
-    }
-    for dir in owned_link_dirs(&root, None) {
-        if dir.join(DIR_MARK).is_file() {
-            std::fs::remove_dir_all(&dir).map_err(|e| Error::write(&dir, e))?;
+/// Remove those of `paths` that lie directly in the directory `rel`.
+fn remove_paths(prefix: &Prefix, paths: &[PathBuf], rel: &str) -> Result<()> {
+    let Some(dir) = prefix.dir(rel, false)? else {
+        return Ok(());
+    };
+    for path in paths.iter().filter(|p| p.parent() == Some(dir.path())) {
+        let name = dir_name(path);
+        match dir.entry(&name)? {
+            Entry::Dir => dir.remove_tree(&name)?,
+            _ => dir.remove_file(&name)?,
         }
     }
-    let _ = std::fs::remove_dir(&root);
     Ok(())
 }
 
-/// Whether an environment has envhook's hooks, and whether they still
-/// match its packages.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "state", rename_all = "kebab-case")]
-pub enum HookStatus {
-    /// No envhook hook.
-    None,
-    /// Installed and matching the packages.
-    Current {
-        /// The fingerprint in the hooks.
-        fingerprint: String,
-    },
-    /// Installed for other packages (or another mode) than there are now.
-    Stale {
-        /// The fingerprint in the hooks.
-        installed: String,
-        /// What `envhook install` would write now (`none`: no hook needed).
-        current: String,
-    },
-}
-
-/// What the installed hooks record in their header (written by
-/// [`Plan::new`]): the fingerprint and the directories they put on
-/// `LD_LIBRARY_PATH`. Every dialect records the same header.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstalledHooks {
-    /// The `| fingerprint ...` of the header.
-    pub fingerprint: String,
-    /// The `# library path ...` lines, in order.
-    pub dirs: Vec<PathBuf>,
-}
-
-/// Read the header of the installed activate hook (POSIX, else fish);
-/// `None` when envhook's hooks are not installed.
-pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
-    let read = |d| paths::read_regular(&hook_path(prefix, d, Phase::Activate), paths::MAX_TEXT);
-    let bytes = read(Dialect::Posix).or_else(|_| read(Dialect::Fish)).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    if !shell::is_owned(&text) {
-        return None;
+/// Build the link directory unless a complete one with this fingerprint
+/// exists, point `lib/envhook/cuda` at it, then remove older ones.
+fn publish_isolation(prefix: &Prefix, iso: &Isolation) -> Result<()> {
+    let root = prefix
+        .dir(ISOLATION_ROOT, true)?
+        .expect("created on demand");
+    let name = dir_name(&iso.dir);
+    if root.entry(&name)? != Entry::Dir {
+        let tmp = confined::temp_name("build");
+        root.make_dir(&tmp)?;
+        {
+            let build = root.subdir(&tmp, false)?.expect("just made");
+            // First: from now on a killed build is recognisably envhook's.
+            build.create_file(
+                DIR_MARK,
+                b"written by envhook; removed by `envhook uninstall`\n",
+            )?;
+            for entry in &iso.entries {
+                // Relative, so the environment can be moved or packed.
+                let target = pathdiff::diff_paths(&entry.target, &iso.dir)
+                    .unwrap_or_else(|| entry.target.clone());
+                build.symlink(&target, &entry.name)?;
+            }
+        }
+        // Complete: publish it under its real name.
+        root.rename(&tmp, &name)?;
     }
-    let header = || text.lines().take_while(|l| l.starts_with('#'));
-    let fingerprint = header()
-        .find_map(|l| l.split("| fingerprint ").nth(1))
-        .map(|f| f.trim().to_string())?;
-    let dirs = header()
-        .filter_map(|l| l.strip_prefix("# library path "))
-        .map(PathBuf::from)
-        .collect();
-    Some(InstalledHooks { fingerprint, dirs })
-}
-
-/// Compare the installed hooks (see [`installed`]) with what `spec` would
-/// produce.
-pub fn hook_status(installed: Option<&InstalledHooks>, spec: Option<&HookSpec>) -> HookStatus {
-    match (installed.map(|h| h.fingerprint.clone()), spec) {
-        (None, _) => HookStatus::None,
-        (Some(installed), Some(spec)) if installed == spec.fingerprint => HookStatus::Current {
-            fingerprint: installed,
-        },
-        (Some(installed), spec) => HookStatus::Stale {
-            installed,
-            current: spec.map_or_else(|| "none".to_string(), |s| s.fingerprint.clone()),
-        },
+    let tmp = confined::temp_name("link");
+    root.symlink(Path::new(&name), &tmp)?;
+    root.rename(&tmp, LINK)?;
+    for old in root.names()? {
+        if is_link_dir_name(&old) && old != name {
+            let marked = root
+                .subdir(&old, false)?
+                .is_some_and(|d| d.entry(DIR_MARK).is_ok_and(|e| e == Entry::File));
+            if marked {
+                root.remove_tree(&old)?;
+            }
+        }
     }
+    Ok(())
 }

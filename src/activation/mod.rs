@@ -4,7 +4,11 @@
 //! them ([`install`]), and the hand-written hooks it finds and leaves alone
 //! ([`foreign`]).
 
+pub mod confined;
 pub mod foreign;
 pub mod install;
+pub mod lock;
+pub mod plan;
 pub mod shell;
 pub mod spec;
+pub mod status;

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::activation::install::HookStatus;
+use crate::activation::status::HookStatus;
 use crate::check::{self, Report};
 use crate::cli::CheckArgs;
 use crate::discovery::{self, Context};

@@ -3,7 +3,8 @@
 use std::io::Write;
 
 use crate::activation::foreign::{self, ForeignHook};
-use crate::activation::install::{self, Plan};
+use crate::activation::install::{self, Changes};
+use crate::activation::plan::Plan;
 use crate::activation::spec::HookSpec;
 use crate::cli::InstallArgs;
 use crate::discovery::{self, Context};
@@ -36,15 +37,9 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
             prefix.display()
         )
         .map_err(w)?;
-        let removed = install::uninstall(&prefix, args.dry_run)?;
-        for path in &removed {
-            let verb = if args.dry_run {
-                "would remove"
-            } else {
-                "removed"
-            };
-            writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
-        }
+        let changes = install::uninstall(&prefix, args.dry_run)?;
+        print_changes(out, &changes, args.dry_run).map_err(w)?;
+        findings.extend(left_alone(&changes));
         report_foreign(out, &foreign, &mut findings).map_err(w)?;
         return Ok(status(&findings));
     };
@@ -54,23 +49,15 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let name = env.name.as_deref().unwrap_or("environment");
     writeln!(out, "{name}: {}", prefix.display()).map_err(w)?;
     describe(out, &plan).map_err(w)?;
+    let changes = install::install(&plan, args.dry_run)?;
     if args.dry_run {
         for file in &plan.files {
             writeln!(out, "\n==> {} <==", file.path.display()).map_err(w)?;
             out.write_all(file.text.as_bytes()).map_err(w)?;
         }
-        for path in &plan.remove {
-            writeln!(out, "\nwould remove {}", path.display()).map_err(w)?;
-        }
-    } else {
-        let written = plan.apply()?;
-        for path in &written {
-            writeln!(out, "  {:<12} {}", "wrote", path.display()).map_err(w)?;
-        }
-        for path in &plan.remove {
-            writeln!(out, "  {:<12} {}", "removed", path.display()).map_err(w)?;
-        }
+        writeln!(out).map_err(w)?;
     }
+    print_changes(out, &changes, args.dry_run).map_err(w)?;
     report_foreign(out, &foreign, &mut findings).map_err(w)?;
     for p in &findings {
         writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message).map_err(w)?;
@@ -79,6 +66,53 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         }
     }
     Ok(status(&findings))
+}
+
+/// What a run changed (or, dry, would change), one path a line.
+fn print_changes(out: &mut impl Write, changes: &Changes, dry_run: bool) -> std::io::Result<()> {
+    if let Some(waited) = changes.waited {
+        writeln!(
+            out,
+            "  note         waited {:.1} s for another envhook writing to this environment",
+            waited.as_secs_f64()
+        )?;
+    }
+    let groups: [(&str, &str, &[std::path::PathBuf]); 3] = [
+        ("cleaned", "would clean", &changes.clean),
+        ("wrote", "would write", &changes.write),
+        ("removed", "would remove", &changes.remove),
+    ];
+    for (done, dry, paths) in groups {
+        let verb = if dry_run { dry } else { done };
+        for path in paths {
+            writeln!(out, "  {verb:<12} {}", path.display())?;
+        }
+    }
+    Ok(())
+}
+
+/// What an uninstall left because it is not envhook's, as findings.
+pub fn left_alone(changes: &Changes) -> Vec<Problem> {
+    changes
+        .conflicts
+        .iter()
+        .map(|c| Problem {
+            severity: Severity::Warning,
+            code: "not-envhooks",
+            message: format!(
+                "{}: {} (not envhook's; left as it is)",
+                c.path.display(),
+                c.what
+            ),
+            hint: Some(
+                "envhook removes only what carries its mark; remove it yourself if it is no \
+                 longer needed"
+                    .into(),
+            ),
+            path: Some(c.path.clone()),
+            source: None,
+        })
+        .collect()
 }
 
 fn status(findings: &[Problem]) -> ExitStatus {

@@ -11,9 +11,9 @@ use crate::exit::ExitStatus;
 /// Run `uninstall`.
 pub fn run(args: &UninstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let env = discovery::select(ctx, &args.env.selector())?;
-    let removed = install::uninstall(&env.prefix, args.dry_run)?;
+    let changes = install::uninstall(&env.prefix, args.dry_run)?;
     let w = Error::Output;
-    if removed.is_empty() {
+    if changes.is_empty() && changes.conflicts.is_empty() {
         writeln!(out, "{}: no envhook files", env.prefix.display()).map_err(w)?;
     }
     let verb = if args.dry_run {
@@ -21,8 +21,19 @@ pub fn run(args: &UninstallArgs, ctx: &Context, out: &mut impl Write) -> Result<
     } else {
         "removed"
     };
-    for path in &removed {
+    for path in changes.clean.iter().chain(&changes.remove) {
         writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
     }
-    Ok(ExitStatus::Success)
+    let left = super::install::left_alone(&changes);
+    for p in &left {
+        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message).map_err(w)?;
+        if let Some(hint) = &p.hint {
+            writeln!(out, "    hint: {hint}").map_err(w)?;
+        }
+    }
+    Ok(if left.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Findings
+    })
 }

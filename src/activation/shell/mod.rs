@@ -159,6 +159,14 @@ impl Phase {
             Phase::Deactivate => "deactivate.d",
         }
     }
+
+    /// The directory relative to the prefix.
+    pub fn rel_dir(self) -> &'static str {
+        match self {
+            Phase::Activate => "etc/conda/activate.d",
+            Phase::Deactivate => "etc/conda/deactivate.d",
+        }
+    }
 }
 
 /// The first line of every file envhook writes: how it recognises its own

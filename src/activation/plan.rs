@@ -1,0 +1,108 @@
+//! The hooks one environment gets: rendered from its [`HookSpec`] for each
+//! chosen shell dialect, before anything on disk is looked at.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::activation::shell::{self, Dialect, HookValues, Phase};
+use crate::activation::spec::HookSpec;
+use crate::paths;
+
+/// The file name of every hook envhook writes, before the extension.
+pub const HOOK_STEM: &str = "envhook";
+
+/// One file the install writes.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookFile {
+    /// Where.
+    #[serde(serialize_with = "paths::serialize")]
+    pub path: PathBuf,
+    /// Which shell family.
+    pub dialect: Dialect,
+    /// activate.d or deactivate.d.
+    pub phase: Phase,
+    /// The script.
+    #[serde(skip)]
+    pub text: String,
+}
+
+impl HookFile {
+    /// The file name, e.g. `envhook.sh`.
+    pub fn name(&self) -> String {
+        file_name(self.dialect)
+    }
+}
+
+/// What an install writes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// The spec the hooks implement.
+    pub spec: HookSpec,
+    /// The scripts to write.
+    pub files: Vec<HookFile>,
+}
+
+fn file_name(dialect: Dialect) -> String {
+    format!("{HOOK_STEM}.{}", dialect.extension())
+}
+
+/// The hook file for one dialect and phase.
+pub fn hook_path(prefix: &Path, dialect: Dialect, phase: Phase) -> PathBuf {
+    prefix.join(phase.rel_dir()).join(file_name(dialect))
+}
+
+impl Plan {
+    /// Render the hooks of `spec` for `dialects`.
+    pub fn new(spec: HookSpec, dialects: &[Dialect]) -> Plan {
+        let prefix = spec.prefix.clone();
+        let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
+        let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
+        let history = prefix.join("conda-meta/history").display().to_string();
+        let stale_message = format!(
+            "envhook: the packages of {} changed since its CUDA hooks were written; \
+             refresh them with: envhook install -p {}",
+            prefix.display(),
+            // Quoted, so the command can be pasted whatever the path holds.
+            shell::quote::posix(&prefix.display().to_string())
+        );
+        let mut header = vec![
+            format!(
+                "envhook {} | mode {} | fingerprint {}",
+                env!("CARGO_PKG_VERSION"),
+                spec.mode,
+                spec.fingerprint
+            ),
+            format!("prefix {}", prefix.display()),
+        ];
+        header.extend(
+            spec.dirs
+                .iter()
+                .map(|d| format!("library path {}", d.display())),
+        );
+        let mut files = Vec::new();
+        for &dialect in dialects {
+            let self_path = hook_path(&prefix, dialect, Phase::Activate)
+                .display()
+                .to_string();
+            for phase in [Phase::Activate, Phase::Deactivate] {
+                let values = HookValues {
+                    id: &spec.id,
+                    dirs: &dirs,
+                    history: &history,
+                    self_path: &self_path,
+                    watch: &watch,
+                    stale_message: &stale_message,
+                    header: &header,
+                };
+                files.push(HookFile {
+                    path: hook_path(&prefix, dialect, phase),
+                    dialect,
+                    phase,
+                    text: shell::render(dialect, phase, &values),
+                });
+            }
+        }
+        Plan { spec, files }
+    }
+}
