@@ -262,6 +262,32 @@ fn broken_condarc_is_a_warning_not_a_failure() {
     assert!(String::from_utf8(out.stdout).unwrap().contains("ok"));
 }
 
+/// Issue #11: size and depth are bounded before the YAML parser runs; the
+/// file is named and skipped, the rest of discovery goes on.
+#[test]
+fn oversized_or_deeply_nested_condarc_is_skipped_with_its_name() {
+    let deep = format!(
+        "envs_dirs: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let large = format!("# {}\nenvs_dirs: [/x]\n", "x".repeat(2 << 20));
+    for (text, why) in [
+        (deep, "nests deeper than the 64 levels"),
+        (large, "larger than the 1048576 bytes"),
+    ] {
+        let sb = Sandbox::new();
+        Env::new(sb.path("home/.conda/envs/ok"));
+        fs::write(sb.path("home/.condarc"), text).unwrap();
+        let out = sb.envhook().arg("envs").output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let err = String::from_utf8(out.stderr).unwrap();
+        let file = sb.path("home/.condarc").display().to_string();
+        assert!(err.contains(&file) && err.contains(why), "{err}");
+        assert!(String::from_utf8(out.stdout).unwrap().contains("ok"));
+    }
+}
+
 #[test]
 fn unknown_name_lists_the_envs_that_exist() {
     let sb = Sandbox::new();

@@ -65,16 +65,67 @@ fn condarc_d(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// A real `.condarc` is a few kilobytes; 1 MiB leaves room for comments
+/// and long channel lists, and keeps a corrupt or hostile file (they are
+/// read as root by `audit`) from costing seconds and hundreds of
+/// megabytes in the YAML parser.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// conda's settings nest a few levels (`channel_settings`, `proxy_servers`);
+/// libyaml's cost grows with the square of the nesting depth (10^5 levels
+/// took 50 s), so deeper files are refused before parsing.
+pub const MAX_DEPTH: usize = 64;
+
 /// The envs directories one file configures, expanded.
 pub fn read_envs_dirs(file: &Path, ctx: &Context) -> Result<Vec<PathBuf>, String> {
-    let bytes =
-        crate::paths::read_regular(file, crate::paths::MAX_TEXT).map_err(|e| e.to_string())?;
+    let bytes = crate::paths::read_regular(file, MAX_BYTES).map_err(|e| e.to_string())?;
     let text = String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_string())?;
     parse_envs_dirs(&text, ctx)
 }
 
+/// An upper bound of a YAML text's nesting depth, found in one pass
+/// without parsing: the open flow collections (`[`, `{` outside quotes and
+/// comments) plus the block levels (distinct, increasing indentations,
+/// sequence dashes counting as indentation).
+fn nesting_depth(text: &str) -> usize {
+    let mut indents: Vec<usize> = Vec::new();
+    let mut flow = 0usize;
+    let mut deepest = 0usize;
+    for line in text.lines() {
+        let body = line.trim_start_matches([' ', '-']);
+        if flow == 0 && !body.is_empty() && !body.starts_with('#') {
+            let indent = line.len() - body.len();
+            while indents.last().is_some_and(|&i| i >= indent) {
+                indents.pop();
+            }
+            indents.push(indent);
+        }
+        let mut quote: Option<char> = None;
+        let mut prev = ' ';
+        for c in body.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '#') if prev == ' ' => break,
+                (None, '[' | '{') => flow += 1,
+                (None, ']' | '}') => flow = flow.saturating_sub(1),
+                _ => {}
+            }
+            deepest = deepest.max(indents.len() + flow);
+            prev = c;
+        }
+    }
+    deepest
+}
+
 /// Parse `envs_dirs` / `envs_path` out of a `.condarc` text.
 pub fn parse_envs_dirs(text: &str, ctx: &Context) -> Result<Vec<PathBuf>, String> {
+    if nesting_depth(text) > MAX_DEPTH {
+        return Err(format!(
+            "it nests deeper than the {MAX_DEPTH} levels envhook reads (conda's settings nest a few)"
+        ));
+    }
     let doc: serde_yaml::Value =
         serde_yaml::from_str(text).map_err(|e| format!("not valid YAML ({e})"))?;
     let map = match doc {
@@ -141,6 +192,31 @@ mod tests {
         .map(PathBuf::from)
         .collect();
         assert_eq!(dirs, want);
+    }
+
+    #[test]
+    fn nesting_is_bounded_before_parsing() {
+        let real = "channels:\n  - conda-forge\nchannel_settings:\n  - channel: x\n    auth: y\nproxy_servers: {http: 'http://p:8080', https: \"[not {a flow\"}\nenvs_dirs: [~/envs] # [[[[\n";
+        assert!(nesting_depth(real) <= 4, "{}", nesting_depth(real));
+        assert_eq!(
+            parse_envs_dirs(real, &ctx()).unwrap(),
+            vec![PathBuf::from("/home/u/envs")]
+        );
+        let flow = format!(
+            "envs_dirs: {}{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let block: String = (0..100)
+            .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+            .collect();
+        for deep in [flow, block] {
+            // The depth message, not the parser's: refused before parsing.
+            let err = parse_envs_dirs(&deep, &ctx()).unwrap_err();
+            assert!(err.contains("nests deeper than the 64 levels"), "{err}");
+        }
+        let ok_depth = format!("envs_dirs: {}{}\n", "[".repeat(60), "]".repeat(60));
+        assert!(parse_envs_dirs(&ok_depth, &ctx()).is_err_and(|e| !e.contains("nests")));
     }
 
     #[test]
