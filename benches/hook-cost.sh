@@ -5,6 +5,8 @@
 #
 #   benches/hook-cost.sh [ITERATIONS]     (default 20000)
 #
+# ENVHOOK_BIN=path/to/envhook measures the hook another build writes.
+#
 # Each iteration resets LD_LIBRARY_PATH (and the hook's state, so every
 # source is a first activation), then sources the hook; the cost of the
 # reset alone is measured too and subtracted. Timing uses bash's
@@ -18,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 target/release/examples/demo-env "$work/demo" >/dev/null
 prefix="$work/demo/miniconda3/envs/paddle"
-target/release/envhook install -p "$prefix" >/dev/null
+"${ENVHOOK_BIN:-target/release/envhook}" install -p "$prefix" >/dev/null
 hook="$prefix/etc/conda/activate.d/envhook.sh"
 # shellcheck disable=SC2016 # the one-liner, verbatim
 printf 'export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n' >"$work/one-line.sh"

@@ -10,12 +10,9 @@
 
 set -l _envhook_ours (string split -- : __ENVHOOK_DIRS__)
 
-set -l _envhook_rest_PATH
-for _envhook_el in $LD_LIBRARY_PATH
-    if test -n "$_envhook_el"; and not contains -- "$_envhook_el" $_envhook_ours
-        set -a _envhook_rest_PATH "$_envhook_el"
-    end
-end
+# The current value without our directories and without empty elements
+# (_envhook_rest_PATH), in linear time.
+# __ENVHOOK_STRIP__
 
 if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID__"
     # Active already: keep the saved value unless it was changed meanwhile.
@@ -56,5 +53,5 @@ if test -z "$ENVHOOK_QUIET"
     end
 end
 
-set -e _envhook_el
+set -e _envhook_el _envhook_i
 true

@@ -17,11 +17,11 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
         $id = '__ENVHOOK_ID__'
         $ours = @((__ENVHOOK_DIRS__).Split(':'))
         $current = [System.Environment]::GetEnvironmentVariable('LD_LIBRARY_PATH')
+        # .Where() filters in one pass; `$rest += $el` would copy the array
+        # at every element (quadratic in the value's length).
         $rest = @()
         if ($null -ne $current) {
-            foreach ($el in $current.Split(':')) {
-                if ($el -cne '' -and $ours -cnotcontains $el) { $rest += $el }
-            }
+            $rest = @($current.Split(':').Where({ $_ -cne '' -and $ours -cnotcontains $_ }))
         }
 
         $state = [System.Environment]::GetEnvironmentVariable("ENVHOOK_STATE_$id")

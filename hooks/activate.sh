@@ -15,6 +15,10 @@
 #   becomes what deactivation returns to.
 # - Builtins only (no subshell, no external program); safe under
 #   `set -euo pipefail` and zsh's nounset; always ends with status 0.
+# - Linear in LD_LIBRARY_PATH's length (benches/hook-long-values.sh).
+#   Assignments of the value are unquoted on purpose: an assignment never
+#   splits or globs, and bash copies an unquoted expansion three times
+#   faster than a quoted one.
 
 # The values below are data in single quotes; `$` or quotes in a prefix are
 # literal there, which shellcheck's SC2016/SC2089/SC2090 cannot know.
@@ -26,27 +30,17 @@ if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ] && [ -n "${LD_LIBRARY_PATH+x}" ] &
     # Active and untouched since (a reactivation): nothing to change.
     :
 else
-    # The current value without our directories and without empty elements.
-    # Splitting costs microseconds per element, so it only happens when
-    # there is something to remove.
-    _envhook_rest=
+    # The current value without our directories and without empty elements,
+    # each kept element preceded by ':' (_envhook_rest: ":a:b", or empty).
+    # Stripping is linear in the value's length, but only happens when
+    # there is something to strip.
     # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
-    case ":${LD_LIBRARY_PATH:-}:" in
-        ::) ;;
+    case :${LD_LIBRARY_PATH:-}: in
+        ::) _envhook_rest= ;;
         *::* | __ENVHOOK_DIR_PATTERNS__)
-            _envhook_todo="${LD_LIBRARY_PATH}:"
-            while [ -n "${_envhook_todo}" ]; do
-                _envhook_el="${_envhook_todo%%:*}"
-                _envhook_todo="${_envhook_todo#*:}"
-                case ":${_envhook_dirs}:" in
-                    *":${_envhook_el}:"*) ;;
-                    *) if [ -n "${_envhook_el}" ]; then
-                           _envhook_rest="${_envhook_rest:+${_envhook_rest}:}${_envhook_el}"
-                       fi ;;
-                esac
-            done
+            # __ENVHOOK_STRIP__
             ;;
-        *) _envhook_rest="${LD_LIBRARY_PATH}" ;;
+        *) _envhook_rest=:${LD_LIBRARY_PATH} ;;
     esac
 
     if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
@@ -54,21 +48,21 @@ else
         # becomes what deactivation returns to.
         if [ -n "${LD_LIBRARY_PATH+x}" ]; then
             ENVHOOK_STATE___ENVHOOK_ID__='set'
-            ENVHOOK_SAVED___ENVHOOK_ID__="${_envhook_rest}"
+            ENVHOOK_SAVED___ENVHOOK_ID__=${_envhook_rest#:}
         else
             ENVHOOK_STATE___ENVHOOK_ID__='unset'
             ENVHOOK_SAVED___ENVHOOK_ID__=
         fi
     elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
         ENVHOOK_STATE___ENVHOOK_ID__='set'
-        ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+        ENVHOOK_SAVED___ENVHOOK_ID__=${LD_LIBRARY_PATH}
     else
         ENVHOOK_STATE___ENVHOOK_ID__='unset'
         ENVHOOK_SAVED___ENVHOOK_ID__=
     fi
 
-    LD_LIBRARY_PATH="${_envhook_dirs}${_envhook_rest:+:${_envhook_rest}}"
-    ENVHOOK_APPLIED___ENVHOOK_ID__="${LD_LIBRARY_PATH}"
+    LD_LIBRARY_PATH=${_envhook_dirs}${_envhook_rest}
+    ENVHOOK_APPLIED___ENVHOOK_ID__=${LD_LIBRARY_PATH}
     # shellcheck disable=SC2090
     export LD_LIBRARY_PATH ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
 fi
@@ -92,5 +86,5 @@ if [ -z "${ENVHOOK_QUIET:-}" ]; then
     fi
 fi
 
-unset _envhook_dirs _envhook_rest _envhook_todo _envhook_el _envhook_stale
+unset _envhook_dirs _envhook_rest _envhook_stale
 :

@@ -15,12 +15,10 @@ if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID
             set -e LD_LIBRARY_PATH
         end
     else if set -q LD_LIBRARY_PATH
-        set -l _envhook_rest_PATH
-        for _envhook_el in $LD_LIBRARY_PATH
-            if test -n "$_envhook_el"; and not contains -- "$_envhook_el" $_envhook_ours
-                set -a _envhook_rest_PATH "$_envhook_el"
-            end
-        end
+        # Minus our directories and empty elements, in linear time; see
+        # activate.fish.
+        set -l _envhook_ours (string split -- : __ENVHOOK_DIRS__)
+        # __ENVHOOK_STRIP__
         if test (count $_envhook_rest_PATH) -gt 0; or test "$ENVHOOK_STATE___ENVHOOK_ID__" = set
             set -gx LD_LIBRARY_PATH $_envhook_rest_PATH
         else
@@ -30,5 +28,5 @@ if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID
     set -e ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
 end
 
-set -e _envhook_el
+set -e _envhook_el _envhook_i
 true

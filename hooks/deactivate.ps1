@@ -23,10 +23,8 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
                 else { [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $null) }
             }
             elseif ($null -ne $current) {
-                $rest = @()
-                foreach ($el in $current.Split(':')) {
-                    if ($el -cne '' -and $ours -cnotcontains $el) { $rest += $el }
-                }
+                # One pass (see activate.ps1).
+                $rest = @($current.Split(':').Where({ $_ -cne '' -and $ours -cnotcontains $_ }))
                 if ($rest.Count -gt 0 -or $state -ceq 'set') {
                     [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', ($rest -join ':'))
                 }

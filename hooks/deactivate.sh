@@ -18,26 +18,18 @@ _envhook_dirs=__ENVHOOK_DIRS__
 if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
     if [ -n "${LD_LIBRARY_PATH+x}" ] && [ "${LD_LIBRARY_PATH}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-}" ]; then
         if [ "${ENVHOOK_STATE___ENVHOOK_ID__}" = set ]; then
-            LD_LIBRARY_PATH="${ENVHOOK_SAVED___ENVHOOK_ID__-}"
+            LD_LIBRARY_PATH=${ENVHOOK_SAVED___ENVHOOK_ID__-}
             export LD_LIBRARY_PATH
         else
             unset LD_LIBRARY_PATH
         fi
     elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
+        # Changed while active: keep the change, minus our directories and
+        # empty elements (_envhook_rest: ":a:b", or empty).
         _envhook_rest=
-        _envhook_todo="${LD_LIBRARY_PATH}:"
-        while [ -n "${_envhook_todo}" ]; do
-            _envhook_el="${_envhook_todo%%:*}"
-            _envhook_todo="${_envhook_todo#*:}"
-            case ":${_envhook_dirs}:" in
-                *":${_envhook_el}:"*) ;;
-                *) if [ -n "${_envhook_el}" ]; then
-                       _envhook_rest="${_envhook_rest:+${_envhook_rest}:}${_envhook_el}"
-                   fi ;;
-            esac
-        done
+        # __ENVHOOK_STRIP__
         if [ -n "${_envhook_rest}" ] || [ "${ENVHOOK_STATE___ENVHOOK_ID__}" = set ]; then
-            LD_LIBRARY_PATH="${_envhook_rest}"
+            LD_LIBRARY_PATH=${_envhook_rest#:}
             # shellcheck disable=SC2090
             export LD_LIBRARY_PATH
         else
@@ -47,5 +39,5 @@ if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
     unset ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
 fi
 
-unset _envhook_dirs _envhook_rest _envhook_todo _envhook_el
+unset _envhook_dirs _envhook_rest
 :

@@ -8,22 +8,12 @@
 # Data in single quotes; see activate.sh.
 # shellcheck disable=SC2016,SC2089
 _envhook_dirs=__ENVHOOK_DIRS__
+# The current value without our directories and without empty elements
+# (_envhook_rest: ":a:b", or empty), in linear time.
 _envhook_rest=
-if [ -n "${LD_LIBRARY_PATH:-}" ]; then
-    _envhook_todo="${LD_LIBRARY_PATH}:"
-    while [ -n "${_envhook_todo}" ]; do
-        _envhook_el="${_envhook_todo%%:*}"
-        _envhook_todo="${_envhook_todo#*:}"
-        case ":${_envhook_dirs}:" in
-            *":${_envhook_el}:"*) ;;
-            *) if [ -n "${_envhook_el}" ]; then
-                   _envhook_rest="${_envhook_rest:+${_envhook_rest}:}${_envhook_el}"
-               fi ;;
-        esac
-    done
-fi
-LD_LIBRARY_PATH="${_envhook_dirs}${_envhook_rest:+:${_envhook_rest}}"
+# __ENVHOOK_STRIP__
+LD_LIBRARY_PATH=${_envhook_dirs}${_envhook_rest}
 # shellcheck disable=SC2090
 export LD_LIBRARY_PATH
-unset _envhook_dirs _envhook_rest _envhook_todo _envhook_el
+unset _envhook_dirs _envhook_rest
 :

@@ -174,6 +174,18 @@ fn initial_states() -> Vec<(&'static str, Option<Vec<u8>>)> {
         ("many", Some(b"/a:/b:/c d:/opt/cuda/lib64".to_vec())),
         ("contains ours", Some(b"{A}:/keep/me".to_vec())),
         ("empty elements", Some(b"::/lead::/mid:".to_vec())),
+        // More fields to drop than dash's cut-and-shift path takes (16):
+        // the rest go through its index list.
+        (
+            "many to drop",
+            Some(
+                (0..20)
+                    .map(|i| format!("/k{i}::{{A}}"))
+                    .collect::<Vec<_>>()
+                    .join(":")
+                    .into_bytes(),
+            ),
+        ),
         (
             "hostile",
             Some(
@@ -435,6 +447,48 @@ fn matrix(sh: Sh) {
     );
 }
 
+/// Issue #11: the hooks split long values in linear time; exactness must
+/// hold there too. 10k elements (120 kB, near the kernel's 128 kB limit
+/// for one exported variable) with our directory, empty elements
+/// (leading, inside, trailing) and hostile elements among them, through
+/// every sequence in every shell.
+#[test]
+fn long_values_round_trip_exactly_in_every_shell() {
+    let sb = Sandbox::new();
+    let a = install(&sb, &sb.path("envs/alpha"));
+    let b = install(&sb, &sb.path("envs/beta"));
+    let mut parts: Vec<String> = (0..10_000).map(|i| format!("/p{i:05}/lib")).collect();
+    parts[3333] = "{A}".into();
+    parts[5000] = String::new();
+    parts[7000] = "/glob*?[x]/$HOME/`t`/$(touch pwned)/q'uo\"te".into();
+    parts[7001] = "/new\nline".into();
+    let initial = Some(format!(":{}:", parts.join(":")).into_bytes());
+    let mut failures = Vec::new();
+    // Every program started with such a value costs the loader ~0.2 s
+    // (it searches all 10k directories for libc), so the dumps between
+    // steps dominate: the sequences that strip on activation and on
+    // deactivation, with and without stacking, are enough here.
+    let sequences = SEQUENCES.iter().filter(|(name, _)| {
+        matches!(
+            *name,
+            "activate, deactivate"
+                | "stack"
+                | "user edit while active"
+                | "user edit then reactivate"
+        )
+    });
+    for sh in SHELLS {
+        for (seq_name, steps) in sequences.clone() {
+            let r = run(sh, &a, &b, steps, &initial);
+            for v in check(&a, &b, steps, &initial, &r) {
+                let v: String = v.chars().take(300).collect();
+                failures.push(format!("{sh:?} / {seq_name}: {v}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn bash_round_trips() {
     matrix(Sh::Bash);
@@ -576,36 +630,47 @@ fn rendered_scripts_pass_shellcheck_and_the_parsers() {
 #[test]
 fn templates_are_real_scripts() {
     let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
-    for phase in ["activate", "deactivate"] {
-        let sh = hooks.join(format!("{phase}.sh"));
+    // The stripping fragments (rendered where a template says
+    // `# __ENVHOOK_STRIP__`) and the profile snippet are real scripts too.
+    for name in ["activate", "deactivate", "strip", "profile"] {
+        let sh = hooks.join(format!("{name}.sh"));
         quiet(
             Command::new("shellcheck")
                 .args(["--shell=sh", "--enable=all"])
                 .arg(&sh),
         );
-        quiet(Command::new("dash").arg("-n").arg(&sh));
-        let fish = hooks.join(format!("{phase}.fish"));
-        quiet(Command::new("fish").arg("--no-execute").arg(&fish));
-        // fish_indent leaves a well-formatted file unchanged.
-        let text = fs::read(&fish).unwrap();
-        let mut child = Command::new("fish_indent")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(&text).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&text),
-            "fish_indent {phase}.fish"
-        );
-        assert_powershell_parses(
-            &fs::read_to_string(hooks.join(format!("{phase}.ps1"))).unwrap(),
-            "template",
-        );
+        for parser in ["bash", "zsh", "dash"] {
+            quiet(Command::new(parser).arg("-n").arg(&sh));
+        }
+        let fish = hooks.join(format!("{name}.fish"));
+        if fish.exists() {
+            quiet(Command::new("fish").arg("--no-execute").arg(&fish));
+            assert_fish_indented(&fish);
+        }
+        let ps1 = hooks.join(format!("{name}.ps1"));
+        if ps1.exists() {
+            assert_powershell_parses(&fs::read_to_string(&ps1).unwrap(), "template");
+        }
     }
+}
+
+/// fish_indent leaves a well-formatted file unchanged.
+fn assert_fish_indented(fish: &Path) {
+    let text = fs::read(fish).unwrap();
+    let mut child = Command::new("fish_indent")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&text),
+        "fish_indent {}",
+        fish.display()
+    );
 }
 
 /// A real parse of PowerShell (no pwsh can be installed here): the
@@ -652,14 +717,18 @@ fn powershell_check_catches_errors() {
 
 // --------------------------------------------------------- behaviour ----
 
-/// Processes started while `sh` sources `act` twice and `deact` once:
-/// (execve calls, forks). Threads (fish has some) are not processes.
+/// Processes started while `sh` sources `act` twice and `deact` once,
+/// starting from a value with an empty element and with user edits in
+/// between, so that every stripping branch runs: (execve calls, forks).
+/// Threads (fish has some) are not processes.
 fn processes(sh: Sh, act: &Path, deact: &Path, home: &Path) -> (usize, usize, String) {
     let trace = tempfile::NamedTempFile::new().unwrap();
     let script = format!(
-        "{}{}{}",
+        "{}{}{}{}{}",
         sh.source("T_ACT"),
+        sh.user_prepend(),
         sh.source("T_ACT"),
+        sh.user_prepend(),
         sh.source("T_DEACT")
     );
     let inner = sh.command(&script);
@@ -677,6 +746,7 @@ fn processes(sh: Sh, act: &Path, deact: &Path, home: &Path) -> (usize, usize, St
         .env("T_ACT", act)
         .env("T_DEACT", deact)
         .env("HOME", home)
+        .env("LD_LIBRARY_PATH", "/before::/after:")
         .output()
         .unwrap();
     assert!(

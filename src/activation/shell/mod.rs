@@ -112,6 +112,7 @@ pub mod export {
             Some(match token {
                 "HEADER" => super::header_text(&v),
                 "DIRS" => super::quote::posix(&dirs.join(":")),
+                "STRIP" => super::strip_fragment(super::Dialect::Posix),
                 _ => return None,
             })
         })
@@ -229,9 +230,27 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
                 .collect::<Vec<_>>()
                 .join("\n    "),
             "STALE_MESSAGE" => q(v.stale_message),
+            "STRIP" => strip_fragment(dialect),
             _ => return None,
         })
     })
+}
+
+/// The code that strips our directories and empty elements from
+/// `LD_LIBRARY_PATH` (`hooks/strip.sh`, `hooks/strip.fish`), rendered
+/// where a template says `# __ENVHOOK_STRIP__`: the template line keeps
+/// its `# `, so the text starts after the fragment's own first `# `.
+fn strip_fragment(dialect: Dialect) -> String {
+    let fragment = match dialect {
+        Dialect::Posix => include_str!("../../../hooks/strip.sh"),
+        Dialect::Fish => include_str!("../../../hooks/strip.fish"),
+        Dialect::Powershell => unreachable!("the PowerShell hooks strip inline"),
+    };
+    fragment
+        .strip_prefix("# ")
+        .expect("hooks/strip.sh starts with a comment")
+        .trim_end()
+        .to_string()
 }
 
 /// The ownership header: the template line is `# __ENVHOOK_HEADER__`, so
