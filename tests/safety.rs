@@ -41,25 +41,17 @@ fn text(out: &Output) -> String {
 
 /// Every path under `dir` with its owner and mode (links: owner only).
 fn owners(dir: &Path) -> Vec<(PathBuf, u32, u32, u32)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = fs::symlink_metadata(&p).unwrap();
+    support::walk(dir)
+        .into_iter()
+        .map(|(p, m)| {
             let mode = if m.file_type().is_symlink() {
                 0
             } else {
                 m.permissions().mode() & 0o7777
             };
-            if m.is_dir() {
-                stack.push(p.clone());
-            }
-            out.push((p, m.uid(), m.gid(), mode));
-        }
-    }
-    out.sort();
-    out
+            (p, m.uid(), m.gid(), mode)
+        })
+        .collect()
 }
 
 /// The paths that differ between two listings, for messages (snapshots

@@ -773,12 +773,9 @@ pub type Content = (Vec<u8>, Option<std::time::SystemTime>);
 /// times and link targets (directories as `None`): equal snapshots mean
 /// nothing was written, not even the same bytes again.
 pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Content>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let m = fs::symlink_metadata(&p).unwrap();
+    walk(dir)
+        .into_iter()
+        .map(|(p, m)| {
             let content = if m.file_type().is_symlink() {
                 Some((
                     fs::read_link(&p)
@@ -788,15 +785,30 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Content>)> {
                     None,
                 ))
             } else if m.is_dir() {
-                stack.push(p.clone());
                 None
             } else {
                 Some((fs::read(&p).unwrap(), Some(m.modified().unwrap())))
             };
-            out.push((p, content));
+            (p, content)
+        })
+        .collect()
+}
+
+/// Every path under `dir` (links not followed) with its metadata, sorted.
+pub fn walk(dir: &Path) -> Vec<(PathBuf, fs::Metadata)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push((p, m));
         }
     }
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
