@@ -138,13 +138,15 @@ pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Rep
         installed,
     };
     let hook = status::hook_status(facts.installed.as_ref(), facts.spec.as_ref());
+    // The libraries first: a framework whose CUDA stack is missing gets
+    // one finding from them, not a second from the framework rules.
+    let libraries = libraries::check(&facts);
     findings.extend(hooks::check(&facts, &hook));
     findings.extend(driver::check(&facts));
     findings.extend(gpu_arch::check(&facts));
-    findings.extend(frameworks::check(&facts));
+    findings.extend(frameworks::check(&facts, &libraries.missing_stack));
     findings.extend(cudnn_cuda::check(&facts));
-    let (libraries, found) = libraries::check(&facts);
-    findings.extend(found);
+    findings.extend(libraries.findings);
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
     Report {
         schema: SCHEMA,
@@ -155,7 +157,7 @@ pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Rep
         cuda: inv.cuda.clone(),
         cudnn: inv.cudnn.clone(),
         frameworks: inv.frameworks.clone(),
-        libraries,
+        libraries: libraries.checks,
         findings,
     }
 }
