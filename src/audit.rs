@@ -14,12 +14,13 @@ use crate::activation::plan::Plan;
 use crate::activation::shell::Dialect;
 use crate::activation::spec::{HookSpec, Mode};
 use crate::activation::status::{self, HookStatus};
-use crate::check::{self, Machine, Report};
 use crate::data::matrix::Matrix;
 use crate::discovery::{Context, Discovery, EnvKind, KnownEnv};
 use crate::inventory::{Claim, FrameworkBuild, Inventory};
+use crate::machine::Machine;
 use crate::machine::driver::Driver;
 use crate::report::{Problem, Severity};
+use crate::rules::{self, Report};
 
 /// Identifies the JSON document of `envhook audit --json`.
 pub const SCHEMA: &str = "envhook.audit/1";
@@ -162,7 +163,7 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
             }
         }
     }
-    let report: Report = check::run(&inv, m, machine, ctx);
+    let report: Report = rules::run(&inv, m, machine, ctx);
     let foreign = foreign::scan(&prefix);
     row.hook = match (&report.hook, inv.library_dirs.is_empty()) {
         (HookStatus::Current { .. }, _) => Hook::Current,

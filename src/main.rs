@@ -3,7 +3,6 @@
 
 mod activation;
 mod audit;
-mod check;
 mod cli;
 mod cmd;
 mod data;
@@ -15,6 +14,7 @@ mod inventory;
 mod machine;
 mod paths;
 mod report;
+mod rules;
 
 use std::io::{self, Write};
 use std::process::ExitCode;

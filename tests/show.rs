@@ -514,7 +514,7 @@ fn tensorflow_jax_and_onnxruntime_builds() {
                 "jax-cuda12-plugin".into(),
                 serde_json::json!({"kind": "cuda", "cuda": "12", "cudnn": null})
             ),
-            ("jaxlib".into(), serde_json::json!({"kind": "unknown"})),
+            ("jaxlib".into(), serde_json::json!({"kind": "cpu"})),
             (
                 "onnxruntime-gpu".into(),
                 serde_json::json!({"kind": "cuda", "cuda": "12.4", "cudnn": "9.1"})

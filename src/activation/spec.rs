@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::data::catalog::Role;
+use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
 use crate::inventory::{Inventory, LibStatus};
 use crate::paths;
@@ -227,14 +227,22 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
             let Some(name) = lib.path.file_name().and_then(|n| n.to_str()) else {
                 continue;
             };
-            if paths::is_stub(&lib.path) || !paths::is_shared_library(name) {
+            // Only CUDA's own libraries: not the OpenCL ICD loader some
+            // CUDA wheels carry, nor anything the catalogue does not know.
+            if paths::is_stub(&lib.path)
+                || !paths::is_shared_library(name)
+                || !CATALOG.is_exposed(name)
+            {
                 continue;
             }
             if lib.status != LibStatus::Ok {
                 continue; // reported as broken-install by the inventory
             }
             if let Some(first) = by_name.get(name) {
-                if first.target != lib.path {
+                // conda's CUDA 12 layout lists lib/libX.so.12 ->
+                // ../targets/x86_64-linux/lib/libX.so.12 and the target
+                // itself: two names of one file are one library.
+                if !same_file(&first.target, &lib.path) {
                     notes.push(Problem {
                         severity: Severity::Warning,
                         code: "shadowed-library",
@@ -288,6 +296,15 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     }
     by_name.extend(aliases);
     by_name.into_values().collect()
+}
+
+/// Whether two paths lead to the same file (after symlinks).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => false,
+        }
 }
 
 impl LinkEntry {

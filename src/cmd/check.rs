@@ -3,14 +3,15 @@
 use std::io::Write;
 
 use crate::activation::status::HookStatus;
-use crate::check::{self, Report};
 use crate::cli::CheckArgs;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 use crate::inventory::Inventory;
+use crate::machine::Machine;
 use crate::machine::driver::{self, Source};
 use crate::report;
+use crate::rules::{self, Report};
 
 /// Build the report for the selected environment (shared with `explain`).
 pub fn report(
@@ -22,8 +23,8 @@ pub fn report(
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
     let matrix = target.matrix(ctx)?;
-    let machine = check::Machine::new(driver::detect(ctx, &target.driver_flags(), &matrix), ctx);
-    Ok(check::run(&inv, &matrix, &machine, ctx))
+    let machine = Machine::new(driver::detect(ctx, &target.driver_flags(), &matrix), ctx);
+    Ok(rules::run(&inv, &matrix, &machine, ctx))
 }
 
 /// Run `check`.

@@ -7,11 +7,15 @@ use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
 use crate::activation::spec::HookSpec;
 use crate::cli::InstallArgs;
+use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 use crate::inventory::Inventory;
+use crate::machine::Machine;
+use crate::machine::driver::Driver;
 use crate::report::{Problem, Severity};
+use crate::rules;
 
 /// Run `install`.
 pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
@@ -33,14 +37,19 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
         writeln!(
             out,
-            "{}: no CUDA libraries from conda or pip; no hooks needed",
+            "{}: no CUDA libraries from conda or pip, so no hooks to write",
             prefix.display()
         )
         .map_err(w)?;
+        // A CUDA build of a framework without CUDA libraries: check says
+        // so with its fix (install them, then install the hooks), and so
+        // does install, with the same finding.
+        findings.extend(missing_stack(&inv, ctx)?);
         let changes = install::uninstall(&prefix, args.dry_run)?;
         print_changes(out, &changes, args.dry_run).map_err(w)?;
         findings.extend(left_alone(&changes));
         report_foreign(out, &foreign, &mut findings).map_err(w)?;
+        print_findings(out, &findings).map_err(w)?;
         return Ok(status(&findings));
     };
     findings.extend(spec.notes.iter().cloned());
@@ -59,13 +68,19 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     }
     print_changes(out, &changes, args.dry_run).map_err(w)?;
     report_foreign(out, &foreign, &mut findings).map_err(w)?;
-    for p in &findings {
-        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message).map_err(w)?;
+    print_findings(out, &findings).map_err(w)?;
+    Ok(status(&findings))
+}
+
+/// Findings, one with its hint per line pair.
+pub fn print_findings(out: &mut impl Write, findings: &[Problem]) -> std::io::Result<()> {
+    for p in findings {
+        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message)?;
         if let Some(hint) = &p.hint {
-            writeln!(out, "    hint: {hint}").map_err(w)?;
+            writeln!(out, "    hint: {hint}")?;
         }
     }
-    Ok(status(&findings))
+    Ok(())
 }
 
 /// What a run changed (or, dry, would change), one path a line.
@@ -113,6 +128,25 @@ pub fn left_alone(changes: &Changes) -> Vec<Problem> {
             source: None,
         })
         .collect()
+}
+
+/// The rules' findings about CUDA libraries a framework needs and the
+/// environment lacks (judged without a driver: install is about the
+/// environment).
+fn missing_stack(inv: &Inventory, ctx: &Context) -> Result<Vec<Problem>> {
+    let matrix = Matrix::load(None)?;
+    let machine = Machine::new(Driver::none(), ctx);
+    let report = rules::run(inv, &matrix, &machine, ctx);
+    Ok(report
+        .findings
+        .into_iter()
+        .filter(|p| {
+            matches!(
+                p.code,
+                "library-not-found" | "missing-dev-symlink" | "no-cuda-runtime" | "no-cudnn"
+            )
+        })
+        .collect())
 }
 
 fn status(findings: &[Problem]) -> ExitStatus {

@@ -25,12 +25,7 @@ pub fn run(args: &UninstallArgs, ctx: &Context, out: &mut impl Write) -> Result<
         writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
     }
     let left = super::install::left_alone(&changes);
-    for p in &left {
-        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message).map_err(w)?;
-        if let Some(hint) = &p.hint {
-            writeln!(out, "    hint: {hint}").map_err(w)?;
-        }
-    }
+    super::install::print_findings(out, &left).map_err(w)?;
     Ok(if left.is_empty() {
         ExitStatus::Success
     } else {

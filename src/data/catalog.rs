@@ -34,6 +34,10 @@ pub enum Role {
     DriverStub,
     /// A framework build.
     Framework,
+    /// A distribution that carries a framework's CUDA objects but is no
+    /// build of its own (JAX's `jax-cuda12-pjrt` holds `xla_cuda_plugin.so`;
+    /// the build is `jax-cuda12-plugin`'s).
+    FrameworkLibrary,
     /// A metapackage that only selects a variant.
     Meta,
 }
@@ -94,10 +98,27 @@ pub struct LibraryRow {
     pub stem: String,
     /// The component key, e.g. `cudart`.
     pub lib: String,
+    /// Whether envhook's isolating link directory exposes it (default):
+    /// `false` for libraries that CUDA packages carry but that are not
+    /// CUDA's (the OpenCL ICD loader would shadow the system's) and for the
+    /// driver's, which come from the driver, never from an environment.
+    #[serde(default = "yes")]
+    pub exposed: bool,
+    /// What the library is only needed for, when frameworks load it by
+    /// name just for that (NCCL: several GPUs).
+    pub optional: Option<String>,
     /// Where the fact comes from.
     #[allow(dead_code)] // read by the catalogue test; kept for reviewers
     pub source: String,
 }
+
+fn yes() -> bool {
+    true
+}
+
+/// The component of the driver's own libraries (`libcuda.so.1`,
+/// `libnvidia-ml.so.1`).
+pub const DRIVER: &str = "driver";
 
 /// A framework's core shared object.
 #[derive(Debug, Clone, Deserialize)]
@@ -183,11 +204,14 @@ impl Catalog {
         names.first().map(|n| n.to_string())
     }
 
-    /// Whether `file_name` is a core library of `framework`.
-    pub fn is_core_library(&self, framework: Framework, file_name: &str) -> bool {
+    /// Where `file_name` stands among the CUDA-using objects of `framework`
+    /// (catalogue order, the first being the one whose RPATH a run-time
+    /// load uses); `None` when it is not one.
+    pub fn core_library_rank(&self, framework: Framework, file_name: &str) -> Option<usize> {
         self.core
             .iter()
-            .any(|r| r.framework == framework && file_name.starts_with(&r.name))
+            .filter(|r| r.framework == framework)
+            .position(|r| file_name.starts_with(&r.name))
     }
 
     /// The row for a conda package name, if envhook reads that package.
@@ -213,6 +237,32 @@ impl Catalog {
             .iter()
             .find(|row| file_name.starts_with(&row.stem))
             .map(|row| row.lib.as_str())
+    }
+
+    /// Whether the isolating link directory exposes a library: only CUDA
+    /// components the catalogue knows and marks exposed, so that no
+    /// general-purpose library a CUDA package happens to ship (libOpenCL)
+    /// ends up on `LD_LIBRARY_PATH`.
+    pub fn is_exposed(&self, file_name: &str) -> bool {
+        self.libraries
+            .iter()
+            .find(|row| file_name.starts_with(&row.stem))
+            .is_some_and(|row| row.exposed)
+    }
+
+    /// What a library is only needed for (see [`LibraryRow::optional`]).
+    pub fn optional_use(&self, file_name: &str) -> Option<&str> {
+        self.libraries
+            .iter()
+            .find(|row| file_name.starts_with(&row.stem))
+            .and_then(|row| row.optional.as_deref())
+    }
+
+    /// Whether a library is the driver's (`libcuda.so.1`,
+    /// `libnvidia-ml.so.1`): installed with the NVIDIA driver, never by a
+    /// package in an environment.
+    pub fn is_driver_library(&self, file_name: &str) -> bool {
+        self.library_component(file_name) == Some(DRIVER)
     }
 
     /// All conda rows (for tests and documentation).
@@ -246,7 +296,9 @@ mod tests {
                         .unwrap_or_else(|| panic!("{} needs lib", row.name));
                     assert!(libs.contains(&lib), "{}: unknown lib {lib}", row.name);
                 }
-                Role::Framework => assert!(row.framework.is_some(), "{} needs framework", row.name),
+                Role::Framework | Role::FrameworkLibrary => {
+                    assert!(row.framework.is_some(), "{} needs framework", row.name)
+                }
                 _ => assert!(row.lib.is_none() && row.framework.is_none(), "{}", row.name),
             }
         }

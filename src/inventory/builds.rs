@@ -204,6 +204,12 @@ pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<Build
             Variant::Cpu,
             format!("{name} is the CPU-only distribution"),
         )),
+        // PyPI's jaxlib is CPU-only; CUDA comes from jax-cudaNN-plugin (and
+        // Google's older CUDA jaxlib builds carry a +cudaNN tag, read above).
+        "jaxlib" => Some(BuildInfo::new(
+            Variant::Cpu,
+            "jaxlib on PyPI is the CPU build; CUDA is in jax-cudaNN-plugin",
+        )),
         _ => {
             let major = name.split('-').find_map(|part| {
                 part.strip_prefix("cuda")

@@ -532,7 +532,8 @@ impl Inventory {
 
     fn derive_frameworks(&mut self, sites: &[PathBuf]) {
         for pkg in &self.packages {
-            let Some(framework) = pkg.framework else {
+            // A framework's library package is no build of its own.
+            let Some(framework) = pkg.framework.filter(|_| pkg.role == Role::Framework) else {
                 continue;
             };
             let own_site: Vec<PathBuf> = match pkg.installer {

@@ -67,6 +67,19 @@ pub struct Driver {
     pub notes: Vec<String>,
 }
 
+impl Driver {
+    /// No driver known: for commands that judge the environment alone.
+    pub fn none() -> Driver {
+        Driver {
+            version: None,
+            max_cuda: None,
+            gpus: Vec::new(),
+            source: Source::None,
+            notes: Vec::new(),
+        }
+    }
+}
+
 /// What the user asked for on the command line.
 #[derive(Debug, Clone, Default)]
 pub struct Flags {
@@ -101,11 +114,8 @@ pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
             .or_else(|| nvidia_smi(ctx, &mut notes))
             .or_else(|| kernel_module(ctx, &mut notes))
             .unwrap_or(Driver {
-                version: None,
-                max_cuda: None,
-                gpus: Vec::new(),
-                source: Source::None,
                 notes,
+                ..Driver::none()
             })
     };
     if d.max_cuda.is_none()

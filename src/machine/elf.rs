@@ -126,14 +126,32 @@ pub fn read(path: &Path) -> Result<ElfInfo, String> {
         })
         .map(|ph| strtab_vaddr - ph.p_vaddr(endian) + ph.p_offset(endian))
         .ok_or("DT_STRTAB outside every loaded segment")?;
+    // Strings end at NUL inside the string table (DT_STRSZ long); a RUNPATH
+    // can be long (TensorFlow's is 20 kB), so the table's end bounds the
+    // search, not a guess. Without DT_STRSZ, 1 MiB; never past the file.
+    let strsz = dynamic
+        .iter()
+        .find(|d| d.d_tag(endian) == elf::DT_STRSZ)
+        .map_or(1 << 20, |d| d.d_val(endian));
+    let strtab_end = strtab_offset.saturating_add(strsz).min(len);
+    // (The object crate's own string reader stops at 4 kB, so strings are
+    // read here in 4 kB pieces until their NUL.)
     let string = |offset: u64| -> Result<String, String> {
         let start = strtab_offset + offset;
-        // Strings end at NUL; 4 KiB is far beyond any soname or path list,
-        // and the range must stay inside the file.
-        let bytes = data
-            .read_bytes_at_until(start..(start + 4096).min(len), 0)
-            .map_err(|_| format!("string at {start:#x} is not readable"))?;
-        Ok(String::from_utf8_lossy(bytes).into_owned())
+        let unreadable = || format!("string at {start:#x} is not readable");
+        let mut bytes = Vec::new();
+        let mut at = start;
+        while at < strtab_end {
+            let n = (strtab_end - at).min(4096);
+            let piece = data.read_bytes_at(at, n).map_err(|_| unreadable())?;
+            if let Some(end) = piece.iter().position(|&b| b == 0) {
+                bytes.extend_from_slice(&piece[..end]);
+                return Ok(String::from_utf8_lossy(&bytes).into_owned());
+            }
+            bytes.extend_from_slice(piece);
+            at += n;
+        }
+        Err(unreadable())
     };
     for d in dynamic {
         let tag = d.d_tag(endian);
@@ -179,6 +197,35 @@ mod tests {
         assert!(info.bytes_read <= 1584);
         assert!(is_compatible(&path, Some(62)));
         assert!(!is_compatible(&path, Some(183)));
+    }
+
+    /// TensorFlow 2.21's libtensorflow_framework.so.2 has a 20 kB RUNPATH
+    /// (668 entries); a 4 kB cap on strings made it unreadable.
+    #[test]
+    fn long_runpath_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("x.c");
+        std::fs::write(&src, "int x(void) { return 1; }\n").unwrap();
+        let runpath: Vec<String> = (0..700)
+            .map(|i| format!("$ORIGIN/../nvidia/component{i:03}/lib"))
+            .collect();
+        let runpath = runpath.join(":");
+        assert!(runpath.len() > 20_000);
+        let out = dir.path().join("libx.so");
+        let status = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .arg("-Wl,-soname,libx.so.2")
+            .arg("-Wl,--enable-new-dtags")
+            .arg(format!("-Wl,-rpath,{runpath}"))
+            .status()
+            .expect("cc is installed");
+        assert!(status.success());
+        let info = read(&out).unwrap();
+        assert_eq!(info.runpath.len(), 700);
+        assert_eq!(info.runpath[699], "$ORIGIN/../nvidia/component699/lib");
+        assert_eq!(info.soname.as_deref(), Some("libx.so.2"));
     }
 
     #[test]

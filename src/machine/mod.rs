@@ -10,3 +10,28 @@ pub mod elf;
 pub mod fatbin;
 pub mod ldcache;
 pub mod resolve;
+
+use crate::discovery::Context;
+use driver::Driver;
+use ldcache::LdCache;
+
+/// What is the same for every environment on a machine: read once, even
+/// when `audit` checks hundreds of environments.
+#[derive(Debug)]
+pub struct Machine {
+    /// The driver and GPUs.
+    pub driver: Driver,
+    /// `/etc/ld.so.cache` (under the sysroot): none on musl systems, or why
+    /// it could not be read.
+    pub cache: Result<Option<LdCache>, String>,
+}
+
+impl Machine {
+    /// Read the loader cache; the driver is detected by the caller.
+    pub fn new(driver: Driver, ctx: &Context) -> Self {
+        Machine {
+            driver,
+            cache: LdCache::read(&ctx.system_path("/etc/ld.so.cache")),
+        }
+    }
+}

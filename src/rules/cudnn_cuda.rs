@@ -1,0 +1,59 @@
+//! cuDNN against the CUDA runtime it is paired with.
+
+use super::needs::preferred;
+use super::{Facts, finding, sourced};
+use crate::data::matrix::{Matrix, major};
+use crate::inventory::Inventory;
+use crate::report::{Problem, Severity};
+
+/// The cuDNN/CUDA pairing rules.
+pub fn check(f: &Facts) -> Vec<Problem> {
+    let mut findings = Vec::new();
+    check_cudnn_cuda(f.inv, f.matrix, &mut findings);
+    findings
+}
+
+fn check_cudnn_cuda(inv: &Inventory, m: &Matrix, findings: &mut Vec<Problem>) {
+    for d in &inv.cudnn {
+        let Some(rt) = preferred(&inv.cuda, d.installer) else {
+            continue;
+        };
+        // pip wheels say their CUDA major in the name.
+        let pkg = inv
+            .packages
+            .iter()
+            .find(|p| p.name == d.package && p.installer == d.installer);
+        if let Some(want) = pkg.and_then(|p| p.cuda_major)
+            && Some(want) != major(&rt.version)
+        {
+            findings.push(finding(
+                Severity::Error,
+                "cudnn-cuda-mismatch",
+                format!(
+                    "{} {} is the CUDA {want} build of cuDNN; the environment's CUDA is {} ({})",
+                    d.package, d.version, rt.version, rt.package
+                ),
+                Some(format!(
+                    "install the cuDNN built for CUDA {}",
+                    major(&rt.version).unwrap_or(0)
+                )),
+            ));
+            continue;
+        }
+        if let Some((false, row)) = m.cudnn_supports_cuda(&d.version, &rt.version) {
+            let f = finding(
+                Severity::Warning,
+                "cudnn-cuda-unlisted",
+                format!(
+                    "NVIDIA lists cuDNN {} for CUDA {} only; this environment has CUDA {}. Within one CUDA \
+                     major this usually works (minor version compatibility), but it is not a tested pair",
+                    d.version,
+                    row.cuda.replace('|', " or "),
+                    rt.version,
+                ),
+                Some("install a cuDNN release that lists this CUDA version".into()),
+            );
+            findings.push(sourced(f, &row.source, row.confidence));
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The NVIDIA driver against every CUDA that must run on it: the
+//! environment's runtimes and the CUDA the framework builds target.
+
+use super::needs::needs;
+use super::{Facts, finding, sourced};
+use crate::data::matrix::{Matrix, major, major_minor, version};
+use crate::inventory::Inventory;
+use crate::machine::driver::{Driver, Source};
+use crate::report::{Problem, Severity};
+
+/// The driver rules.
+pub fn check(f: &Facts) -> Vec<Problem> {
+    let mut findings = Vec::new();
+    check_driver(f.inv, f.matrix, &f.machine.driver, &mut findings);
+    findings
+}
+
+fn source_label(s: Source) -> &'static str {
+    match s {
+        Source::Flag => "--driver-version",
+        Source::CondaOverrideCuda => "CONDA_OVERRIDE_CUDA",
+        Source::Nvml => "NVML",
+        Source::NvidiaSmi => "nvidia-smi",
+        Source::KernelModule => "/proc/driver/nvidia/version",
+        Source::None => "not found",
+    }
+}
+
+/// The CUDA versions that must run on the driver: the environment's
+/// runtimes and the frameworks' builds.
+fn cudas(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = inv
+        .cuda
+        .iter()
+        .map(|c| {
+            (
+                c.version.clone(),
+                format!(
+                    "{} {} ({})",
+                    c.package,
+                    c.package_version,
+                    c.installer.label()
+                ),
+            )
+        })
+        .collect();
+    for fw in &inv.frameworks {
+        if let Some(cuda) = needs(fw, m)
+            .and_then(|n| n.cuda)
+            .filter(|c| c.contains('.'))
+        {
+            out.push((
+                cuda,
+                format!("{} {} (built for CUDA)", fw.package, fw.version),
+            ));
+        }
+    }
+    out
+}
+
+fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Problem>) {
+    let cudas = cudas(inv, m);
+    if cudas.is_empty() {
+        return;
+    }
+    if d.source == Source::None {
+        findings.push(finding(
+            Severity::Info,
+            "no-driver",
+            "no NVIDIA driver found (no NVML, no nvidia-smi, no /proc/driver/nvidia/version); \
+             the driver checks are skipped"
+                .into(),
+            Some("to check for another machine, pass --driver-version and --gpu".into()),
+        ));
+        return;
+    }
+    if d.source == Source::CondaOverrideCuda && d.max_cuda.is_none() {
+        findings.push(finding(
+            Severity::Warning,
+            "no-cuda-driver",
+            "CONDA_OVERRIDE_CUDA is set but empty: conda treats this machine as having no CUDA driver".into(),
+            Some("unset CONDA_OVERRIDE_CUDA, or set it to the CUDA the target driver supports".into()),
+        ));
+        return;
+    }
+    let from = source_label(d.source);
+    let mut seen = Vec::new();
+    for (cuda, what) in cudas {
+        let key = (major_minor(&cuda), what.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let floor = m.driver_floor(&cuda);
+        if let (Some(dv), Some(floor)) = (d.version.as_deref(), floor)
+            && let (Some(have), Some(need)) = (version(dv), version(&floor.linux))
+            && have < need
+        {
+            let rule = if floor.exact {
+                format!(
+                    "CUDA {} has no minor version compatibility and needs",
+                    floor.cuda
+                )
+            } else {
+                format!("every CUDA {}.x needs", floor.cuda)
+            };
+            let older = d
+                .max_cuda
+                .as_deref()
+                .map(|c| format!(", or use a build for CUDA {c} or older"))
+                .unwrap_or_default();
+            findings.push(sourced(
+                finding(
+                    Severity::Error,
+                    "driver-too-old",
+                    format!(
+                        "{what} needs CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
+                         Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
+                        floor.linux
+                    ),
+                    Some(format!("upgrade the NVIDIA driver to {} or newer{older}", floor.linux)),
+                ),
+                &floor.source,
+                floor.confidence,
+            ));
+            continue;
+        }
+        let Some(max) = d.max_cuda.as_deref() else {
+            continue;
+        };
+        let (Some(c), Some(mx)) = (version(&major_minor(&cuda)), version(max)) else {
+            continue;
+        };
+        if c <= mx {
+            continue;
+        }
+        let same_major = major(&cuda) == major(max);
+        if same_major && major(&cuda).is_some_and(|x| x >= 11) && floor.is_some_and(|f| !f.exact) {
+            findings.push(finding(
+                Severity::Warning,
+                "driver-older-than-cuda",
+                format!(
+                    "{what} needs CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
+                     version compatibility, but PTX of the newer CUDA cannot be JIT-compiled"
+                ),
+                Some(format!("upgrade the driver to one that supports CUDA {}", major_minor(&cuda))),
+            ));
+        } else {
+            findings.push(finding(
+                Severity::Error,
+                "driver-too-old",
+                format!(
+                    "{what} needs CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
+                     Expect \"CUDA driver version is insufficient for CUDA runtime version\""
+                ),
+                Some(format!(
+                    "upgrade the NVIDIA driver, or use a build for CUDA {max} or older"
+                )),
+            ));
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Each framework build against the CUDA runtime and cuDNN the
+//! environment holds: another major (different sonames: not found), an
+//! older minor ("undefined symbol"), or none at all.
+
+use super::fixes::for_framework;
+use super::needs::{Needs, needs, older_minor, preferred};
+use super::{Facts, finding, sourced};
+use crate::data::matrix::{major, major_minor};
+use crate::inventory::{FrameworkBuild, Installer};
+use crate::report::{Problem, Severity};
+
+/// The framework rules. `missing_stack` names the builds (`package
+/// version`) for which the library rule already reported libraries that
+/// are nowhere, with the fix that installs them: "no CUDA runtime" and
+/// "no cuDNN" would say the same again, with a second fix.
+pub fn check(f: &Facts, missing_stack: &[String]) -> Vec<Problem> {
+    let mut findings = Vec::new();
+    for fw in &f.inv.frameworks {
+        let Some(n) = needs(fw, f.matrix) else {
+            continue;
+        };
+        let name = format!("{} {}", fw.package, fw.version);
+        let mut found = Vec::new();
+        if let Some(cuda) = &n.cuda {
+            found.extend(runtime(f, fw, &n, cuda, &name));
+        }
+        if n.cudnn.is_some() && !bundled(f, fw, "cudnn") {
+            found.extend(cudnn(f, fw, &n, &name));
+        }
+        if missing_stack.contains(&name) {
+            found.retain(|p| !matches!(p.code, "no-cuda-runtime" | "no-cudnn"));
+        }
+        // Findings that rest on a matrix row say which.
+        findings.extend(found.into_iter().map(|p| match &n.row {
+            Some((source, confidence)) => sourced(p, source, *confidence),
+            None => p,
+        }));
+    }
+    findings
+}
+
+/// Whether the framework's own package carries a component (conda builds
+/// of PyTorch and TensorFlow bundle cuDNN).
+fn bundled(f: &Facts, fw: &FrameworkBuild, component: &str) -> bool {
+    f.inv.packages.iter().any(|p| {
+        p.name == fw.package
+            && p.libraries
+                .iter()
+                .any(|l| l.component.as_deref() == Some(component))
+    }) || (component == "cudnn"
+        && fw.installer == Installer::Conda
+        && fw.build.evidence.contains("cudnn"))
+}
+
+/// "CUDA 11.8 / cuDNN 8.6": what a build was made for, for messages.
+fn built(n: &Needs) -> String {
+    match (&n.cuda, &n.cudnn) {
+        (Some(c), Some(d)) => format!("CUDA {c} / cuDNN {}", major_minor(d)),
+        (Some(c), None) => format!("CUDA {c}"),
+        _ => "CUDA".into(),
+    }
+}
+
+/// The CUDA runtime against the build's CUDA.
+fn runtime(f: &Facts, fw: &FrameworkBuild, n: &Needs, cuda: &str, name: &str) -> Vec<Problem> {
+    let fix = || Some(for_framework(f, fw, &["cudart"]));
+    let built = built(n);
+    match preferred(&f.inv.cuda, fw.installer) {
+        None if !bundled(f, fw, "cudart") => vec![finding(
+            Severity::Warning,
+            "no-cuda-runtime",
+            format!(
+                "{name} is built for {built}, but the environment has no CUDA runtime: it will load \
+                 whatever the system has, if anything"
+            ),
+            fix(),
+        )],
+        Some(rt) if major(&rt.version) != major(cuda) => vec![finding(
+            Severity::Error,
+            "cuda-mismatch",
+            format!(
+                "{name} is built for {built}; this environment has CUDA {} ({} {}). CUDA {} and {} libraries \
+                 have different sonames, so the framework's are not found",
+                rt.version,
+                rt.package,
+                rt.package_version,
+                major(cuda).unwrap_or(0),
+                major(&rt.version).unwrap_or(0)
+            ),
+            fix(),
+        )],
+        Some(rt) if older_minor(&rt.version, cuda) => vec![finding(
+            Severity::Warning,
+            "cuda-older-than-build",
+            format!(
+                "{name} is built for {built}; this environment has the older CUDA {} ({} {}), which may lack \
+                 symbols the build uses (\"undefined symbol\")",
+                rt.version, rt.package, rt.package_version
+            ),
+            fix(),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// The environment's cuDNN against the build's.
+fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> {
+    let Some(need) = n.cudnn.as_deref() else {
+        return Vec::new();
+    };
+    let fix = || Some(for_framework(f, fw, &["cudnn"]));
+    let built = built(n);
+    match preferred(&f.inv.cudnn, fw.installer) {
+        None => vec![finding(
+            Severity::Warning,
+            "no-cudnn",
+            format!(
+                "{name} is built for {built}; the environment has no cuDNN, so the system's is used if there \
+                 is one"
+            ),
+            fix(),
+        )],
+        Some(have) if major(&have.version) != major(need) => vec![finding(
+            Severity::Error,
+            "cudnn-mismatch",
+            format!(
+                "{name} is built for {built}; this environment has cuDNN {} ({}). cuDNN {} and {} are not \
+                 interchangeable (libcudnn.so.{} vs libcudnn.so.{})",
+                have.version,
+                have.package,
+                major(need).unwrap_or(0),
+                major(&have.version).unwrap_or(0),
+                major(need).unwrap_or(0),
+                major(&have.version).unwrap_or(0)
+            ),
+            fix(),
+        )],
+        Some(have) if older_minor(&have.version, need) => vec![finding(
+            Severity::Warning,
+            "cudnn-older-than-build",
+            format!(
+                "{name} is built for {built}; this environment has the older cuDNN {} ({}), which may lack \
+                 symbols the build uses",
+                have.version, have.package
+            ),
+            fix(),
+        )],
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,163 @@
+//! The rules: what is wrong with an environment on this machine, each
+//! finding saying what, why, and the one command that fixes it.
+//!
+//! One file per rule family, each a function over the [`Facts`] (the
+//! inventory, the machine, the data) returning findings:
+//!
+//! | file | what it checks |
+//! |---|---|
+//! | [`driver`] | the NVIDIA driver against every CUDA that must run on it |
+//! | [`gpu_arch`] | the GPUs' architectures against the CUDA releases and the framework builds |
+//! | [`frameworks`] | each framework build against the CUDA and cuDNN the environment holds |
+//! | [`cudnn_cuda`] | cuDNN against the CUDA it is paired with |
+//! | [`libraries`] | the loader's view of the frameworks' objects, with and without envhook's hook |
+//! | [`hooks`] | the state of envhook's hooks |
+//!
+//! [`needs`] derives what each framework build needs once, for all rules.
+
+pub mod cudnn_cuda;
+pub mod driver;
+pub mod fixes;
+pub mod frameworks;
+pub mod gpu_arch;
+pub mod hooks;
+pub mod libraries;
+pub mod needs;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::activation::spec::{HookSpec, Mode};
+use crate::activation::status::{self, HookStatus, InstalledHooks};
+use crate::data::matrix::{self, Matrix};
+use crate::discovery::Context;
+use crate::inventory::{Claim, FrameworkBuild, Inventory};
+use crate::machine::Machine;
+use crate::machine::driver::Driver;
+use crate::report::{Problem, Severity};
+
+pub use libraries::LibraryCheck;
+
+/// Identifies the JSON document of `envhook check --json`.
+pub const SCHEMA: &str = "envhook.check/1";
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The environment.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub prefix: PathBuf,
+    /// The matrix data version used.
+    pub matrix_version: String,
+    /// The driver and GPUs.
+    pub driver: Driver,
+    /// envhook's hooks in the environment.
+    pub hook: HookStatus,
+    /// The environment's CUDA runtimes.
+    pub cuda: Vec<Claim>,
+    /// Its cuDNN.
+    pub cudnn: Vec<Claim>,
+    /// Its framework builds.
+    pub frameworks: Vec<FrameworkBuild>,
+    /// Library resolution of the frameworks' core objects.
+    pub libraries: Vec<LibraryCheck>,
+    /// Everything found, most severe first.
+    pub findings: Vec<Problem>,
+}
+
+/// Everything the rules look at, gathered once.
+pub struct Facts<'a> {
+    /// The environment.
+    pub inv: &'a Inventory,
+    /// The compatibility data.
+    pub matrix: &'a Matrix,
+    /// The driver, GPUs and loader cache.
+    pub machine: &'a Machine,
+    /// Environment variables and the sysroot.
+    pub ctx: &'a Context,
+    /// What envhook's isolating hook would expose (`None`: nothing to
+    /// expose, or a prefix no hook can carry).
+    pub spec: Option<HookSpec>,
+    /// What the installed hooks record.
+    pub installed: Option<InstalledHooks>,
+}
+
+pub fn finding(
+    severity: Severity,
+    code: &'static str,
+    message: String,
+    hint: Option<String>,
+) -> Problem {
+    Problem {
+        severity,
+        code,
+        message,
+        hint,
+        path: None,
+        source: None,
+    }
+}
+
+/// Attach the matrix row a finding rests on, and say so when the row is
+/// marked uncertain.
+pub fn sourced(mut p: Problem, source: &str, confidence: matrix::Confidence) -> Problem {
+    if confidence == matrix::Confidence::Uncertain {
+        p.message
+            .push_str(" (this rests on a matrix row marked uncertain)");
+    }
+    p.source = Some(source.to_string());
+    p
+}
+
+/// Run every rule.
+pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Report {
+    let mut findings: Vec<Problem> = inv.problems.clone();
+    let spec = match HookSpec::from_inventory(inv, Mode::Isolated) {
+        Ok(spec) => spec,
+        Err(e) => {
+            findings.push(finding(
+                Severity::Warning,
+                "prefix-unsupported",
+                e.to_string(),
+                e.hint(),
+            ));
+            None
+        }
+    };
+    // The hooks' header is read once: status here, directories below.
+    let installed = status::installed(&inv.prefix);
+    let facts = Facts {
+        inv,
+        matrix: m,
+        machine,
+        ctx,
+        spec,
+        installed,
+    };
+    let hook = status::hook_status(facts.installed.as_ref(), facts.spec.as_ref());
+    // The libraries first: a framework whose CUDA stack is missing gets
+    // one finding from them, not a second from the framework rules.
+    let libraries = libraries::check(&facts);
+    findings.extend(hooks::check(&facts, &hook));
+    findings.extend(driver::check(&facts));
+    findings.extend(gpu_arch::check(&facts));
+    findings.extend(frameworks::check(&facts, &libraries.missing_stack));
+    findings.extend(cudnn_cuda::check(&facts));
+    findings.extend(libraries.findings);
+    findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
+    Report {
+        schema: SCHEMA,
+        prefix: inv.prefix.clone(),
+        matrix_version: m.version.clone(),
+        driver: machine.driver.clone(),
+        hook,
+        cuda: inv.cuda.clone(),
+        cudnn: inv.cudnn.clone(),
+        frameworks: inv.frameworks.clone(),
+        libraries: libraries.checks,
+        findings,
+    }
+}

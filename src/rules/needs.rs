@@ -1,0 +1,109 @@
+//! What a framework build needs (CUDA, cuDNN, architectures), derived once
+//! from what the build records about itself and, where it is silent, from
+//! the matrix.
+
+use crate::data::matrix::{self, Matrix, major_minor, version};
+use crate::inventory::builds::Variant;
+use crate::inventory::{Claim, FrameworkBuild, Installer};
+
+/// The release part of a version: `2.5.2.post116` -> `2.5.2`,
+/// `2.1.0+cu118` -> `2.1.0`.
+pub fn release_of(v: &str) -> String {
+    let v = v.split('+').next().unwrap_or(v);
+    match v.split_once(".post") {
+        Some((r, _)) => r.to_string(),
+        None => v.to_string(),
+    }
+}
+
+/// The build tag as the matrix names it.
+pub fn tag_of(fw: &FrameworkBuild) -> String {
+    if let Some((_, local)) = fw.version.split_once('+') {
+        return local.split('.').next().unwrap_or(local).to_string();
+    }
+    if let Some((_, post)) = fw.version.split_once(".post") {
+        return format!("post{post}");
+    }
+    if let Some(m) = fw
+        .package
+        .strip_prefix("jax-cuda")
+        .and_then(|r| r.split('-').next())
+    {
+        return format!("cuda{m}");
+    }
+    "default".into()
+}
+
+/// What a framework build needs, from its own record and the matrix.
+#[derive(Debug, Default)]
+pub struct Needs {
+    /// CUDA it was built for.
+    pub cuda: Option<String>,
+    /// cuDNN it was built with.
+    pub cudnn: Option<String>,
+    /// Lowest compute capability it runs on.
+    pub min_cc: Option<String>,
+    /// Highest.
+    pub max_cc: Option<String>,
+    /// The matrix row used, if any: its source and confidence.
+    pub row: Option<(String, matrix::Confidence)>,
+}
+
+pub fn needs(fw: &FrameworkBuild, m: &Matrix) -> Option<Needs> {
+    let (cuda, cudnn) = match &fw.build.variant {
+        Variant::Cuda { cuda, cudnn } => (cuda.clone(), cudnn.clone()),
+        Variant::Unknown => (None, None),
+        Variant::Cpu | Variant::Rocm { .. } => return None,
+    };
+    let release = release_of(&fw.version);
+    let row = m
+        .framework(fw.framework, &release, &tag_of(fw))
+        .or_else(|| {
+            cuda.as_deref()
+                .and_then(|c| m.framework_by_cuda(fw.framework, &release, c))
+        });
+    // A plain PyPI version of an unknown build: nothing to check against.
+    if row.is_none() && cuda.is_none() {
+        return None;
+    }
+    Some(Needs {
+        cuda: cuda.or_else(|| row.map(|r| r.cuda.clone())),
+        cudnn: cudnn.or_else(|| row.and_then(|r| r.cudnn.clone())),
+        min_cc: row.and_then(|r| r.min_cc.clone()),
+        max_cc: row.and_then(|r| r.max_cc.clone()),
+        row: row.map(|r| (r.source.clone(), r.confidence)),
+    })
+}
+
+/// The claim a framework will use: the same installer's first, else any.
+pub fn preferred(claims: &[Claim], installer: Installer) -> Option<&Claim> {
+    claims
+        .iter()
+        .find(|c| c.installer == installer)
+        .or(claims.first())
+}
+
+/// `8.4.0` vs `8.2.1` on major.minor (cuDNN and CUDA are ABI-stable within
+/// a major; the minor decides which symbols exist).
+pub fn older_minor(have: &str, need: &str) -> bool {
+    match (version(&major_minor(have)), version(&major_minor(need))) {
+        (Some(h), Some(n)) => need.contains('.') && h < n,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_and_tags() {
+        assert_eq!(release_of("2.5.2.post116"), "2.5.2");
+        assert_eq!(release_of("2.1.0+cu118"), "2.1.0");
+        assert_eq!(release_of("3.0.0"), "3.0.0");
+        assert!(older_minor("8.2.1", "8.4.0"));
+        assert!(!older_minor("8.4.1", "8.4.0"));
+        assert!(!older_minor("8.9.2.26", "8"));
+        assert!(older_minor("11.2", "11.6"));
+    }
+}

@@ -1,0 +1,307 @@
+//! Issue #10: verdicts that match reality on the layouts real tools
+//! produce. Each test is one case the field tests saw go wrong: conda's
+//! CUDA 12 `lib/ -> targets/` links, a framework without its CUDA stack (one
+//! finding, one fix, install agreeing with check), the driver's own
+//! libraries, the OpenCL loader a CUDA wheel carries, a 20 kB RUNPATH, and
+//! JAX's core object in `jax-cuda12-pjrt`. Objects are real ELF built with
+//! `cc`.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::{Env, FileSpec, PipDist, Sandbox};
+
+fn run(sb: &Sandbox, args: &[&str], prefix: &Path) -> (i32, String, String) {
+    let out = sb
+        .envhook()
+        .args(args)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
+    let mut args = vec!["check", "--json"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(sb, &args, prefix);
+    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (json, code)
+}
+
+fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+fn codes(json: &Value) -> Vec<String> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// PyPI's paddlepaddle-gpu 2.6.2 alone: a CUDA 11.8 / cuDNN 8.6 build that
+/// declares no nvidia-* dependency and dlopens unversioned names.
+fn paddle_alone(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "2.6.2")
+            .files(vec![FileSpec::File("paddle/base/libpaddle.so")])
+            .text(
+                "paddle/version/__init__.py",
+                "full_version    = '2.6.2'\ncuda_version    = '11.8'\ncudnn_version   = '8.6.0'\nwith_pip_cuda_libraries = 'OFF'\n",
+            ),
+    );
+    support::cc_shared(
+        &env.site().join("paddle/base/libpaddle.so"),
+        "libpaddle.so",
+        &[],
+        None,
+        false,
+    );
+    env
+}
+
+#[test]
+fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
+    let sb = Sandbox::new();
+    let env = paddle_alone(&sb.path("envs/paddle"));
+    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "535.104.05"]);
+    assert_eq!(code, 1);
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    let f = missing[0];
+    assert_eq!(f["severity"], "error");
+    let message = f["message"].as_str().unwrap();
+    for name in ["libcudnn.so", "libcublas.so", "libcurand.so"] {
+        assert!(message.contains(name), "{message}");
+    }
+    let p = env.prefix.display();
+    assert_eq!(
+        f["hint"],
+        format!(
+            "{p}/bin/python -m pip install 'cuda-toolkit[cublas,cufft,curand,cusolver,cusparse,nvrtc]==11.8.*' \
+             'nvidia-cudnn-cu11>=8.6,<9', then envhook install -p {p} (it provides the unversioned names the \
+             framework loads)"
+        )
+    );
+    // The same cause is not reported again with other fixes.
+    let all = codes(&json);
+    assert!(
+        !all.iter()
+            .any(|c| c == "no-cuda-runtime" || c == "no-cudnn"),
+        "{all:?}"
+    );
+    // NCCL is only for several GPUs: an info, with a fix that agrees.
+    let nccl = findings(&json, "optional-library-missing");
+    assert_eq!(nccl.len(), 1, "{all:?}");
+    assert_eq!(nccl[0]["severity"], "info");
+    assert_eq!(
+        nccl[0]["hint"],
+        format!("{p}/bin/python -m pip install nvidia-nccl-cu11")
+    );
+
+    // install agrees: no hooks to write yet, the same finding, exit 1.
+    let (code, out, err) = run(&sb, &["install", "--dry-run"], &env.prefix);
+    assert_eq!((code, err.as_str()), (1, ""), "{out}");
+    assert!(out.contains("no hooks to write"), "{out}");
+    assert!(
+        out.contains(&format!("error[library-not-found]: {}", message)),
+        "{out}"
+    );
+}
+
+#[test]
+fn conda_cuda12_layout_has_one_library_per_file() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("envs/torch"));
+    let (code, out, err) = run(&sb, &["install", "--dry-run"], &env.prefix);
+    assert!(!out.contains("shadowed-library"), "{out}");
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+}
+
+#[test]
+fn the_opencl_loader_of_a_cuda_wheel_is_not_exposed() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/cu11"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu11", "11.8.89").files(vec![
+            FileSpec::File("nvidia/cuda_runtime/lib/libcudart.so.11.0"),
+            FileSpec::File("nvidia/cuda_runtime/lib/libOpenCL.so.1"),
+        ]),
+    );
+    sb.install(&env.prefix);
+    let link = env.path("lib/envhook/cuda");
+    assert!(link.join("libcudart.so.11.0").exists());
+    assert!(!link.join("libOpenCL.so.1").exists());
+    assert!(!link.join("libOpenCL.so").exists());
+}
+
+/// An ONNX Runtime-like CUDA provider that needs the driver's libcuda.so.1.
+fn needs_libcuda(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.0.96")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.23.0")
+            .files(vec![FileSpec::File(
+                "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+            )])
+            .text(
+                "onnxruntime/capi/build_and_package_info.py",
+                "package_name = 'onnxruntime-gpu'\n__version__ = '1.23.0'\ncuda_version = '13.0'\ncudnn_version = '9.13'\n",
+            ),
+    );
+    let site = env.site();
+    let cudart = site.join("nvidia/cu13/lib/libcudart.so.13");
+    support::cc_shared(&cudart, "libcudart.so.13", &[], None, false);
+    let stub = sb_stub(prefix);
+    support::cc_shared(&stub, "libcuda.so.1", &[], None, false);
+    support::cc_shared(
+        &site.join("onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        "libonnxruntime_providers_cuda.so",
+        &[&cudart, &stub],
+        Some("$ORIGIN/../../nvidia/cu13/lib"),
+        true,
+    );
+    std::fs::remove_file(&stub).unwrap();
+    env
+}
+
+/// A scratch place for a libcuda.so.1 to link against (removed again: the
+/// driver's library is not on this fake machine).
+fn sb_stub(prefix: &Path) -> std::path::PathBuf {
+    prefix.parent().unwrap().join("scratch/libcuda.so.1")
+}
+
+#[test]
+fn the_drivers_libraries_are_never_something_to_install() {
+    let sb = Sandbox::new();
+    let env = needs_libcuda(&sb.path("envs/ort"));
+    // A driver is reported, but its libcuda.so.1 is nowhere: the driver's
+    // problem, said so.
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.95.05"]);
+    let all = codes(&json);
+    assert!(!all.contains(&"library-not-found".to_string()), "{all:?}");
+    let f = findings(&json, "driver-library-missing");
+    assert_eq!(f.len(), 1, "{all:?}");
+    assert!(f[0]["message"].as_str().unwrap().contains("libcuda.so.1"));
+    assert!(
+        f[0]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("NVIDIA container toolkit"),
+        "{}",
+        f[0]["hint"]
+    );
+    // No driver at all (a build host): the driver rule's info says it.
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    let all = codes(&json);
+    assert!(
+        !all.iter()
+            .any(|c| c == "library-not-found" || c == "driver-library-missing"),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn a_20_kb_runpath_is_followed() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.5.82").files(vec![FileSpec::File(
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        )]),
+    );
+    env.pip(
+        PipDist::new("tensorflow", "2.21.0")
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True)])\n",
+            ),
+    );
+    let site = env.site();
+    let cudart = site.join("nvidia/cuda_runtime/lib/libcudart.so.12");
+    support::cc_shared(&cudart, "libcudart.so.12", &[], None, false);
+    // TensorFlow's RUNPATH lists every nvidia/*/lib, 668 entries: the real
+    // one comes last.
+    let mut runpath: Vec<String> = (0..667)
+        .map(|i| format!("$ORIGIN/../nvidia/component{i:03}/lib"))
+        .collect();
+    runpath.push("$ORIGIN/../nvidia/cuda_runtime/lib".into());
+    let runpath = runpath.join(":");
+    assert!(runpath.len() > 20_000);
+    support::cc_shared(
+        &site.join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[&cudart],
+        Some(&runpath),
+        true,
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    assert!(!codes(&json).contains(&"elf-unreadable".to_string()));
+    let names = &json["libraries"][0]["names"];
+    assert_eq!(
+        names[0]["name"], "libcudart.so.12",
+        "{:#}",
+        json["libraries"]
+    );
+    assert_eq!(names[0]["without_hook"]["rule"], "runpath");
+    let found = Path::new(names[0]["without_hook"]["path"].as_str().unwrap());
+    assert_eq!(found.canonicalize().unwrap(), cudart.canonicalize().unwrap());
+}
+
+#[test]
+fn jax_core_object_comes_from_the_pjrt_distribution() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/jax"));
+    env.python("3.12.4");
+    env.pip(PipDist::new("jaxlib", "0.7.2"));
+    env.pip(
+        PipDist::new("jax-cuda12-plugin", "0.7.2")
+            .files(vec![FileSpec::File("jax_cuda12_plugin/_versions.so")]),
+    );
+    env.pip(
+        PipDist::new("jax-cuda12-pjrt", "0.7.2").files(vec![FileSpec::File(
+            "jax_plugins/xla_cuda12/xla_cuda_plugin.so",
+        )]),
+    );
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    let objects: Vec<&str> = json["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["object"].as_str().unwrap())
+        .collect();
+    assert_eq!(objects.len(), 1, "{objects:?}");
+    assert!(objects[0].ends_with("jax_plugins/xla_cuda12/xla_cuda_plugin.so"));
+    // jaxlib from PyPI is the CPU build; the plugin is the CUDA one.
+    let frameworks = json["frameworks"].as_array().unwrap();
+    assert_eq!(frameworks.len(), 2, "{frameworks:#?}");
+    assert!(
+        frameworks
+            .iter()
+            .any(|f| f["package"] == "jaxlib" && f["build"]["variant"]["kind"] == "cpu")
+    );
+}
