@@ -627,7 +627,7 @@ fn system_cuda_in_the_loader_cache_shadows_the_env() {
     let f = finding(&json, "system-library-wins");
     let msg = f["message"].as_str().unwrap();
     assert!(
-        msg.contains("without envhook's hook the loader takes") && msg.contains("cuda-11.2"),
+        msg.contains("without envhook's hook, the loader takes") && msg.contains("cuda-11.2"),
         "{msg}"
     );
     // With the hook installed the env's copy comes first.

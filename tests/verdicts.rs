@@ -269,7 +269,10 @@ fn a_20_kb_runpath_is_followed() {
     );
     assert_eq!(names[0]["without_hook"]["rule"], "runpath");
     let found = Path::new(names[0]["without_hook"]["path"].as_str().unwrap());
-    assert_eq!(found.canonicalize().unwrap(), cudart.canonicalize().unwrap());
+    assert_eq!(
+        found.canonicalize().unwrap(),
+        cudart.canonicalize().unwrap()
+    );
 }
 
 #[test]
@@ -303,5 +306,112 @@ fn jax_core_object_comes_from_the_pjrt_distribution() {
         frameworks
             .iter()
             .any(|f| f["package"] == "jaxlib" && f["build"]["variant"]["kind"] == "cpu")
+    );
+}
+
+/// A torch-like pip build whose libtorch_cuda.so is one of the real nvcc
+/// fixtures of tests/fixtures/fatbin.
+fn torch_with_code(prefix: &Path, fixture: &str) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.6.77").files(vec![FileSpec::File(
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        )]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.6.0")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.6.0'\ncuda = '12.6'\nhip = None\n",
+            ),
+    );
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fatbin");
+    std::fs::copy(
+        fixtures.join(fixture),
+        env.site().join("torch/lib/libtorch_cuda.so"),
+    )
+    .unwrap();
+    env
+}
+
+#[test]
+fn the_architectures_in_the_binary_decide() {
+    let sb = Sandbox::new();
+    // SASS for sm_70 and sm_80, no PTX (nvcc 11.8; cuobjdump lists them).
+    let env = torch_with_code(&sb.path("envs/sass"), "sm70_sm80.so");
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "560.35.05", "--gpu", "sm_90"],
+    );
+    let f = findings(&json, "gpu-unsupported");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let message = f[0]["message"].as_str().unwrap();
+    assert!(message.contains("has sm_70 sm_80, no PTX"), "{message}");
+    assert!(
+        message.contains("no kernel image is available"),
+        "{message}"
+    );
+    // sm_80 code runs on 8.6 (same major, newer minor).
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "560.35.05", "--gpu", "sm_86"],
+    );
+    assert!(
+        findings(&json, "gpu-unsupported").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+
+    // SASS sm_80 plus PTX compute_80: Hopper runs it by JIT only.
+    let env = torch_with_code(&sb.path("envs/ptx"), "sm80_compute80.so");
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "560.35.05", "--gpu", "sm_90"],
+    );
+    assert!(findings(&json, "gpu-unsupported").is_empty());
+    let jit = findings(&json, "gpu-jit");
+    assert_eq!(jit.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(jit[0]["severity"], "info");
+    assert!(jit[0]["message"].as_str().unwrap().contains("compute_80"));
+}
+
+#[test]
+fn without_a_fatbin_the_builds_cuda_decides() {
+    // Seed 001's row: Paddle 2.5.2.post116, a CUDA 11.6 build, on an
+    // H100: Hopper needs code from CUDA 11.8 or newer.
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/paddle"));
+    env.python("3.10.14");
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "2.5.2.post116")
+            .files(vec![FileSpec::File("paddle/fluid/libpaddle.so")])
+            .text(
+                "paddle/version/__init__.py",
+                "full_version = '2.5.2'\ncuda_version = '11.6'\ncudnn_version = '8.4.0'\n",
+            ),
+    );
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &[
+            "--driver-version",
+            "535.104.05",
+            "--gpu",
+            "NVIDIA H100 80GB HBM3",
+        ],
+    );
+    let f = findings(&json, "gpu-unsupported");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let message = f[0]["message"].as_str().unwrap();
+    assert!(message.contains("built with CUDA 11.6"), "{message}");
+    assert!(message.contains("CUDA 11.8 or newer"), "{message}");
+    assert_eq!(
+        f[0]["hint"],
+        "install a build of paddlepaddle-gpu made with CUDA 11.8 or newer"
     );
 }

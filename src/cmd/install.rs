@@ -41,11 +41,12 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
             prefix.display()
         )
         .map_err(w)?;
+        let changes = install::uninstall(&prefix, args.dry_run)?;
         // A CUDA build of a framework without CUDA libraries: check says
         // so with its fix (install them, then install the hooks), and so
-        // does install, with the same finding.
+        // does install, with the same finding (judged once the old hooks
+        // are gone).
         findings.extend(missing_stack(&inv, ctx)?);
-        let changes = install::uninstall(&prefix, args.dry_run)?;
         print_changes(out, &changes, args.dry_run).map_err(w)?;
         findings.extend(left_alone(&changes));
         report_foreign(out, &foreign, &mut findings).map_err(w)?;

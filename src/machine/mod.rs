@@ -6,7 +6,6 @@
 
 pub mod driver;
 pub mod elf;
-#[allow(dead_code)] // read by the kernel-image rules in a follow-up
 pub mod fatbin;
 pub mod ldcache;
 pub mod resolve;

@@ -104,10 +104,10 @@ pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
                         parts.push(format!("cuda-version={}", major_minor(c)));
                     }
                     for component in libraries {
-                        if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major) {
-                            if !parts.contains(&pkg) {
-                                parts.push(pkg);
-                            }
+                        if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major)
+                            && !parts.contains(&pkg)
+                        {
+                            parts.push(pkg);
                         }
                     }
                 }

@@ -1,22 +1,28 @@
-//! The GPUs' architectures against the CUDA releases in the environment
-//! and the architectures the framework builds were compiled for.
+//! The GPUs' architectures against what must run on them: the CUDA
+//! releases in the environment, and the device code compiled into the
+//! frameworks' objects.
+//!
+//! The binaries say it best: the architectures in each CUDA object's fatbin
+//! ([`crate::machine::fatbin`]) predict "no kernel image is available for
+//! execution on the device" without a GPU and without importing anything.
+//! Where an object has no readable fatbin, the build's CUDA release and the
+//! matrix row say which architectures it can hold.
 
-use super::needs::needs;
+use std::path::PathBuf;
+
+use super::libraries::objects;
+use super::needs::{Needs, needs};
 use super::{Facts, finding, sourced};
-use crate::data::matrix::{Matrix, major_minor, version};
-use crate::inventory::Inventory;
-use crate::machine::driver::Driver;
+use crate::data::matrix::{major_minor, version};
+use crate::inventory::FrameworkBuild;
+use crate::inventory::builds::Variant;
+use crate::machine::fatbin::{self, Fatbins, Verdict};
 use crate::report::{Problem, Severity};
 
 /// The architecture rules.
 pub fn check(f: &Facts) -> Vec<Problem> {
     let mut findings = Vec::new();
-    check_gpus(f.inv, f.matrix, &f.machine.driver, &mut findings);
-    findings
-}
-
-fn check_gpus(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Problem>) {
-    for (i, gpu) in d.gpus.iter().enumerate() {
+    for (i, gpu) in f.machine.driver.gpus.iter().enumerate() {
         let label = gpu.name.clone().unwrap_or_else(|| format!("GPU {i}"));
         let Some(cc) = gpu.cc.as_deref() else {
             findings.push(finding(
@@ -27,79 +33,251 @@ fn check_gpus(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Proble
             ));
             continue;
         };
-        let sm = cc.replace('.', "");
-        for claim in &inv.cuda {
-            match m.cuda_supports_cc(&claim.version, cc) {
-                Some((false, arch)) => {
-                    let why = if version(&major_minor(&claim.version)) < version(&arch.first_ctk) {
-                        format!("{} GPUs need CUDA {} or newer", arch.name, arch.first_ctk)
-                    } else {
-                        format!(
-                            "CUDA {} was the last to support {} GPUs",
-                            arch.last_ctk, arch.name
-                        )
-                    };
-                    let f = finding(
-                        Severity::Error,
-                        "gpu-unsupported",
-                        format!(
-                            "CUDA {} ({} {}) cannot run on {label} (sm_{sm}): {why}. Expect \"no kernel image \
-                             is available for execution on the device\"",
-                            claim.version, claim.package, claim.package_version
-                        ),
-                        Some(if why.contains("newer") {
-                            format!(
-                                "install CUDA {} or newer in this environment",
-                                arch.first_ctk
-                            )
-                        } else {
-                            format!(
-                                "install CUDA {} or older in this environment",
-                                arch.last_ctk
-                            )
-                        }),
-                    );
-                    findings.push(sourced(f, &arch.source, arch.confidence));
-                }
-                None => findings.push(finding(
-                    Severity::Info,
-                    "gpu-unknown",
-                    format!(
-                        "sm_{sm} ({label}) is not in the matrix; its CUDA support is not checked"
-                    ),
-                    None,
-                )),
-                Some((true, _)) => {}
-            }
-        }
-        for fw in &inv.frameworks {
-            let Some(n) = needs(fw, m) else { continue };
-            let below = n
-                .min_cc
-                .as_deref()
-                .is_some_and(|min| version(cc) < version(min));
-            let above = n
-                .max_cc
-                .as_deref()
-                .is_some_and(|max| version(cc) > version(max));
-            if below || above {
-                let range = match (&n.min_cc, &n.max_cc) {
-                    (Some(a), Some(b)) => format!("{a} to {b}"),
-                    (Some(a), None) => format!("{a} and newer"),
-                    (None, Some(b)) => format!("up to {b}"),
-                    (None, None) => unreachable!(),
-                };
-                findings.push(finding(
-                    Severity::Error,
-                    "gpu-unsupported",
-                    format!(
-                        "{} {} is built for compute capability {range}; {label} is sm_{sm}. Expect \"no kernel \
-                         image is available for execution on the device\"",
-                        fw.package, fw.version
-                    ),
-                    Some("install a build of the framework that includes this GPU's architecture".into()),
-                ));
+        findings.extend(runtimes(f, &label, cc));
+        for fw in &f.inv.frameworks {
+            if matches!(fw.build.variant, Variant::Cuda { .. } | Variant::Unknown) {
+                findings.extend(framework(f, fw, &label, cc));
             }
         }
     }
+    findings
+}
+
+/// `8.6` -> (8, 6).
+fn cc_parts(cc: &str) -> Option<(u32, u32)> {
+    let (a, b) = cc.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Every CUDA runtime in the environment can target the GPU.
+fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
+    let sm = cc.replace('.', "");
+    let mut out = Vec::new();
+    for claim in &f.inv.cuda {
+        match f.matrix.cuda_supports_cc(&claim.version, cc) {
+            Some((false, arch)) => {
+                let newer = version(&major_minor(&claim.version)) < version(&arch.first_ctk);
+                let why = if newer {
+                    format!("{} GPUs need CUDA {} or newer", arch.name, arch.first_ctk)
+                } else {
+                    format!(
+                        "CUDA {} was the last to support {} GPUs",
+                        arch.last_ctk, arch.name
+                    )
+                };
+                let p = finding(
+                    Severity::Error,
+                    "gpu-unsupported",
+                    format!(
+                        "CUDA {} ({} {}) cannot run on {label} (sm_{sm}): {why}. Expect \"no kernel image is \
+                         available for execution on the device\"",
+                        claim.version, claim.package, claim.package_version
+                    ),
+                    Some(if newer {
+                        format!(
+                            "install CUDA {} or newer in this environment",
+                            arch.first_ctk
+                        )
+                    } else {
+                        format!(
+                            "install CUDA {} or older in this environment",
+                            arch.last_ctk
+                        )
+                    }),
+                );
+                out.push(sourced(p, &arch.source, arch.confidence));
+            }
+            None => out.push(finding(
+                Severity::Info,
+                "gpu-unknown",
+                format!("sm_{sm} ({label}) is not in the matrix; its CUDA support is not checked"),
+                None,
+            )),
+            Some((true, _)) => {}
+        }
+    }
+    out
+}
+
+/// One framework build on one GPU: from its objects' fatbins, else from
+/// its build's CUDA and the matrix.
+fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Problem> {
+    let Some((major, minor)) = cc_parts(cc) else {
+        return Vec::new();
+    };
+    let name = format!("{} {}", fw.package, fw.version);
+    let sm = cc.replace('.', "");
+    let with_code: Vec<(PathBuf, Fatbins)> = objects(f, fw)
+        .into_iter()
+        .filter_map(|o| fatbin::read_cached(&o).ok().flatten().map(|fb| (o, fb)))
+        .filter(|(_, fb)| !fb.entries.is_empty())
+        .collect();
+    if with_code.is_empty() {
+        return from_data(f, fw, &name, label, cc);
+    }
+    let file = |p: &PathBuf| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut none = Vec::new();
+    let mut jit = Vec::new();
+    for (object, fb) in &with_code {
+        match fb.runs_on(major, minor) {
+            Verdict::Sass(_) => {}
+            Verdict::Ptx(e) => jit.push(format!("{} ({})", file(object), e.name())),
+            Verdict::NoImage => none.push(format!("{} ({})", file(object), code_list(fb))),
+        }
+    }
+    let mut out = Vec::new();
+    let fix = Some(format!(
+        "install a build of {} compiled for sm_{sm}{}",
+        fw.package,
+        f.matrix
+            .arch(cc)
+            .map(|a| format!(" (made with CUDA {} or newer)", a.first_ctk))
+            .unwrap_or_default()
+    ));
+    if !none.is_empty() {
+        let all = none.len() == with_code.len();
+        out.push(finding(
+            if all { Severity::Error } else { Severity::Warning },
+            if all { "gpu-unsupported" } else { "gpu-partly-unsupported" },
+            format!(
+                "{name} carries no code for {label} (sm_{sm}) in {}{}. Expect \"no kernel image is available \
+                 for execution on the device\"{}",
+                none.join(", "),
+                if all { "" } else { " (its other CUDA objects have it)" },
+                if all { "" } else { " from the kernels in those objects" }
+            ),
+            fix,
+        ));
+    }
+    if !jit.is_empty() {
+        out.push(finding(
+            Severity::Info,
+            "gpu-jit",
+            format!(
+                "{name} runs on {label} (sm_{sm}) only by JIT-compiling PTX: {}. The first start compiles \
+                 every kernel (minutes; cached in ~/.nv/ComputeCache), and needs a driver that knows that PTX",
+                jit.join(", ")
+            ),
+            None,
+        ));
+    }
+    out
+}
+
+/// `sm_61 sm_70 sm_86, PTX compute_86` for messages.
+fn code_list(fb: &Fatbins) -> String {
+    let sass: Vec<String> = fb
+        .entries
+        .iter()
+        .filter(|e| e.kind == fatbin::Kind::Sass)
+        .map(|e| e.name())
+        .collect();
+    let ptx: Vec<String> = fb
+        .entries
+        .iter()
+        .filter(|e| e.kind == fatbin::Kind::Ptx)
+        .map(|e| e.name())
+        .collect();
+    let mut text = if sass.is_empty() {
+        "no SASS".to_string()
+    } else {
+        format!("has {}", sass.join(" "))
+    };
+    text.push_str(&if ptx.is_empty() {
+        ", no PTX".to_string()
+    } else {
+        format!(", PTX {}", ptx.join(" "))
+    });
+    text
+}
+
+/// Without readable fatbins: the build's CUDA release must be able to
+/// target the GPU, and the matrix row's architecture range must hold it.
+fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) -> Vec<Problem> {
+    let Some(n) = needs(fw, f.matrix) else {
+        return Vec::new();
+    };
+    let sm = cc.replace('.', "");
+    let mut out = Vec::new();
+    if let Some(cuda) = n.cuda.as_deref().filter(|c| c.contains('.'))
+        && let Some((false, arch)) = f.matrix.cuda_supports_cc(cuda, cc)
+    {
+        let newer = version(&major_minor(cuda)) < version(&arch.first_ctk);
+        let why = if newer {
+            format!(
+                "{} GPUs need a build made with CUDA {} or newer",
+                arch.name, arch.first_ctk
+            )
+        } else {
+            format!(
+                "CUDA {} was the last to support {} GPUs",
+                arch.last_ctk, arch.name
+            )
+        };
+        let p = finding(
+            Severity::Error,
+            "gpu-unsupported",
+            format!(
+                "{name} is built with CUDA {cuda}, which cannot produce code for {label} (sm_{sm}): {why}. \
+                 Expect \"no kernel image is available for execution on the device\""
+            ),
+            Some(if newer {
+                format!(
+                    "install a build of {} made with CUDA {} or newer",
+                    fw.package, arch.first_ctk
+                )
+            } else {
+                format!(
+                    "install a build of {} made with CUDA {} or older",
+                    fw.package, arch.last_ctk
+                )
+            }),
+        );
+        out.push(sourced(p, &arch.source, arch.confidence));
+        return out;
+    }
+    out.extend(row_range(&n, fw, name, label, cc));
+    out
+}
+
+/// The matrix row's compute-capability range.
+fn row_range(n: &Needs, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) -> Option<Problem> {
+    let below = n
+        .min_cc
+        .as_deref()
+        .is_some_and(|min| version(cc) < version(min));
+    let above = n
+        .max_cc
+        .as_deref()
+        .is_some_and(|max| version(cc) > version(max));
+    if !(below || above) {
+        return None;
+    }
+    let range = match (&n.min_cc, &n.max_cc) {
+        (Some(a), Some(b)) => format!("{a} to {b}"),
+        (Some(a), None) => format!("{a} and newer"),
+        (None, Some(b)) => format!("up to {b}"),
+        (None, None) => return None,
+    };
+    let sm = cc.replace('.', "");
+    let p = finding(
+        Severity::Error,
+        "gpu-unsupported",
+        format!(
+            "{name} is built for compute capability {range}; {label} is sm_{sm}. Expect \"no kernel image is \
+             available for execution on the device\""
+        ),
+        Some(format!(
+            "install a build of {} that includes this GPU's architecture",
+            fw.package
+        )),
+    );
+    Some(match &n.row {
+        Some((source, confidence)) => sourced(p, source, *confidence),
+        None => p,
+    })
 }

@@ -216,7 +216,7 @@ pub fn check(f: &Facts) -> Libraries {
 /// The CUDA-using objects of a framework build: the catalogue's core
 /// libraries in the framework's own package and in the packages that carry
 /// its CUDA objects (JAX's `jax-cuda12-pjrt`), catalogue order first.
-fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
+pub(super) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
     let mut found: Vec<(usize, PathBuf)> = f
         .inv
         .packages

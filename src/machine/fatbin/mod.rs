@@ -84,7 +84,9 @@
 //!   is a driver-version question, not answered here.
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+#[cfg(test)]
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::marker::PhantomData;
@@ -219,16 +221,20 @@ impl FatbinEntry {
 }
 
 impl Fatbins {
-    /// Architectures with a cubin, all variants together.
+    /// Architectures with a cubin, all variants together (the tests compare
+    /// them with cuobjdump's listing).
+    #[cfg(test)]
     pub fn sass(&self) -> BTreeSet<u32> {
         self.of_kind(Kind::Sass)
     }
 
     /// Architectures with PTX, all variants together.
+    #[cfg(test)]
     pub fn ptx(&self) -> BTreeSet<u32> {
         self.of_kind(Kind::Ptx)
     }
 
+    #[cfg(test)]
     fn of_kind(&self, kind: Kind) -> BTreeSet<u32> {
         self.entries
             .iter()
@@ -365,6 +371,32 @@ pub fn read(path: &Path) -> Result<Option<Fatbins>, String> {
         complete: walk.complete,
         bytes_read: count.get(),
     }))
+}
+
+/// Results already read in this process, by file identity: conda
+/// hard-links a package's files from its cache into every environment that
+/// holds it, so `audit` meets the same `libtorch_cuda.so` many times.
+type Key = (u64, u64, u64, i64);
+type Known = BTreeMap<Key, Result<Option<Fatbins>, String>>;
+static CACHE: std::sync::LazyLock<std::sync::Mutex<Known>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// [`read`], once per file (device, inode, size, modification time) per
+/// process.
+pub fn read_cached(path: &Path) -> Result<Option<Fatbins>, String> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return read(path);
+    };
+    let key = (meta.dev(), meta.ino(), meta.len(), meta.mtime());
+    if let Some(known) = CACHE.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return known;
+    }
+    let result = read(path);
+    if let Ok(mut c) = CACHE.lock() {
+        c.insert(key, result.clone());
+    }
+    result
 }
 
 /// The section-name string table, read whole in one small read.
