@@ -415,3 +415,102 @@ fn without_a_fatbin_the_builds_cuda_decides() {
         "install a build of paddlepaddle-gpu made with CUDA 11.8 or newer"
     );
 }
+
+/// torch 2.15.0 from PyPI as it is: its METADATA pins the toolkit and
+/// cuDNN it was built with, and libtorch_cuda.so finds them through its
+/// RPATH into site-packages/nvidia.
+fn torch_215(prefix: &Path, cudnn: &'static str) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(PipDist::new("cuda-toolkit", "13.2.2"));
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.2.51")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu13", cudnn)
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.15.0")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.15.0+cu132'\ncuda = '13.2'\nhip = None\n",
+            )
+            .requires(vec![
+                "filelock",
+                "cuda-toolkit[cublas,cudart,cufft,cufile,cupti,cusolver,cusparse,nvjitlink,nvrtc,nvtx]==13.2.2; platform_system == \"Linux\"",
+                "nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"",
+                "optree>=0.13.0; extra == \"optree\"",
+            ]),
+    );
+    let site = env.site();
+    let cudart = site.join("nvidia/cu13/lib/libcudart.so.13");
+    let cudnn_lib = site.join("nvidia/cudnn/lib/libcudnn.so.9");
+    support::cc_shared(&cudart, "libcudart.so.13", &[], None, false);
+    support::cc_shared(&cudnn_lib, "libcudnn.so.9", &[], None, false);
+    support::cc_shared(
+        &site.join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &[&cudart, &cudnn_lib],
+        Some("$ORIGIN/../../nvidia/cu13/lib:$ORIGIN/../../nvidia/cudnn/lib"),
+        false,
+    );
+    env
+}
+
+#[test]
+fn a_pip_build_with_the_wheels_it_pins_gets_no_warning() {
+    let sb = Sandbox::new();
+    let env = torch_215(&sb.path("envs/torch"), "9.26.0.51");
+    let (json, code) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "600.10", "--gpu", "sm_90"],
+    );
+    let loud: Vec<&Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .collect();
+    assert!(loud.is_empty(), "{loud:#?}");
+    assert_eq!(code, 0);
+    // The pins are the build's word on its cuDNN.
+    let pins = json["frameworks"][0]["pins"].as_array().unwrap();
+    assert!(
+        pins.iter()
+            .any(|p| p["requirement"] == "nvidia-cudnn-cu13==9.26.0.51")
+    );
+    // Both libraries through torch's own RPATH.
+    for name in json["libraries"][0]["names"].as_array().unwrap() {
+        assert_eq!(name["without_hook"]["rule"], "rpath", "{name}");
+    }
+}
+
+#[test]
+fn a_wheel_moved_past_the_frameworks_pin_is_pin_broken() {
+    let sb = Sandbox::new();
+    let env = torch_215(&sb.path("envs/torch"), "9.28.1.4");
+    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "600.10"]);
+    assert_eq!(code, 1);
+    let f = findings(&json, "pin-broken");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(f[0]["severity"], "warning");
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("requires nvidia-cudnn-cu13==9.26.0.51 (its METADATA); this environment has nvidia-cudnn-cu13 9.28.1.4"),
+        "{}",
+        f[0]["message"]
+    );
+    assert_eq!(
+        f[0]["hint"],
+        format!(
+            "{}/bin/python -m pip install 'nvidia-cudnn-cu13==9.26.0.51'",
+            env.prefix.display()
+        )
+    );
+}

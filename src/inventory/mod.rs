@@ -9,6 +9,7 @@
 //! install rather than as a `cannot open shared object file` at import.
 
 pub mod builds;
+pub mod pins;
 pub mod pip;
 pub mod pyconst;
 pub mod records;
@@ -117,6 +118,10 @@ pub struct Package {
     pub cuda_major: Option<u32>,
     /// The shared libraries it lists.
     pub libraries: Vec<Library>,
+    /// What a framework's pip distribution requires of the CUDA stack
+    /// (`Requires-Dist`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<pins::Pin>,
 }
 
 impl Package {
@@ -156,6 +161,9 @@ pub struct FrameworkBuild {
     pub installer: Installer,
     /// What it was built for, and how that is known.
     pub build: BuildInfo,
+    /// What its pip distribution requires of the CUDA stack.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<pins::Pin>,
 }
 
 /// How a library directory holds its libraries.
@@ -359,6 +367,7 @@ impl Inventory {
                 framework: row.framework,
                 cuda_major: None,
                 libraries,
+                pins: Vec::new(),
             });
         }
         Ok(())
@@ -428,6 +437,11 @@ impl Inventory {
                     framework: row.framework,
                     cuda_major,
                     libraries,
+                    pins: if row.framework.is_some() {
+                        pins::parse(&dist.requires, python_of(site).as_deref())
+                    } else {
+                        Vec::new()
+                    },
                 });
             }
         }
@@ -565,6 +579,7 @@ impl Inventory {
                 version: pkg.version.clone(),
                 installer: pkg.installer,
                 build,
+                pins: pkg.pins.clone(),
             };
             // conda splits some frameworks (`pytorch` + `libtorch`,
             // `tensorflow` + `tensorflow-base`): one build, reported once,
@@ -740,6 +755,16 @@ impl Inventory {
             });
         }
     }
+}
+
+/// The Python version of a site-packages directory
+/// (`lib/python3.11/site-packages` -> `3.11`), for evaluating markers.
+fn python_of(site: &Path) -> Option<String> {
+    let dir = site.parent()?.file_name()?.to_str()?;
+    let v = dir.strip_prefix("python")?;
+    v.split('.')
+        .all(|p| p.parse::<u32>().is_ok())
+        .then(|| v.to_string())
 }
 
 /// Sort order of library packages: runtime first, then the libraries that

@@ -32,6 +32,8 @@ pub struct DistInfo {
     pub installer: Option<String>,
     /// Installed files, absolute (RECORD paths joined to site-packages).
     pub files: Vec<PathBuf>,
+    /// The `Requires-Dist:` headers, as written.
+    pub requires: Vec<String>,
 }
 
 /// PEP 503 normalisation: lower case, runs of `-`, `_`, `.` become `-`.
@@ -163,10 +165,12 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::read(record_path, e)),
     };
+    let requires = headers(&metadata, "Requires-Dist");
     Ok(DistInfo {
         version,
         installer,
         files,
+        requires,
     })
 }
 
@@ -202,14 +206,20 @@ fn read_text(path: &Path) -> Result<String> {
 /// One header of an RFC 822-style METADATA file (headers end at the first
 /// blank line; the body is the long description).
 fn header(text: &str, key: &str) -> Option<String> {
+    headers(text, key).into_iter().next()
+}
+
+/// Every header `key` of a METADATA file, in order.
+fn headers(text: &str, key: &str) -> Vec<String> {
     text.lines()
         .take_while(|l| !l.trim().is_empty())
-        .find_map(|l| {
+        .filter_map(|l| {
             let (k, v) = l.split_once(':')?;
             k.trim()
                 .eq_ignore_ascii_case(key)
                 .then(|| v.trim().to_string())
         })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 use super::needs::preferred;
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Matrix, major};
-use crate::inventory::Inventory;
+use crate::inventory::pip::normalize;
+use crate::inventory::{Claim, Inventory};
 use crate::report::{Problem, Severity};
 
 /// The cuDNN/CUDA pairing rules.
@@ -11,6 +12,17 @@ pub fn check(f: &Facts) -> Vec<Problem> {
     let mut findings = Vec::new();
     check_cudnn_cuda(f.inv, f.matrix, &mut findings);
     findings
+}
+
+/// Whether one framework pins both this cuDNN and this CUDA runtime, at
+/// the versions installed.
+fn pinned_together(inv: &Inventory, cudnn: &Claim, cuda: &Claim) -> bool {
+    let holds = |pin: &crate::inventory::pins::Pin, claim: &Claim| {
+        normalize(&claim.package) == pin.name && pin.allows(&claim.package_version) == Some(true)
+    };
+    inv.frameworks
+        .iter()
+        .any(|fw| fw.pins.iter().any(|p| holds(p, cudnn)) && fw.pins.iter().any(|p| holds(p, cuda)))
 }
 
 fn check_cudnn_cuda(inv: &Inventory, m: &Matrix, findings: &mut Vec<Problem>) {
@@ -38,6 +50,12 @@ fn check_cudnn_cuda(inv: &Inventory, m: &Matrix, findings: &mut Vec<Problem>) {
                     major(&rt.version).unwrap_or(0)
                 )),
             ));
+            continue;
+        }
+        // A pair a framework pins itself (torch 2.15: cuda-toolkit==13.2.2
+        // and nvidia-cudnn-cu13==9.26.0.51) is the pair it was built and
+        // tested with, whatever a support matrix lists.
+        if pinned_together(inv, d, rt) {
             continue;
         }
         if let Some((false, row)) = m.cudnn_supports_cuda(&d.version, &rt.version) {

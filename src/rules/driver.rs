@@ -8,10 +8,12 @@ use crate::inventory::Inventory;
 use crate::machine::driver::{Driver, Source};
 use crate::report::{Problem, Severity};
 
-/// The driver rules.
-pub fn check(f: &Facts) -> Vec<Problem> {
+/// The driver rules. `jit` says whether some framework needs PTX
+/// JIT-compiled on this machine's GPUs (see [`super::gpu_arch`]): only
+/// then does a driver older than the CUDA minor matter.
+pub fn check(f: &Facts, jit: bool) -> Vec<Problem> {
     let mut findings = Vec::new();
-    check_driver(f.inv, f.matrix, &f.machine.driver, &mut findings);
+    check_driver(f.inv, f.matrix, &f.machine.driver, jit, &mut findings);
     findings
 }
 
@@ -27,8 +29,26 @@ fn source_label(s: Source) -> &'static str {
 }
 
 /// The CUDA versions that must run on the driver: the environment's
-/// runtimes and the frameworks' builds.
+/// runtimes and the frameworks' builds, one entry per CUDA minor with
+/// everything that needs it (`cuda-toolkit 13.2.2 (pip), torch 2.15.0
+/// (built for CUDA)`).
 fn cudas(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
+    let mut grouped: Vec<(String, String)> = Vec::new();
+    for (cuda, what) in each_cuda(inv, m) {
+        let mm = major_minor(&cuda);
+        match grouped.iter_mut().find(|(c, _)| major_minor(c) == mm) {
+            Some((_, all)) if !all.contains(&what) => {
+                all.push_str(", ");
+                all.push_str(&what);
+            }
+            Some(_) => {}
+            None => grouped.push((cuda, what)),
+        }
+    }
+    grouped
+}
+
+fn each_cuda(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = inv
         .cuda
         .iter()
@@ -58,7 +78,7 @@ fn cudas(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
     out
 }
 
-fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Problem>) {
+fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, jit: bool, findings: &mut Vec<Problem>) {
     let cudas = cudas(inv, m);
     if cudas.is_empty() {
         return;
@@ -84,13 +104,8 @@ fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Prob
         return;
     }
     let from = source_label(d.source);
-    let mut seen = Vec::new();
     for (cuda, what) in cudas {
-        let key = (major_minor(&cuda), what.clone());
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
+        let needs = if what.contains(", ") { "need" } else { "needs" };
         let floor = m.driver_floor(&cuda);
         if let (Some(dv), Some(floor)) = (d.version.as_deref(), floor)
             && let (Some(have), Some(need)) = (version(dv), version(&floor.linux))
@@ -114,7 +129,7 @@ fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Prob
                     Severity::Error,
                     "driver-too-old",
                     format!(
-                        "{what} needs CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
+                        "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
                          Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
                         floor.linux
                     ),
@@ -136,12 +151,20 @@ fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Prob
         }
         let same_major = major(&cuda) == major(max);
         if same_major && major(&cuda).is_some_and(|x| x >= 11) && floor.is_some_and(|f| !f.exact) {
+            // Minor version compatibility runs machine code (SASS) of a
+            // newer minor; only PTX of it cannot be JIT-compiled by an
+            // older driver.
             findings.push(finding(
-                Severity::Warning,
+                if jit { Severity::Warning } else { Severity::Info },
                 "driver-older-than-cuda",
                 format!(
-                    "{what} needs CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
-                     version compatibility, but PTX of the newer CUDA cannot be JIT-compiled"
+                    "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
+                     version compatibility; only PTX of the newer CUDA cannot be JIT-compiled{}",
+                    if jit {
+                        ", and a framework here needs PTX JIT-compiled on this GPU (see gpu-jit)"
+                    } else {
+                        ""
+                    }
                 ),
                 Some(format!("upgrade the driver to one that supports CUDA {}", major_minor(&cuda))),
             ));
@@ -150,7 +173,7 @@ fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, findings: &mut Vec<Prob
                 Severity::Error,
                 "driver-too-old",
                 format!(
-                    "{what} needs CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
+                    "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
                      Expect \"CUDA driver version is insufficient for CUDA runtime version\""
                 ),
                 Some(format!(

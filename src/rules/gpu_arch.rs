@@ -19,6 +19,12 @@ use crate::inventory::builds::Variant;
 use crate::machine::fatbin::{self, Fatbins, Verdict};
 use crate::report::{Problem, Severity};
 
+/// Whether some framework can run on some GPU of this machine only by
+/// JIT-compiling PTX.
+pub fn needs_jit(findings: &[Problem]) -> bool {
+    findings.iter().any(|p| p.code == "gpu-jit")
+}
+
 /// The architecture rules.
 pub fn check(f: &Facts) -> Vec<Problem> {
     let mut findings = Vec::new();

@@ -11,6 +11,7 @@
 //! | [`frameworks`] | each framework build against the CUDA and cuDNN the environment holds |
 //! | [`cudnn_cuda`] | cuDNN against the CUDA it is paired with |
 //! | [`libraries`] | the loader's view of the frameworks' objects, with and without envhook's hook |
+//! | [`pins`] | the frameworks' `Requires-Dist` pins against what is installed |
 //! | [`hooks`] | the state of envhook's hooks |
 //!
 //! [`needs`] derives what each framework build needs once, for all rules.
@@ -23,6 +24,7 @@ pub mod gpu_arch;
 pub mod hooks;
 pub mod libraries;
 pub mod needs;
+pub mod pins;
 
 use std::path::PathBuf;
 
@@ -142,10 +144,12 @@ pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Rep
     // one finding from them, not a second from the framework rules.
     let libraries = libraries::check(&facts);
     findings.extend(hooks::check(&facts, &hook));
-    findings.extend(driver::check(&facts));
-    findings.extend(gpu_arch::check(&facts));
+    let gpu = gpu_arch::check(&facts);
+    findings.extend(driver::check(&facts, gpu_arch::needs_jit(&gpu)));
+    findings.extend(gpu);
     findings.extend(frameworks::check(&facts, &libraries.missing_stack));
     findings.extend(cudnn_cuda::check(&facts));
+    findings.extend(pins::check(&facts));
     findings.extend(libraries.findings);
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
     Report {

@@ -4,6 +4,7 @@
 
 use crate::data::matrix::{self, Matrix, major_minor, version};
 use crate::inventory::builds::Variant;
+use crate::inventory::pins::Pin;
 use crate::inventory::{Claim, FrameworkBuild, Installer};
 
 /// The release part of a version: `2.5.2.post116` -> `2.5.2`,
@@ -47,14 +48,40 @@ pub struct Needs {
     pub max_cc: Option<String>,
     /// The matrix row used, if any: its source and confidence.
     pub row: Option<(String, matrix::Confidence)>,
+    /// Where the CUDA and cuDNN came from, for messages: `torch/version.py`,
+    /// `Requires-Dist nvidia-cudnn-cu13==9.26.0.51`.
+    pub evidence: Vec<String>,
 }
 
+/// What a framework build needs. The build's own files first (its build
+/// file, its version tag, its `Requires-Dist` pins), the matrix row where
+/// they are silent.
 pub fn needs(fw: &FrameworkBuild, m: &Matrix) -> Option<Needs> {
-    let (cuda, cudnn) = match &fw.build.variant {
+    let (mut cuda, mut cudnn) = match &fw.build.variant {
         Variant::Cuda { cuda, cudnn } => (cuda.clone(), cudnn.clone()),
         Variant::Unknown => (None, None),
         Variant::Cpu | Variant::Rocm { .. } => return None,
     };
+    let mut evidence = Vec::new();
+    if cuda.is_some() || cudnn.is_some() {
+        evidence.push(fw.build.evidence.clone());
+    }
+    // The pins say the toolkit minor when the name says only the major
+    // (jax-cuda12-plugin), and the cuDNN the build file does not name.
+    if cuda.as_deref().is_none_or(|c| !c.contains('.'))
+        && let Some((pin, floor)) = pin_floor(fw, |n| {
+            n == "cuda-toolkit" || n.starts_with("nvidia-cuda-runtime")
+        })
+    {
+        cuda = Some(major_minor(&floor));
+        evidence.push(format!("Requires-Dist {}", pin.requirement));
+    }
+    if cudnn.is_none()
+        && let Some((pin, floor)) = pin_floor(fw, |n| n.starts_with("nvidia-cudnn"))
+    {
+        cudnn = Some(floor);
+        evidence.push(format!("Requires-Dist {}", pin.requirement));
+    }
     let release = release_of(&fw.version);
     let row = m
         .framework(fw.framework, &release, &tag_of(fw))
@@ -72,7 +99,16 @@ pub fn needs(fw: &FrameworkBuild, m: &Matrix) -> Option<Needs> {
         min_cc: row.and_then(|r| r.min_cc.clone()),
         max_cc: row.and_then(|r| r.max_cc.clone()),
         row: row.map(|r| (r.source.clone(), r.confidence)),
+        evidence,
     })
+}
+
+/// The first pin on a distribution matching `name`, with its floor.
+fn pin_floor(fw: &FrameworkBuild, name: impl Fn(&str) -> bool) -> Option<(&Pin, String)> {
+    fw.pins
+        .iter()
+        .filter(|p| name(&p.name))
+        .find_map(|p| p.floor().map(|f| (p, f)))
 }
 
 /// The claim a framework will use: the same installer's first, else any.

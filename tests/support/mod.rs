@@ -88,6 +88,8 @@ pub struct PipDist {
     pub files: Vec<FileSpec>,
     /// Extra files with contents (`torch/version.py`), also in RECORD.
     pub texts: Vec<(&'static str, String)>,
+    /// `Requires-Dist:` lines of METADATA.
+    pub requires: Vec<&'static str>,
 }
 
 impl PipDist {
@@ -98,7 +100,13 @@ impl PipDist {
             installer: "pip",
             files: Vec::new(),
             texts: Vec::new(),
+            requires: Vec::new(),
         }
+    }
+
+    pub fn requires(mut self, requires: Vec<&'static str>) -> Self {
+        self.requires = requires;
+        self
     }
 
     pub fn files(mut self, files: Vec<FileSpec>) -> Self {
@@ -281,10 +289,15 @@ impl Env {
         let info_rel = format!("{escaped}-{}.dist-info", dist.version);
         let info = site.join(&info_rel);
         fs::create_dir_all(&info).unwrap();
+        let requires: String = dist
+            .requires
+            .iter()
+            .map(|r| format!("Requires-Dist: {r}\n"))
+            .collect();
         fs::write(
             info.join("METADATA"),
             format!(
-                "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: fixture\nRequires-Python: >=3\n\nLong description.\n",
+                "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: fixture\nRequires-Python: >=3\n{requires}\nLong description.\n",
                 dist.name, dist.version
             ),
         )

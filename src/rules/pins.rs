@@ -1,0 +1,96 @@
+//! The frameworks' own pins on the CUDA stack (`Requires-Dist`), held
+//! against what is installed, as `pip check` would: a cuDNN wheel upgraded
+//! past torch's `nvidia-cudnn-cu13==9.26.0.51` is a finding, with the
+//! command that restores the pin. And the build as its files describe it
+//! where the data has no row for it (a release newer than the data).
+
+use super::needs::{Needs, needs};
+use super::{Facts, finding};
+use crate::data::matrix::major;
+use crate::inventory::pip::normalize;
+use crate::inventory::{FrameworkBuild, Installer};
+use crate::report::{Problem, Severity};
+
+/// The pin rules.
+pub fn check(f: &Facts) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for fw in &f.inv.frameworks {
+        out.extend(pins(f, fw));
+        if let Some(n) = needs(fw, f.matrix) {
+            out.extend(beyond_data(fw, &n));
+        }
+    }
+    out
+}
+
+/// Every pin on an installed distribution must hold; a missing pinned
+/// distribution is worth an info (the library rules say whether its
+/// libraries are found elsewhere, say from conda).
+fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
+    let name = format!("{} {}", fw.package, fw.version);
+    let python = f.inv.prefix.join("bin/python");
+    let fix = |req: &str| Some(format!("{} -m pip install '{req}'", python.display()));
+    let mut out = Vec::new();
+    for pin in &fw.pins {
+        let installed = f
+            .inv
+            .packages
+            .iter()
+            .find(|p| p.installer == Installer::Pip && normalize(&p.name) == pin.name);
+        match installed {
+            None if !pin.extra_only => out.push(finding(
+                Severity::Info,
+                "pin-missing",
+                format!(
+                    "{name} requires {} (its METADATA), which pip did not install here; the libraries \
+                     come from elsewhere, if at all",
+                    pin.requirement
+                ),
+                fix(&pin.requirement),
+            )),
+            Some(p) if pin.allows(&p.version) == Some(false) => {
+                let other_major = pin
+                    .floor()
+                    .is_some_and(|floor| major(&floor) != major(&p.version));
+                out.push(finding(
+                    if other_major { Severity::Error } else { Severity::Warning },
+                    "pin-broken",
+                    format!(
+                        "{name} requires {} (its METADATA); this environment has {} {}{}",
+                        pin.requirement,
+                        p.name,
+                        p.version,
+                        if other_major {
+                            ", another major: its libraries have other sonames"
+                        } else {
+                            ", which the build was not made with (\"undefined symbol\", wrong results)"
+                        }
+                    ),
+                    fix(&pin.requirement),
+                ));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A build the data has no row for is checked from its own files only:
+/// say so, and with what (never a warning: the data's silence is not a
+/// problem of the environment).
+fn beyond_data(fw: &FrameworkBuild, n: &Needs) -> Option<Problem> {
+    if n.row.is_some() || n.evidence.is_empty() {
+        return None;
+    }
+    Some(finding(
+        Severity::Info,
+        "build-not-in-data",
+        format!(
+            "{} {} is not in envhook's data; what it needs was read from its own files: {}",
+            fw.package,
+            fw.version,
+            n.evidence.join("; ")
+        ),
+        None,
+    ))
+}
