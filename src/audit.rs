@@ -173,19 +173,6 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
         (HookStatus::None, true) => Hook::NotNeeded,
         (HookStatus::None, false) => Hook::None,
     };
-    for f in foreign.iter().filter(|f| !f.bugs.is_empty()) {
-        row.findings.push(Problem {
-            severity: Severity::Warning,
-            code: "foreign-hook",
-            message: format!("{}: {}", f.path.display(), f.bugs.join("; ")),
-            hint: Some(format!(
-                "envhook install -p {} replaces its job; then remove the script",
-                prefix.display()
-            )),
-            path: Some(f.path.clone()),
-            source: None,
-        });
-    }
     row.findings.extend(report.findings);
     row.findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
     row.cuda = report.cuda;

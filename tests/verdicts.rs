@@ -514,3 +514,43 @@ fn a_wheel_moved_past_the_frameworks_pin_is_pin_broken() {
         )
     );
 }
+
+#[test]
+fn conda_env_config_vars_are_hooks_too() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("home/.conda/envs/paddle"));
+    // What tf#52988's comments advise: `conda env config vars set
+    // LD_LIBRARY_PATH=$CONDA_PREFIX/lib`, stored literally.
+    std::fs::write(
+        env.path("conda-meta/state"),
+        serde_json::json!({"env_vars": {"LD_LIBRARY_PATH": format!("{}/lib", env.prefix.display())}})
+            .to_string(),
+    )
+    .unwrap();
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "535.104.05"]);
+    let f = findings(&json, "foreign-hook");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let message = f[0]["message"].as_str().unwrap();
+    assert!(message.contains("conda-meta/state"), "{message}");
+    assert!(message.contains("(conda env config vars)"), "{message}");
+    assert!(
+        message.contains("exposes all of the environment's lib/"),
+        "{message}"
+    );
+    assert_eq!(
+        f[0]["hint"],
+        format!(
+            "envhook install -p {p} does this job; then drop conda's variable: conda env config vars unset \
+             LD_LIBRARY_PATH -p {p}",
+            p = env.prefix.display()
+        )
+    );
+    // audit shows the environment's hook as a buggy foreign one.
+    let out = sb
+        .envhook()
+        .args(["audit", "--json", "--driver-version", "535.104.05"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["envs"][0]["hook"], "legacy", "{:#}", doc["envs"][0]);
+}

@@ -4,12 +4,19 @@
 //!
 //! The checks are textual and deliberately narrow: each one matches the
 //! shape of a real recipe (see `tests/foreign.rs` for the exact scripts).
+//!
+//! conda's own environment variables are hooks too: `conda env config vars
+//! set LD_LIBRARY_PATH=...` (stored in `conda-meta/state`) and the
+//! `etc/conda/env_vars.d/*.json` files packages ship are exported by conda
+//! on activation, before activate.d runs, and restored from
+//! `__CONDA_SHLVL_<n>_LD_LIBRARY_PATH` on deactivation.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::activation::shell::{self, Phase};
+use crate::report::{Problem, Severity};
 
 /// A hook script of another origin that touches `LD_LIBRARY_PATH`.
 #[derive(Debug, Clone, Serialize)]
@@ -56,14 +63,84 @@ pub fn scan(prefix: &Path) -> Vec<ForeignHook> {
     let deactivate_restores = scripts
         .iter()
         .any(|(phase, _, _)| *phase == Phase::Deactivate);
-    scripts
+    let mut hooks: Vec<ForeignHook> = scripts
         .iter()
         .map(|(phase, path, text)| ForeignHook {
             path: path.clone(),
             phase: *phase,
             bugs: bugs(*phase, text, deactivate_restores),
         })
-        .collect()
+        .collect();
+    hooks.extend(conda_env_var(prefix));
+    hooks
+}
+
+/// `LD_LIBRARY_PATH` as conda's own environment variables set it: the
+/// package files in `etc/conda/env_vars.d/*.json` in sorted order, then
+/// `conda-meta/state`, which wins (`***unset***` there removes it).
+pub fn conda_env_var(prefix: &Path) -> Option<ForeignHook> {
+    let mut found: Option<(PathBuf, String)> = None;
+    let files = crate::paths::dir_entries(&prefix.join("etc/conda/env_vars.d"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"));
+    for file in files {
+        if let Some(value) = env_var_in(&file, false) {
+            found = Some((file, value));
+        }
+    }
+    let state = prefix.join("conda-meta/state");
+    match env_var_in(&state, true).as_deref() {
+        Some("***unset***") => found = None,
+        Some(value) => found = Some((state.clone(), value.to_string())),
+        None => {}
+    }
+    let (path, value) = found?;
+    let from_state = path == state;
+    Some(ForeignHook {
+        bugs: env_var_bugs(&value, prefix, from_state),
+        path,
+        phase: Phase::Activate,
+    })
+}
+
+/// The `LD_LIBRARY_PATH` of one JSON file: `{"env_vars": {...}}` for the
+/// state file, a flat object for env_vars.d.
+fn env_var_in(file: &Path, state: bool) -> Option<String> {
+    let bytes = crate::paths::read_regular(file, MAX_SCRIPT_BYTES).ok()?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let vars = if state { doc.get("env_vars")? } else { &doc };
+    vars.get("LD_LIBRARY_PATH")?.as_str().map(String::from)
+}
+
+/// What is wrong with a value conda exports as it is.
+fn env_var_bugs(value: &str, prefix: &Path, from_state: bool) -> Vec<String> {
+    let mut out = vec![format!(
+        "conda exports LD_LIBRARY_PATH={value} on activation{}: it replaces the value you have then \
+         (conda stores it literally, so a $LD_LIBRARY_PATH typed at `set` time was expanded once, \
+         then), and restores yours only on deactivation",
+        if from_state {
+            " (conda env config vars)"
+        } else {
+            ""
+        }
+    )];
+    let lib = prefix.join("lib");
+    if value
+        .split(':')
+        .any(|el| Path::new(el.trim_end_matches('/')) == lib)
+    {
+        out.push(
+            "it exposes all of the environment's lib/, so its libcrypto, libtinfo and libstdc++ \
+             shadow the system's (ssh, git and bash then fail with symbol errors)"
+                .to_string(),
+        );
+    }
+    if value.split(':').any(str::is_empty) {
+        out.push(
+            "it has an empty element, which the loader reads as the current directory".to_string(),
+        );
+    }
+    out
 }
 
 /// The known bugs in one script's text.
@@ -149,6 +226,59 @@ pub fn bugs(phase: Phase, text: &str, has_deactivate: bool) -> Vec<String> {
     out
 }
 
+/// The finding for a foreign hook with bugs (`None` for a careful one),
+/// the same in `install`, `check` and `audit`. The fix never removes half
+/// of a hand-written pair: the deactivate.d script left alone would wipe
+/// the variable on the next deactivation.
+pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option<Problem> {
+    if hook.bugs.is_empty() {
+        return None;
+    }
+    let install = format!("envhook install -p {} does this job", prefix.display());
+    let hint = if hook.path.ends_with("conda-meta/state") {
+        format!(
+            "{install}; then drop conda's variable: conda env config vars unset LD_LIBRARY_PATH -p {}",
+            prefix.display()
+        )
+    } else if hook
+        .path
+        .parent()
+        .is_some_and(|d| d.ends_with("env_vars.d"))
+    {
+        format!(
+            "{install}; the variable comes from a package's {}: remove its LD_LIBRARY_PATH entry \
+             (reinstalling the package brings it back)",
+            hook.path.display()
+        )
+    } else {
+        let scripts: Vec<String> = all
+            .iter()
+            .filter(|h| {
+                h.path
+                    .parent()
+                    .is_some_and(|d| d.ends_with(h.phase.dir_name()))
+            })
+            .map(|h| format!("'{}'", h.path.display()))
+            .collect();
+        format!(
+            "{install}; once it works for you, remove the hand-written hooks together: rm {}",
+            scripts.join(" ")
+        )
+    };
+    Some(Problem {
+        severity: Severity::Warning,
+        code: "foreign-hook",
+        message: format!(
+            "{} (not envhook's; left as it is): {}",
+            hook.path.display(),
+            hook.bugs.join("; ")
+        ),
+        hint: Some(hint),
+        path: Some(hook.path.clone()),
+        source: None,
+    })
+}
+
 /// Whether the line assigns `LD_LIBRARY_PATH` itself (not
 /// `LD_LIBRARY_PATH_BACKUP`, not `MY_LD_LIBRARY_PATH`).
 fn assigns_ld(line: &str) -> bool {
@@ -220,6 +350,43 @@ mod tests {
         let deact = bugs(Phase::Deactivate, TF_2024_DEACT, true);
         assert_eq!(deact.len(), 1);
         assert!(deact[0].contains("wiping the value you had"));
+    }
+
+    #[test]
+    fn conda_env_vars_from_state_and_packages() {
+        let t = tempfile::tempdir().unwrap();
+        let prefix = t.path();
+        std::fs::create_dir_all(prefix.join("conda-meta")).unwrap();
+        std::fs::create_dir_all(prefix.join("etc/conda/env_vars.d")).unwrap();
+        assert!(conda_env_var(prefix).is_none());
+        std::fs::write(
+            prefix.join("etc/conda/env_vars.d/cudnn.json"),
+            r#"{"LD_LIBRARY_PATH": "/opt/cudnn/lib"}"#,
+        )
+        .unwrap();
+        let hook = conda_env_var(prefix).unwrap();
+        assert!(hook.path.ends_with("env_vars.d/cudnn.json"));
+        assert_eq!(hook.bugs.len(), 1, "{:#?}", hook.bugs);
+        // `conda env config vars set LD_LIBRARY_PATH=$CONDA_PREFIX/lib:` as
+        // tf#52988 suggests: the state file wins.
+        let value = format!("{}/lib:", prefix.display());
+        std::fs::write(
+            prefix.join("conda-meta/state"),
+            serde_json::json!({"env_vars": {"LD_LIBRARY_PATH": value}}).to_string(),
+        )
+        .unwrap();
+        let hook = conda_env_var(prefix).unwrap();
+        assert!(hook.path.ends_with("conda-meta/state"));
+        assert!(hook.bugs[0].contains("(conda env config vars)"));
+        assert!(hook.bugs[1].contains("exposes all of the environment's lib/"));
+        assert!(hook.bugs[2].contains("empty element"));
+        // `conda env config vars unset` writes a marker that removes it.
+        std::fs::write(
+            prefix.join("conda-meta/state"),
+            r#"{"env_vars": {"LD_LIBRARY_PATH": "***unset***"}}"#,
+        )
+        .unwrap();
+        assert!(conda_env_var(prefix).is_none());
     }
 
     #[test]

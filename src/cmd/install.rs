@@ -49,7 +49,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         findings.extend(missing_stack(&inv, ctx)?);
         print_changes(out, &changes, args.dry_run).map_err(w)?;
         findings.extend(left_alone(&changes));
-        report_foreign(out, &foreign, &mut findings).map_err(w)?;
+        report_foreign(out, &prefix, &foreign, &mut findings).map_err(w)?;
         print_findings(out, &findings).map_err(w)?;
         return Ok(status(&findings));
     };
@@ -68,7 +68,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         writeln!(out).map_err(w)?;
     }
     print_changes(out, &changes, args.dry_run).map_err(w)?;
-    report_foreign(out, &foreign, &mut findings).map_err(w)?;
+    report_foreign(out, &prefix, &foreign, &mut findings).map_err(w)?;
     print_findings(out, &findings).map_err(w)?;
     Ok(status(&findings))
 }
@@ -197,33 +197,19 @@ fn describe(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
 /// Foreign hooks are reported, never touched.
 fn report_foreign(
     out: &mut impl Write,
+    prefix: &std::path::Path,
     foreign: &[ForeignHook],
     findings: &mut Vec<Problem>,
 ) -> std::io::Result<()> {
     for hook in foreign {
-        if hook.bugs.is_empty() {
-            writeln!(
+        match foreign::problem(hook, foreign, prefix) {
+            Some(p) => findings.push(p),
+            None => writeln!(
                 out,
                 "  note         {} also sets LD_LIBRARY_PATH (not envhook's; left as it is)",
                 hook.path.display()
-            )?;
-            continue;
+            )?,
         }
-        findings.push(Problem {
-            severity: Severity::Warning,
-            code: "foreign-hook",
-            message: format!(
-                "{} (not envhook's; left as it is): {}",
-                hook.path.display(),
-                hook.bugs.join("; ")
-            ),
-            hint: Some(format!(
-                "envhook's hooks do this job; once they work for you, remove it: rm '{}'",
-                hook.path.display()
-            )),
-            path: Some(hook.path.clone()),
-            source: None,
-        });
     }
     Ok(())
 }

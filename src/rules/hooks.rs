@@ -1,6 +1,9 @@
-//! The state of envhook's hooks in the environment.
+//! The state of the environment's `LD_LIBRARY_PATH` hooks: envhook's (stale
+//! or not), and the others, hand-written scripts and conda's own
+//! environment variables, checked for the known bugs.
 
 use super::{Facts, finding};
+use crate::activation::foreign;
 use crate::activation::status::HookStatus;
 use crate::report::{Problem, Severity};
 
@@ -18,5 +21,11 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
             Some(format!("refresh them: envhook install -p {}", f.inv.prefix.display())),
         ));
     }
+    let foreign = foreign::scan(&f.inv.prefix);
+    findings.extend(
+        foreign
+            .iter()
+            .filter_map(|h| foreign::problem(h, &foreign, &f.inv.prefix)),
+    );
     findings
 }
