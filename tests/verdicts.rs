@@ -554,3 +554,84 @@ fn conda_env_config_vars_are_hooks_too() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["envs"][0]["hook"], "legacy", "{:#}", doc["envs"][0]);
 }
+
+/// torch 2.6 (CUDA 12.6, which still targets Volta) over a cuDNN wheel.
+fn torch_26_over_cudnn(prefix: &Path, cudnn: &'static str) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu12", cudnn)
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.6.0")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.6.0+cu126'\ncuda = '12.6'\nhip = None\n",
+            ),
+    );
+    env
+}
+
+#[test]
+fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
+    let sb = Sandbox::new();
+    let v100 = [
+        "--driver-version",
+        "560.35.05",
+        "--gpu",
+        "Tesla V100-SXM2-32GB",
+    ];
+    let env = torch_26_over_cudnn(&sb.path("envs/new"), "9.11.0.98");
+    let (json, code) = check(&sb, &env.prefix, &v100);
+    assert_eq!(code, 1);
+    let f = findings(&json, "gpu-unsupported");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let message = f[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cuDNN 9.11.0.98 (nvidia-cudnn-cu12 9.11.0.98) has no kernels for Tesla V100-SXM2-32GB (sm_70) (it lists compute capability 7.5 and newer)"),
+        "{message}"
+    );
+    assert_eq!(
+        f[0]["hint"],
+        format!(
+            "{}/bin/python -m pip install 'nvidia-cudnn-cu12<9.11' (a framework that pins this \
+             cuDNN needs an older build of its own)",
+            env.prefix.display()
+        )
+    );
+    // The same wheel on Turing and newer; the last release with Volta.
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "560.35.05", "--gpu", "sm_75"],
+    );
+    assert!(
+        findings(&json, "gpu-unsupported").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let env = torch_26_over_cudnn(&sb.path("envs/old"), "9.10.2.21");
+    let (json, _) = check(&sb, &env.prefix, &v100);
+    assert!(
+        findings(&json, "gpu-unsupported").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+
+    // A build with no code for the GPU is the one finding: its fix brings
+    // its own CUDA and cuDNN (torch 2.15 is CUDA 13.2, which has no Volta).
+    let env = torch_215(&sb.path("envs/torch215"), "9.26.0.51");
+    let (json, _) = check(&sb, &env.prefix, &v100);
+    let f = findings(&json, "gpu-unsupported");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("torch 2.15.0"),
+        "{:#}",
+        f[0]
+    );
+}

@@ -422,30 +422,25 @@ impl Matrix {
     /// the matrix, its row records no capabilities, or `cc` has a major the
     /// row does not list above its lowest (11.0 for a list without 11.x, a
     /// future architecture): not covered by the data.
-    // Not called by the rules yet; part of the matrix API.
-    #[allow(dead_code)]
     pub fn cudnn_supports_cc(&self, cudnn: &str, cc: &str) -> Option<(bool, &CudnnRow)> {
         let row = self.cudnn(cudnn)?;
-        let listed: Vec<(u32, u32)> = row
-            .cc
-            .as_ref()?
+        Some((row_supports_cc(row, cc)?, row))
+    }
+
+    /// The newest cuDNN releases that still support compute capability
+    /// `cc`, as the spec a fix can install (`"<9.11"`): the upper end of
+    /// the newest row listing it. `None` when no row with capabilities
+    /// lists it, or the newest that does is open above.
+    pub fn cudnn_keeping_cc(&self, cc: &str) -> Option<String> {
+        let (v, inclusive) = self
+            .cudnn
             .iter()
-            .filter_map(|c| cc_parts(c))
-            .collect();
-        let (maj, min) = cc_parts(cc)?;
-        let lowest = listed.iter().min()?;
-        if (maj, min) < *lowest {
-            return Some((false, row));
-        }
-        let same_major: Vec<u32> = listed
-            .iter()
-            .filter(|(m, _)| *m == maj)
-            .map(|(_, n)| *n)
-            .collect();
-        if same_major.is_empty() {
-            return None;
-        }
-        Some((same_major.iter().any(|n| *n <= min), row))
+            .filter(|r| row_supports_cc(r, cc) == Some(true))
+            .map(|r| spec(&r.versions).ok().and_then(|s| upper_bound(&s)))
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .max_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)))?;
+        Some(format!("{}{v}", if inclusive { "<=" } else { "<" }))
     }
 
     /// The build row for a framework release and tag.
@@ -546,6 +541,29 @@ fn model_tokens(name: &str) -> Vec<String> {
         .map(str::to_ascii_uppercase)
         .filter(|t| !BRAND_TOKENS.contains(&t.as_str()) && !is_detail_token(t))
         .collect()
+}
+
+/// [`Matrix::cudnn_supports_cc`] for one row.
+fn row_supports_cc(row: &CudnnRow, cc: &str) -> Option<bool> {
+    let listed: Vec<(u32, u32)> = row
+        .cc
+        .as_ref()?
+        .iter()
+        .filter_map(|c| cc_parts(c))
+        .collect();
+    let (maj, min) = cc_parts(cc)?;
+    if (maj, min) < *listed.iter().min()? {
+        return Some(false);
+    }
+    let same_major: Vec<u32> = listed
+        .iter()
+        .filter(|(m, _)| *m == maj)
+        .map(|(_, n)| *n)
+        .collect();
+    if same_major.is_empty() {
+        return None;
+    }
+    Some(same_major.iter().any(|n| *n <= min))
 }
 
 /// `"8.6"` -> `(8, 6)`, `"10.0"` -> `(10, 0)`, `"9"` -> `(9, 0)`.
@@ -953,6 +971,15 @@ mod tests {
             row.note.as_deref().is_some_and(|n| n.contains("570.26")),
             "A6: Blackwell needs the 12.8+ build and driver 570.26"
         );
+        // What a fix keeps to.
+        assert_eq!(m.cudnn_keeping_cc("7.0").as_deref(), Some("<9.11"));
+        assert_eq!(m.cudnn_keeping_cc("5.2").as_deref(), Some("<9.11"));
+        assert_eq!(
+            m.cudnn_keeping_cc("3.7"),
+            None,
+            "no row with capabilities lists Kepler"
+        );
+        assert_eq!(m.cudnn_keeping_cc("8.0").as_deref(), Some("<=9.28.1.4"));
     }
 
     #[test]

@@ -14,8 +14,8 @@ use super::libraries::objects;
 use super::needs::{Needs, needs};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{major_minor, version};
-use crate::inventory::FrameworkBuild;
 use crate::inventory::builds::Variant;
+use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, Fatbins, Verdict};
 use crate::report::{Problem, Severity};
 
@@ -39,14 +39,67 @@ pub fn check(f: &Facts) -> Vec<Problem> {
             ));
             continue;
         };
-        findings.extend(runtimes(f, &label, cc));
-        for fw in &f.inv.frameworks {
-            if matches!(fw.build.variant, Variant::Cuda { .. } | Variant::Unknown) {
-                findings.extend(framework(f, fw, &label, cc));
-            }
+        let builds: Vec<Problem> = f
+            .inv
+            .frameworks
+            .iter()
+            .filter(|fw| matches!(fw.build.variant, Variant::Cuda { .. } | Variant::Unknown))
+            .flat_map(|fw| framework(f, fw, &label, cc))
+            .collect();
+        // A framework with no code for the GPU is the finding and its fix
+        // (another build brings its own CUDA and cuDNN); that the
+        // environment's CUDA or cuDNN cannot target it either follows.
+        if !builds.iter().any(|p| p.code == "gpu-unsupported") {
+            findings.extend(runtimes(f, &label, cc));
+            findings.extend(cudnn(f, &label, cc));
         }
+        findings.extend(builds);
     }
     findings
+}
+
+/// Every cuDNN in the environment has kernels for the GPU: cuDNN 9.11
+/// dropped Maxwell, Pascal and Volta, while CUDA 12 still targets them.
+fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
+    let sm = cc.replace('.', "");
+    let mut out = Vec::new();
+    for claim in &f.inv.cudnn {
+        let Some((false, row)) = f.matrix.cudnn_supports_cc(&claim.version, cc) else {
+            continue;
+        };
+        let lowest = row
+            .cc
+            .as_ref()
+            .and_then(|l| l.first())
+            .map_or(String::new(), |c| {
+                format!(" (it lists compute capability {c} and newer)")
+            });
+        let keep = f.matrix.cudnn_keeping_cc(cc);
+        let hint = keep.map(|spec| {
+            let p = f.inv.prefix.display();
+            match claim.installer {
+                Installer::Pip => format!(
+                    "{p}/bin/python -m pip install '{}{spec}' (a framework that pins this cuDNN \
+                     needs an older build of its own)",
+                    claim.package
+                ),
+                Installer::Conda => format!("conda install -p {p} -c conda-forge 'cudnn{spec}'"),
+            }
+        });
+        let p = finding(
+            Severity::Error,
+            "gpu-unsupported",
+            format!(
+                "cuDNN {} ({} {}) has no kernels for {label} (sm_{sm}){lowest}: convolutions and \
+                 the other cuDNN operations fail there (CUDNN_STATUS_ARCH_MISMATCH or \"no kernel \
+                 image is available\")",
+                claim.version, claim.package, claim.package_version
+            ),
+            hint,
+        );
+        out.push(sourced(p, &row.source, row.confidence));
+    }
+    out
 }
 
 /// `8.6` -> (8, 6).
