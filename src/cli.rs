@@ -208,13 +208,17 @@ pub struct CompletionsArgs {
 /// `envhook explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The error message, as pasted.
+    /// The error message or whole traceback, as pasted; `-` or nothing:
+    /// read it from standard input.
     #[arg(value_name = "ERROR TEXT")]
-    pub message: String,
+    pub message: Option<String>,
     #[command(flatten)]
     pub env: EnvSelection,
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Print the explanation as JSON (schema `envhook.explain/1`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `envhook uninstall`.

@@ -162,6 +162,13 @@ pub enum Error {
         reason: String,
     },
 
+    /// `explain` without a message, with nothing piped in.
+    #[error("explain needs the error message: none was given, and standard input {stdin}")]
+    NoMessage {
+        /// "is a terminal" or "was empty".
+        stdin: &'static str,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),
@@ -171,6 +178,11 @@ impl Error {
     /// What the user can do about it, printed as `hint:` lines.
     pub fn hint(&self) -> Option<String> {
         match self {
+            Error::NoMessage { .. } => Some(
+                "give it as an argument (`envhook explain \"libcudnn.so.8: cannot open shared \
+                 object file\"`) or pipe it in (`python train.py 2>&1 | envhook explain -`)"
+                    .into(),
+            ),
             Error::NoEnvSelected => Some(
                 "pass -n NAME or -p PREFIX, or run envhook inside an activated environment \
                  (`envhook envs` lists the environments it can find)"

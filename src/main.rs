@@ -10,6 +10,7 @@ mod discovery;
 mod env_vars;
 mod error;
 mod exit;
+mod explain;
 mod inventory;
 mod machine;
 mod paths;

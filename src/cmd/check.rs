@@ -13,18 +13,47 @@ use crate::machine::driver::{self, Source};
 use crate::report;
 use crate::rules::{self, Report};
 
-/// Build the report for the selected environment (shared with `explain`).
-pub fn report(
+/// What `check` and `explain` judge: the selected environment, the data,
+/// the machine.
+pub struct Gathered {
+    inv: Inventory,
+    matrix: crate::data::matrix::Matrix,
+    machine: Machine,
+}
+
+impl Gathered {
+    /// The rules' view of it.
+    pub fn facts<'a>(&'a self, ctx: &'a Context) -> rules::Facts<'a> {
+        rules::facts(&self.inv, &self.matrix, &self.machine, ctx)
+    }
+}
+
+/// Read the selected environment, the data and the machine.
+pub fn gather(
     env: &crate::cli::EnvSelection,
     target: &crate::cli::TargetArgs,
     ctx: &Context,
-) -> Result<Report> {
+) -> Result<Gathered> {
     let env = discovery::select(ctx, &env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
     let matrix = target.matrix(ctx)?;
     let machine = Machine::new(driver::detect(ctx, &target.driver_flags(), &matrix), ctx);
-    Ok(rules::run(&inv, &matrix, &machine, ctx))
+    Ok(Gathered {
+        inv,
+        matrix,
+        machine,
+    })
+}
+
+/// Build the report for the selected environment.
+pub fn report(
+    env: &crate::cli::EnvSelection,
+    target: &crate::cli::TargetArgs,
+    ctx: &Context,
+) -> Result<Report> {
+    let g = gather(env, target, ctx)?;
+    Ok(rules::run(&g.inv, &g.matrix, &g.machine, ctx))
 }
 
 /// Run `check`.

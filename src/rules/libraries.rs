@@ -158,6 +158,27 @@ impl<'a> Searches<'a> {
     }
 }
 
+/// Where the loader finds `name` for an object of the environment that has
+/// no RPATH of its own (a name pasted in an error message): with envhook's
+/// hook (simulated when it is not installed) and without it.
+pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
+    let sysroot = f.ctx.sysroot();
+    let searches = Searches::new(f, &sysroot, &mut Vec::new());
+    let caller = ElfInfo {
+        path: f.inv.prefix.join("bin/python"),
+        soname: None,
+        needed: Vec::new(),
+        rpath: Vec::new(),
+        runpath: Vec::new(),
+        machine: elf::read(&f.inv.prefix.join("bin/python")).map_or(62, |i| i.machine),
+        bytes_read: 0,
+    };
+    (
+        searches.with.resolve(name, &caller),
+        searches.without.resolve(name, &caller),
+    )
+}
+
 /// What the library rules found.
 pub struct Libraries {
     /// The resolution of every framework object's names.

@@ -114,6 +114,24 @@ pub fn sourced(mut p: Problem, source: &str, confidence: matrix::Confidence) -> 
     p
 }
 
+/// The facts for one environment, for callers that ask other questions
+/// than the rules do (`explain`).
+pub fn facts<'a>(
+    inv: &'a Inventory,
+    m: &'a Matrix,
+    machine: &'a Machine,
+    ctx: &'a Context,
+) -> Facts<'a> {
+    Facts {
+        inv,
+        matrix: m,
+        machine,
+        ctx,
+        spec: HookSpec::from_inventory(inv, Mode::Isolated).ok().flatten(),
+        installed: status::installed(&inv.prefix),
+    }
+}
+
 /// Run every rule.
 pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Report {
     let mut findings: Vec<Problem> = inv.problems.clone();

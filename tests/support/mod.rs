@@ -11,6 +11,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub mod paddle;
+
 /// One file a package installs.
 #[derive(Clone, Debug)]
 pub enum FileSpec {

@@ -1,0 +1,417 @@
+//! What one clue means in this environment: what it holds of the library,
+//! who asks for that version and what it was built for, whether the loader
+//! reaches it with and without envhook's hook, and the one fix.
+
+use serde::Serialize;
+
+use super::clues::{Clue, symbol_fact};
+use crate::data::catalog::CATALOG;
+use crate::data::matrix::version;
+use crate::inventory::{Claim, FrameworkBuild, LibStatus};
+use crate::machine::resolve::Found;
+use crate::rules::needs::needs;
+use crate::rules::{Facts, Report, fixes, libraries};
+
+/// What envhook concludes about one clue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The cause is in this environment, and the fix says what to do.
+    Cause,
+    /// The environment has what the message misses: the error came from
+    /// elsewhere (another environment, another library path).
+    NotHere,
+    /// The message cannot be tied to this environment.
+    CannotTell,
+}
+
+/// One clue, answered.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// What the message names.
+    pub clue: Clue,
+    /// The component's versions here: `cuDNN 9.1.1.17 (nvidia-cudnn-cu12, pip)`.
+    pub here: Vec<String>,
+    /// The environment's objects that ask for it, and what they were built for.
+    pub asked_by: Vec<String>,
+    /// With envhook's hook.
+    pub with_hook: Option<Found>,
+    /// Without it.
+    pub without_hook: Option<Found>,
+    /// What it means here, in a sentence or two.
+    pub diagnosis: String,
+    /// What the verdict is.
+    pub verdict: Verdict,
+    /// The one command that fixes it.
+    pub fix: Option<String>,
+}
+
+/// Human names of components, for sentences.
+fn component_name(c: &str) -> &str {
+    match c {
+        "cudart" => "the CUDA runtime",
+        "cudnn" => "cuDNN",
+        "cublas" => "cuBLAS",
+        "nccl" => "NCCL",
+        "driver" => "the NVIDIA driver",
+        other => other,
+    }
+}
+
+/// The environment's claims for a component.
+fn claims<'a>(f: &'a Facts, component: &str) -> &'a [Claim] {
+    match component {
+        "cudart" => &f.inv.cuda,
+        "cudnn" => &f.inv.cudnn,
+        "cublas" => &f.inv.cublas,
+        "nccl" => &f.inv.nccl,
+        _ => &[],
+    }
+}
+
+/// The versioned files of a library stem the environment has.
+fn files(f: &Facts, stem: &str) -> Vec<String> {
+    let want = format!("{stem}.so.");
+    let mut out: Vec<String> = f
+        .inv
+        .packages
+        .iter()
+        .flat_map(|p| p.libraries.iter())
+        .filter(|l| l.status == LibStatus::Ok)
+        .filter_map(|l| l.path.file_name()?.to_str().map(String::from))
+        .filter(|n| n.starts_with(&want))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The major of the soname a file name carries: `libcudnn.so.9.1.1` -> 9.
+fn soname_major(file: &str) -> Option<u32> {
+    file.split_once(".so.")?.1.split('.').next()?.parse().ok()
+}
+
+/// The frameworks whose objects ask for `name`, as "object of package
+/// version, built for ...".
+fn askers<'a>(f: &Facts<'a>, report: &Report, name: &str) -> Vec<(String, &'a FrameworkBuild)> {
+    let mut out = Vec::new();
+    for lib in &report.libraries {
+        if !lib.names.iter().any(|n| n.name == name) {
+            continue;
+        }
+        let Some(fw) = f
+            .inv
+            .frameworks
+            .iter()
+            .find(|fw| fw.framework == lib.framework)
+        else {
+            continue;
+        };
+        let built = needs(fw, f.matrix)
+            .map(|n| match (n.cuda, n.cudnn) {
+                (Some(c), Some(d)) => format!(", built for CUDA {c} / cuDNN {d}"),
+                (Some(c), None) => format!(", built for CUDA {c}"),
+                _ => String::new(),
+            })
+            .unwrap_or_default();
+        let object = lib
+            .object
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        out.push((
+            format!(
+                "{} of {} {}{built}",
+                object.unwrap_or_default(),
+                fw.package,
+                fw.version
+            ),
+            fw,
+        ));
+    }
+    out
+}
+
+/// Answer one clue.
+pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
+    match clue {
+        Clue::Library {
+            name,
+            component,
+            major: wanted,
+        } => library(f, report, clue, name, component.as_deref(), *wanted),
+        Clue::Symbol { name, component } => symbol(f, report, clue, name, component.as_deref()),
+        Clue::Dll { name } => Answer {
+            clue: clue.clone(),
+            here: Vec::new(),
+            asked_by: Vec::new(),
+            with_hook: None,
+            without_hook: None,
+            diagnosis: format!(
+                "{name} is a Windows DLL: Windows searches PATH and the directories added with \
+                 os.add_dll_directory, not LD_LIBRARY_PATH; envhook checks Linux environments and \
+                 cannot see this machine's DLL search"
+            ),
+            verdict: Verdict::CannotTell,
+            fix: None,
+        },
+    }
+}
+
+fn library(
+    f: &Facts,
+    report: &Report,
+    clue: &Clue,
+    name: &str,
+    component: Option<&str>,
+    wanted: Option<u32>,
+) -> Answer {
+    let stem = name.split(".so").next().unwrap_or(name);
+    let what = component.map_or_else(|| stem.to_string(), |c| component_name(c).to_string());
+    let here: Vec<String> = component
+        .map(|c| claims(f, c))
+        .unwrap_or_default()
+        .iter()
+        .map(|c| {
+            format!(
+                "{what} {} ({} {}, {})",
+                c.version,
+                c.package,
+                c.package_version,
+                c.installer.label()
+            )
+        })
+        .collect();
+    let have = files(f, stem);
+    let asked: Vec<(String, &FrameworkBuild)> = askers(f, report, name);
+    let (with_hook, without_hook) = resolved(f, report, name);
+    let mut a = Answer {
+        clue: clue.clone(),
+        here,
+        asked_by: asked.iter().map(|(s, _)| s.clone()).collect(),
+        with_hook: with_hook.clone(),
+        without_hook: without_hook.clone(),
+        diagnosis: String::new(),
+        verdict: Verdict::Cause,
+        fix: None,
+    };
+    // The fix installs what the asking framework was built for; with no
+    // asker in the environment there is no build to read a version from,
+    // and a guessed one could break the frameworks that are here.
+    let fix_for = |c: &str| {
+        asked
+            .first()
+            .map(|(_, fw)| fixes::for_framework(f, fw, &[c]))
+    };
+    if CATALOG.is_driver_library(name) || component == Some("driver") {
+        return driver_library(a, name, &with_hook, &without_hook);
+    }
+    let majors: Vec<u32> = have.iter().filter_map(|f| soname_major(f)).collect();
+    if let Some(w) = wanted
+        && !majors.is_empty()
+        && !majors.contains(&w)
+    {
+        let held = have.join(", ");
+        if asked.is_empty() {
+            a.diagnosis = format!(
+                "{name} is {what} {w}'s; this environment has {what} as {held} (another major, \
+                 another soname), and nothing envhook reads in it asks for {name}: the message \
+                 came from another environment, or from a package built for {what} {w}; that \
+                 package's build for the {what} here is the fix"
+            );
+            a.verdict = Verdict::NotHere;
+        } else {
+            a.diagnosis = format!(
+                "{name} is {what} {w}'s; this environment has {what} only as {held} (another \
+                 major, another soname), which the build cannot use"
+            );
+            a.fix = component.and_then(fix_for);
+        }
+        return a;
+    }
+    let installed = f.installed.is_some();
+    let reachable = without_hook
+        .as_ref()
+        .or(with_hook.as_ref().filter(|_| installed));
+    if let Some(found) = reachable {
+        a.diagnosis = format!(
+            "the loader finds {name} here ({}, {}): the error came from another environment or \
+             another LD_LIBRARY_PATH; check that the failing process runs {}/bin/python",
+            found.path.display(),
+            found.rule.label(),
+            f.inv.prefix.display()
+        );
+        a.verdict = Verdict::NotHere;
+    } else if with_hook.is_some() {
+        let exact = own_file(f, name);
+        a.diagnosis = match (&exact, wanted) {
+            (Some(path), _) => format!(
+                "{name} is here ({}), in a directory the loader does not search; envhook's hook \
+                 puts it on the loader's path, and this environment does not have the hook",
+                path.display()
+            ),
+            (None, None) => format!(
+                "this environment has {what} only as {} in a directory the loader does not \
+                 search, and not under the unversioned name {name} the framework loads (that \
+                 name comes from -dev packages); envhook's hook exposes it under that name, and \
+                 this environment does not have the hook",
+                have.join(", ")
+            ),
+            (None, Some(_)) => format!(
+                "{name} is here, in a directory the loader does not search; envhook's hook puts \
+                 it on the loader's path, and this environment does not have the hook"
+            ),
+        };
+        a.fix = Some(format!("envhook install -p {}", f.inv.prefix.display()));
+    } else if asked.is_empty() {
+        a.diagnosis = format!(
+            "this environment has no {name}, and nothing envhook reads in it asks for it: the \
+             message came from another environment or a package envhook does not know"
+        );
+        a.verdict = Verdict::NotHere;
+    } else {
+        a.diagnosis = format!("{name} is nowhere: not in this environment, not on the system");
+        a.fix = component.and_then(fix_for);
+    }
+    a
+}
+
+/// A library that comes with the NVIDIA driver (`libcuda.so.1`).
+fn driver_library(
+    mut a: Answer,
+    name: &str,
+    with_hook: &Option<Found>,
+    without_hook: &Option<Found>,
+) -> Answer {
+    a.diagnosis = format!(
+        "{name} comes with the NVIDIA driver, never from an environment; {}",
+        match (with_hook, without_hook) {
+            (_, Some(found)) | (Some(found), None) => format!(
+                "this machine has it ({}): the error came from another machine or container",
+                found.path.display()
+            ),
+            (None, None) => "this machine has none where the loader looks: no driver, or a \
+                             container run without the NVIDIA container toolkit"
+                .to_string(),
+        }
+    );
+    a.verdict = if without_hook.is_some() {
+        Verdict::NotHere
+    } else {
+        Verdict::Cause
+    };
+    a
+}
+
+/// The environment's own file of exactly this name, if it has one.
+fn own_file(f: &Facts, name: &str) -> Option<std::path::PathBuf> {
+    f.inv
+        .packages
+        .iter()
+        .flat_map(|p| p.libraries.iter())
+        .filter(|l| l.status == LibStatus::Ok)
+        .find(|l| l.path.file_name().is_some_and(|n| n == name))
+        .map(|l| l.path.clone())
+}
+
+/// The resolution of `name`: from the report when an object of the
+/// environment asks for it, else as for a library loaded by name.
+fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Found>) {
+    report
+        .libraries
+        .iter()
+        .flat_map(|l| l.names.iter())
+        .find(|n| n.name == name)
+        .map(|n| (n.with_hook.clone(), n.without_hook.clone()))
+        .unwrap_or_else(|| libraries::resolve_one(f, name))
+}
+
+fn symbol(f: &Facts, report: &Report, clue: &Clue, name: &str, component: Option<&str>) -> Answer {
+    let what = component.map_or("an unknown library".to_string(), |c| {
+        component_name(c).to_string()
+    });
+    let here: Vec<String> = component
+        .map(|c| claims(f, c))
+        .unwrap_or_default()
+        .iter()
+        .map(|c| {
+            format!(
+                "{what} {} ({}, {})",
+                c.version,
+                c.package,
+                c.installer.label()
+            )
+        })
+        .collect();
+    let mut a = Answer {
+        clue: clue.clone(),
+        here,
+        asked_by: Vec::new(),
+        with_hook: None,
+        without_hook: None,
+        diagnosis: String::new(),
+        verdict: Verdict::CannotTell,
+        fix: None,
+    };
+    let Some(fact) = symbol_fact(name) else {
+        a.diagnosis = format!(
+            "{name} belongs to {what}; the copy the process loaded lacks it: another version than the \
+             caller was built against"
+        );
+        return a;
+    };
+    let exporting = |v: &str| {
+        let spec = rattler_conda_types::VersionSpec::from_str(
+            &fact.exported_by,
+            rattler_conda_types::ParseStrictness::Lenient,
+        );
+        matches!((spec, version(v)), (Ok(s), Some(v)) if s.matches(&v))
+    };
+    let claims_here = component.map(|c| claims(f, c)).unwrap_or_default();
+    let lacking: Vec<&Claim> = claims_here
+        .iter()
+        .filter(|c| !exporting(&c.version))
+        .collect();
+    a.diagnosis = format!("{name}: {}.", fact.note);
+    if !lacking.is_empty() {
+        a.diagnosis.push_str(&format!(
+            " This environment's {what} {} lacks it.",
+            lacking
+                .iter()
+                .map(|c| c.version.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        a.verdict = Verdict::Cause;
+        a.fix = f
+            .inv
+            .frameworks
+            .first()
+            .map(|fw| fixes::for_framework(f, fw, &[fact.lib.as_str()]));
+    } else if !claims_here.is_empty() {
+        let versions = claims_here
+            .iter()
+            .map(|c| c.version.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let shadowed = report
+            .findings
+            .iter()
+            .any(|p| p.code == "system-library-wins");
+        a.diagnosis.push_str(&format!(
+            " This environment's {what} ({versions}) exports it, so the process loaded another \
+             copy: {}",
+            if shadowed {
+                "the system's, which wins the loader's search here (system-library-wins below)"
+            } else {
+                "an LD_LIBRARY_PATH (or a framework setting such as Paddle's FLAGS_cudnn_dir) \
+                 pointing at another one, or another environment's"
+            }
+        ));
+        a.verdict = if shadowed {
+            Verdict::Cause
+        } else {
+            Verdict::NotHere
+        };
+    }
+    a
+}

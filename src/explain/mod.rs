@@ -1,0 +1,185 @@
+//! `envhook explain`: what a pasted error message means in this
+//! environment. The message is read for what it names ([`clues`]); each
+//! library or symbol it names is answered from the environment
+//! ([`answer`]): what it holds of that library, who asks for that version,
+//! whether the loader reaches it with and without envhook's hook, and the
+//! one fix. Messages that name nothing envhook can tie to the environment
+//! (a Windows DLL error, a segmentation fault) get what they mean and what
+//! envhook can and cannot check, never a dump of unrelated findings.
+
+pub mod answer;
+pub mod clues;
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::report::{Problem, Severity};
+use crate::rules::{Facts, Report};
+use answer::{Answer, Verdict};
+use clues::{Clue, KnownMessage};
+
+/// Identifies the JSON document of `envhook explain --json`.
+pub const SCHEMA: &str = "envhook.explain/1";
+
+/// The whole explanation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The environment.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub prefix: std::path::PathBuf,
+    /// The known messages it matched.
+    pub known: Vec<KnownMessage>,
+    /// Each library, symbol or DLL it names, answered.
+    pub answers: Vec<Answer>,
+    /// `check`'s findings that can cause it here.
+    pub causes: Vec<Problem>,
+    /// What envhook concludes overall.
+    pub verdict: Verdict,
+}
+
+impl Explanation {
+    /// Whether there is something to fix here (exit code 1).
+    pub fn has_cause(&self) -> bool {
+        self.verdict == Verdict::Cause
+    }
+}
+
+/// Explain `message` for the environment of `report`.
+pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
+    let reading = clues::read(message);
+    let answers: Vec<Answer> = reading
+        .clues
+        .iter()
+        .map(|c| answer::answer(f, report, c))
+        .collect();
+    let names: Vec<&str> = reading
+        .clues
+        .iter()
+        .filter_map(|c| match c {
+            Clue::Library { name, .. } | Clue::Symbol { name, .. } => Some(name.as_str()),
+            Clue::Dll { .. } => None,
+        })
+        .collect();
+    // The findings that can cause it: of the codes the known messages
+    // name, and about what the message names when it names something.
+    let causes: Vec<Problem> = report
+        .findings
+        .iter()
+        .filter(|p| p.severity >= Severity::Warning)
+        .filter(|p| {
+            reading
+                .known
+                .iter()
+                .any(|k| k.codes.iter().any(|c| c == p.code))
+        })
+        .filter(|p| {
+            names.is_empty()
+                || names.iter().any(|n| p.message.contains(n))
+                || matches!(p.code, "system-library-wins" | "pin-broken")
+        })
+        .cloned()
+        .collect();
+    let verdict = if answers.iter().any(|a| a.verdict == Verdict::Cause) || !causes.is_empty() {
+        Verdict::Cause
+    } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
+        || (!reading.known.is_empty()
+            && reading
+                .known
+                .iter()
+                .all(|k| k.kind != "windows" && k.kind != "crash"))
+    {
+        Verdict::NotHere
+    } else {
+        Verdict::CannotTell
+    };
+    Explanation {
+        schema: SCHEMA,
+        prefix: report.prefix.clone(),
+        known: reading.known,
+        answers,
+        causes,
+        verdict,
+    }
+}
+
+/// The explanation for a person.
+pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
+    if e.known.is_empty() && e.answers.is_empty() {
+        writeln!(
+            out,
+            "envhook does not recognise this message: it names no library, symbol or known error.\n\
+             `envhook check -p {}` lists what envhook can see wrong in the environment.",
+            e.prefix.display()
+        )?;
+        return Ok(());
+    }
+    let mut titles: Vec<&str> = Vec::new();
+    for k in &e.known {
+        if !titles.contains(&k.title.as_str()) {
+            titles.push(&k.title);
+            writeln!(out, "{}", k.title)?;
+            writeln!(out, "  {}", k.explanation)?;
+        }
+    }
+    writeln!(out, "\nin {}:", e.prefix.display())?;
+    for a in &e.answers {
+        render_answer(a, out)?;
+    }
+    // One fix is said once, however many findings lead to it.
+    let mut said: Vec<&str> = e.answers.iter().filter_map(|a| a.fix.as_deref()).collect();
+    for p in &e.causes {
+        writeln!(out, "  {}[{}]: {}", p.severity.label(), p.code, p.message)?;
+        if let Some(h) = p.hint.as_deref().filter(|h| !said.contains(h)) {
+            writeln!(out, "      fix: {h}")?;
+            said.push(h);
+        }
+    }
+    match e.verdict {
+        Verdict::Cause => {}
+        Verdict::NotHere => writeln!(out, "  none of the known causes is present here")?,
+        Verdict::CannotTell => writeln!(
+            out,
+            "  envhook cannot tie this message to the environment{}",
+            if e.causes.is_empty() {
+                "; none of the causes it can check is present"
+            } else {
+                ""
+            }
+        )?,
+    }
+    Ok(())
+}
+
+fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
+    let name = match &a.clue {
+        Clue::Library { name, .. } | Clue::Symbol { name, .. } | Clue::Dll { name } => name,
+    };
+    writeln!(out, "  {name}")?;
+    for h in &a.here {
+        writeln!(out, "    here:         {h}")?;
+    }
+    for by in &a.asked_by {
+        writeln!(out, "    asked for by: {by}")?;
+    }
+    if matches!(a.clue, Clue::Library { .. }) {
+        let place = |f: &Option<crate::machine::resolve::Found>| {
+            f.as_ref().map_or("not found".to_string(), |f| {
+                format!("{} ({})", f.path.display(), f.rule.label())
+            })
+        };
+        writeln!(out, "    with envhook's hook:    {}", place(&a.with_hook))?;
+        writeln!(
+            out,
+            "    without envhook's hook: {}",
+            place(&a.without_hook)
+        )?;
+    }
+    writeln!(out, "    {}", a.diagnosis)?;
+    if let Some(fix) = &a.fix {
+        writeln!(out, "    fix: {fix}")?;
+    }
+    Ok(())
+}

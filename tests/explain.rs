@@ -1,0 +1,453 @@
+//! `envhook explain`: the messages of the field notes (`../shared/seeds/`)
+//! against environments that have their cause and environments that do
+//! not, with real ELF built by `cc`. The verdict is the exit code: 1 when
+//! the cause is in the environment, 0 when it is not or cannot be told.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::paddle::{cudnn8, paddle_env};
+use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
+
+const A100: &[&str] = &["--driver-version", "535.104.05", "--gpu", "A100"];
+
+/// `envhook explain MESSAGE --json ... -p PREFIX`: the document and the
+/// exit code.
+fn explain(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (Value, i32) {
+    let out = sb
+        .envhook()
+        .args(["explain", "--json"])
+        .arg(message)
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["schema"], "envhook.explain/1");
+    (json, out.status.code().unwrap())
+}
+
+/// The same, for a person.
+fn explain_text(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (String, i32) {
+    let out = sb
+        .envhook()
+        .arg("explain")
+        .arg(message)
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
+/// The answer about the first clue.
+fn first(json: &Value) -> &Value {
+    &json["answers"][0]
+}
+
+fn cause_codes(json: &Value) -> Vec<&str> {
+    json["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect()
+}
+
+/// Paddle 2.6's PyPI wheel (CUDA 11.8, cuDNN 8.6, no pip CUDA libraries:
+/// it dlopens libcudnn.so by its unversioned name) over the cu11 wheels,
+/// which ship only libcudnn.so.8: `pyenvs/paddle-cudnn` of the field tests.
+fn paddle_over_cu11_wheels(prefix: &Path) -> Env {
+    use FileSpec::*;
+    let mut env = Env::new(prefix);
+    env.python("3.11.7");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu11", "11.8.89").files(vec![
+            File("nvidia/__init__.py"),
+            File("nvidia/cuda_runtime/lib/libcudart.so.11.0"),
+        ]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu11", "8.6.0.163")
+            .files(vec![File("nvidia/cudnn/lib/libcudnn.so.8")]),
+    );
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "2.6.2")
+            .files(vec![File("paddle/base/libpaddle.so")])
+            .text(
+                "paddle/version/__init__.py",
+                "full_version     = '2.6.2'\ncuda_version     = '11.8'\ncudnn_version    = '8.6.0'\n",
+            ),
+    );
+    let site = env.site();
+    for (rel, soname) in [
+        (
+            "nvidia/cuda_runtime/lib/libcudart.so.11.0",
+            "libcudart.so.11.0",
+        ),
+        ("nvidia/cudnn/lib/libcudnn.so.8", "libcudnn.so.8"),
+        ("paddle/base/libpaddle.so", "libpaddle.so"),
+    ] {
+        support::cc_shared(&site.join(rel), soname, &[], None, false);
+    }
+    env
+}
+
+#[test]
+fn a_library_of_another_major_is_the_cause_only_when_something_here_asks_for_it() {
+    let sb = Sandbox::new();
+    // Paddle's CUDA 11.6 wheel (NEEDs libcudart.so.11.0) over CUDA 12.
+    let env = {
+        use FileSpec::*;
+        let mut env = Env::new(sb.path("envs/paddle12"));
+        env.python("3.10.14");
+        env.conda(CondaPkg::new("cuda-version", "12.4", "h3060b56_3").noarch());
+        env.conda(
+            CondaPkg::new("cuda-cudart", "12.4.127", "he02047a_2").files(vec![
+                File("lib/libcudart.so.12.4.127"),
+                Link("lib/libcudart.so.12", "libcudart.so.12.4.127"),
+            ]),
+        );
+        env.pip(
+            PipDist::new("paddlepaddle-gpu", "2.5.2.post116")
+                .files(vec![File("paddle/fluid/libpaddle.so")])
+                .text(
+                    "paddle/version/__init__.py",
+                    "full_version = '2.5.2'\ncuda_version = '11.6'\ncudnn_version = '8.4.0'\n",
+                ),
+        );
+        support::cc_shared(
+            &env.path("lib/libcudart.so.12.4.127"),
+            "libcudart.so.12",
+            &[],
+            None,
+            false,
+        );
+        // Link against a CUDA 11 runtime outside the environment, so that
+        // libpaddle.so records the name without the environment having it.
+        let elsewhere = sb.path("build/libcudart.so.11.0");
+        support::cc_shared(&elsewhere, "libcudart.so.11.0", &[], None, false);
+        support::cc_shared(
+            &env.site().join("paddle/fluid/libpaddle.so"),
+            "libpaddle.so",
+            &[&elsewhere],
+            None,
+            false,
+        );
+        env
+    };
+    let msg =
+        "OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(json["verdict"], "cause");
+    let a = first(&json);
+    assert_eq!(a["verdict"], "cause");
+    let diagnosis = a["diagnosis"].as_str().unwrap();
+    assert!(diagnosis.contains("libcudart.so.12"), "{diagnosis}");
+    assert!(
+        a["asked_by"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("libpaddle.so of paddlepaddle-gpu 2.5.2.post116, built for CUDA 11.6"),
+        "{a:#}"
+    );
+
+    // torch's CUDA 13 wheels hold cuDNN 9; nothing in them asks for
+    // libcudnn.so.8, so the message came from elsewhere.
+    let env = support::pip_cuda13(&sb.path("envs/cu13"));
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        "OSError: libcudnn.so.8: cannot open shared object file: No such file or directory",
+        A100,
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(first(&json)["verdict"], "not-here");
+    let diagnosis = first(&json)["diagnosis"].as_str().unwrap();
+    assert!(diagnosis.contains("libcudnn.so.9"), "{diagnosis}");
+    assert!(diagnosis.contains("nothing envhook reads in it asks for libcudnn.so.8"));
+    assert_eq!(first(&json)["fix"], Value::Null);
+}
+
+#[test]
+fn paddles_unversioned_cudnn_is_found_only_through_the_hook() {
+    let sb = Sandbox::new();
+    let env = paddle_over_cu11_wheels(&sb.path("envs/paddle"));
+    // Seed 000's title error.
+    let msg = "RuntimeError: (PreconditionNotMet) Cannot load cudnn shared library. \
+               Cannot invoke method cudnnGetVersion.";
+    let (text, code) = explain_text(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.starts_with("Paddle could not load cuDNN\n"), "{text}");
+    assert!(
+        text.contains("asked for by: libpaddle.so of paddlepaddle-gpu 2.6.2, built for CUDA 11.8 / cuDNN 8.6.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("only as libcudnn.so.8") && text.contains("unversioned name libcudnn.so"),
+        "{text}"
+    );
+    let fix = format!("fix: envhook install -p {}", env.prefix.display());
+    // One fix, said once, though a finding leads to it too.
+    assert_eq!(text.matches(&fix).count(), 1, "{text}");
+
+    // Paddle's other wording of the same failure names the library.
+    let msg = "The third-party dynamic library (libcudnn.so) that Paddle depends on is not \
+               configured correctly. (error code is libcudnn.so: cannot open shared object file: \
+               No such file or directory)";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(first(&json)["clue"]["name"], "libcudnn.so");
+    assert_eq!(
+        first(&json)["fix"],
+        format!("envhook install -p {}", env.prefix.display())
+    );
+
+    sb.install(&env.prefix);
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["verdict"], "not-here");
+    let diagnosis = first(&json)["diagnosis"].as_str().unwrap();
+    assert!(
+        diagnosis.starts_with("the loader finds libcudnn.so here"),
+        "{diagnosis}"
+    );
+}
+
+#[test]
+fn a_missing_runtime_is_found_through_the_hook_after_install() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    let msg =
+        "OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory";
+    let (text, code) = explain_text(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with("the loader did not find a library\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "asked for by: libpaddle.so of paddlepaddle-gpu 2.5.2.post116, built for CUDA 11.6 / cuDNN 8.4.0"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("warning[needs-hook]"), "{text}");
+    sb.install(&env.prefix);
+    let (text, code) = explain_text(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("none of the known causes is present here"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_undefined_cudnn_v8_symbol_means_a_cudnn_older_than_8() {
+    let sb = Sandbox::new();
+    let msg = "ImportError: /opt/conda/envs/paddle/lib/python3.10/site-packages/paddle/fluid/\
+               libpaddle.so: undefined symbol: cudnnSetRNNDescriptor_v8";
+    let old = paddle_env(&sb.path("old"), "7.6.5", cudnn7());
+    let (json, code) = explain(&sb, &old.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    let a = first(&json);
+    assert_eq!(a["clue"]["kind"], "symbol");
+    assert_eq!(a["clue"]["component"], "cudnn");
+    assert_eq!(a["verdict"], "cause");
+    let diagnosis = a["diagnosis"].as_str().unwrap();
+    assert!(diagnosis.contains("cuDNN 7.6.5 lacks it"), "{diagnosis}");
+    assert!(
+        a["fix"].as_str().unwrap().contains("'cudnn>=8.4,<9'"),
+        "{a:#}"
+    );
+
+    // Every cuDNN 8 exports it (seed 003's "8.4.x changed its exports" is
+    // wrong): in an environment with 8.4.1 the process loaded another copy.
+    let good = paddle_env(&sb.path("good"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    let (json, code) = explain(&sb, &good.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    let diagnosis = first(&json)["diagnosis"].as_str().unwrap();
+    assert!(
+        diagnosis.contains("(8.4.1) exports it, so the process loaded another copy"),
+        "{diagnosis}"
+    );
+    assert_eq!(first(&json)["verdict"], "not-here");
+}
+
+/// cuDNN 7's files.
+fn cudnn7() -> Vec<FileSpec> {
+    vec![
+        FileSpec::File("lib/libcudnn.so.7.6.5"),
+        FileSpec::Link("lib/libcudnn.so.7", "libcudnn.so.7.6.5"),
+        FileSpec::Link("lib/libcudnn.so", "libcudnn.so.7"),
+    ]
+}
+
+#[test]
+fn windows_messages_are_not_tied_to_a_linux_environment() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    sb.install(&env.prefix);
+    for msg in [
+        "OSError: [WinError 126] The specified module could not be found. Error loading \
+         \"C:\\Users\\me\\miniconda3\\envs\\paddle\\lib\\site-packages\\paddle\\libs\\cudnn64_8.dll\" \
+         or one of its dependencies.",
+        "ImportError: DLL load failed while importing core_avx: The specified module could not be found.",
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, A100);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["verdict"], "cannot-tell");
+        assert_eq!(json["known"][0]["kind"], "windows");
+        assert_eq!(json["causes"], serde_json::json!([]));
+    }
+    let (json, _) = explain(
+        &sb,
+        &env.prefix,
+        "OSError: [WinError 126] Error loading \"C:\\x\\cudnn64_8.dll\"",
+        A100,
+    );
+    assert_eq!(first(&json)["clue"]["kind"], "dll");
+    assert!(
+        first(&json)["diagnosis"]
+            .as_str()
+            .unwrap()
+            .contains("not LD_LIBRARY_PATH")
+    );
+}
+
+#[test]
+fn a_crash_lists_the_causes_envhook_can_check_and_only_those_present() {
+    let sb = Sandbox::new();
+    let msg = "Segmentation fault (core dumped)";
+    let healthy = paddle_env(
+        &sb.path("healthy"),
+        "8.4.1",
+        cudnn8("lib/libcudnn.so.8.4.1"),
+    );
+    sb.install(&healthy.prefix);
+    let (text, code) = explain_text(&sb, &healthy.prefix, msg, A100);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("a crash in native code\n"), "{text}");
+    assert!(
+        text.contains("none of the causes it can check is present"),
+        "{text}"
+    );
+    // cuDNN 8.2 under a build made with 8.4.
+    let old = paddle_env(&sb.path("old"), "8.2.1", cudnn8("lib/libcudnn.so.8.2.1"));
+    sb.install(&old.prefix);
+    let (json, code) = explain(&sb, &old.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(cause_codes(&json), ["cudnn-older-than-build"]);
+}
+
+#[test]
+fn driver_and_kernel_image_messages_ask_the_machine() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    sb.install(&env.prefix);
+    let msg = "RuntimeError: CUDA driver version is insufficient for CUDA runtime version";
+    let (json, code) = explain(&sb, &env.prefix, msg, &["--driver-version", "418.67"]);
+    assert_eq!(code, 1, "{json:#}");
+    assert!(cause_codes(&json).contains(&"driver-too-old"), "{json:#}");
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["verdict"], "not-here");
+
+    let msg = "CUDA error: no kernel image is available for execution on the device";
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        msg,
+        &["--driver-version", "535.104.05", "--gpu", "sm_30"],
+    );
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        json["known"][0]["title"],
+        "the GPU's architecture is not in the build"
+    );
+    assert_eq!(cause_codes(&json), ["gpu-unsupported"], "{json:#}");
+    // CUDA 11.6 builds for Kepler's 3.5 still (CUDA 12 dropped it).
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        msg,
+        &["--driver-version", "535.104.05", "--gpu", "sm_35"],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["verdict"], "not-here");
+}
+
+#[test]
+fn the_message_comes_from_standard_input_and_must_be_there() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    let traceback = "Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    \
+                     import paddle\nOSError: libcudart.so.11.0: cannot open shared object file: \
+                     No such file or directory\n";
+    for args in [&["explain", "-"][..], &["explain"][..]] {
+        let out = sb
+            .envhook()
+            .args(args)
+            .args(A100)
+            .arg("-p")
+            .arg(&env.prefix)
+            .write_stdin(traceback.as_bytes().to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("  libcudart.so.11.0\n"), "{text}");
+    }
+    // Bytes that are not UTF-8 in a captured stderr do not matter.
+    let mut bytes = b"\xff\xfe progress \xe2\x96".to_vec();
+    bytes.extend_from_slice(traceback.as_bytes());
+    sb.envhook()
+        .args(["explain", "-p"])
+        .arg(&env.prefix)
+        .args(A100)
+        .write_stdin(bytes)
+        .assert()
+        .code(1);
+    let out = sb
+        .envhook()
+        .args(["explain", "-p"])
+        .arg(&env.prefix)
+        .write_stdin("  \n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("envhook: error: explain needs the error message: none was given, and standard input was empty\n  hint: "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_message_envhook_does_not_know_gets_no_unrelated_findings() {
+    let sb = Sandbox::new();
+    // An environment with findings (cuDNN older than the build).
+    let env = paddle_env(&sb.path("env"), "8.2.1", cudnn8("lib/libcudnn.so.8.2.1"));
+    let (text, code) = explain_text(&sb, &env.prefix, "KeyError: 'det_model_dir'", A100);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.starts_with("envhook does not recognise this message"),
+        "{text}"
+    );
+    assert!(!text.contains("cudnn-older-than-build"), "{text}");
+}
