@@ -3,8 +3,10 @@
 //! CUDA 12 `lib/ -> targets/` links, a framework without its CUDA stack (one
 //! finding, one fix, install agreeing with check), the driver's own
 //! libraries, the OpenCL loader a CUDA wheel carries, a 20 kB RUNPATH, and
-//! JAX's core object in `jax-cuda12-pjrt`. Objects are real ELF built with
-//! `cc`.
+//! JAX's core object in `jax-cuda12-pjrt`, names loaded at run time from
+//! the object that loads them (TensorFlow, ONNX Runtime) or by path from the
+//! wheels (JAX), the GPU code in real fatbins, the frameworks' pins, cuDNN's
+//! GPUs. Objects are real ELF built with `cc`.
 
 mod support;
 
@@ -634,4 +636,202 @@ fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
         "{:#}",
         f[0]
     );
+}
+
+#[test]
+fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
+    let sb = Sandbox::new();
+    // TensorFlow 2.21: the runtime is dlopened by libtensorflow_framework.so.2
+    // (its RUNPATH has nvidia/cuda_runtime/lib), cuSOLVER by
+    // libtensorflow_cc.so.2 (the only RUNPATH with nvidia/cusolver/lib).
+    let mut env = Env::new(sb.path("envs/tf"));
+    env.python("3.11.9");
+    for (dist, version, rel) in [
+        (
+            "nvidia-cuda-runtime-cu12",
+            "12.5.82",
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        ),
+        (
+            "nvidia-cusolver-cu12",
+            "11.6.3.83",
+            "nvidia/cusolver/lib/libcusolver.so.11",
+        ),
+    ] {
+        env.pip(PipDist::new(dist, version).files(vec![FileSpec::File(rel)]));
+    }
+    env.pip(
+        PipDist::new("tensorflow", "2.21.0")
+            .files(vec![
+                FileSpec::File("tensorflow/libtensorflow_framework.so.2"),
+                FileSpec::File("tensorflow/libtensorflow_cc.so.2"),
+            ])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True)])\n",
+            ),
+    );
+    let site = env.site();
+    for (rel, soname) in [
+        ("nvidia/cuda_runtime/lib/libcudart.so.12", "libcudart.so.12"),
+        ("nvidia/cusolver/lib/libcusolver.so.11", "libcusolver.so.11"),
+    ] {
+        support::cc_shared(&site.join(rel), soname, &[], None, false);
+    }
+    support::cc_shared(
+        &site.join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[],
+        Some("$ORIGIN/../nvidia/cuda_runtime/lib"),
+        true,
+    );
+    support::cc_shared(
+        &site.join("tensorflow/libtensorflow_cc.so.2"),
+        "libtensorflow_cc.so.2",
+        &[],
+        Some("$ORIGIN/../nvidia/cusolver/lib"),
+        true,
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let by_object = |suffix: &str| -> Vec<(String, String)> {
+        json["libraries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["object"].as_str().unwrap().ends_with(suffix))
+            .unwrap_or_else(|| panic!("{suffix}: {:#}", json["libraries"]))["names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["name"].as_str().unwrap().to_string(),
+                    n["without_hook"]["rule"]
+                        .as_str()
+                        .unwrap_or("-")
+                        .to_string(),
+                )
+            })
+            .collect()
+    };
+    let framework = by_object("libtensorflow_framework.so.2");
+    assert_eq!(framework[0], ("libcudart.so.12".into(), "runpath".into()));
+    assert!(!framework.iter().any(|(n, _)| n == "libcusolver.so.11"));
+    assert_eq!(
+        by_object("libtensorflow_cc.so.2"),
+        [("libcusolver.so.11".to_string(), "runpath".to_string())]
+    );
+    // cuDNN, cuBLAS, ... are nowhere: one finding for the framework.
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        missing[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcudnn.so.9")
+    );
+    assert!(findings(&json, "needs-hook").is_empty());
+}
+
+#[test]
+fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
+    let sb = Sandbox::new();
+    // JAX loads each library by path from its wheel first: no hook needed,
+    // although the plugin has no RPATH to nvidia/cusolver/lib.
+    let mut env = Env::new(sb.path("envs/jax"));
+    env.python("3.12.4");
+    env.pip(PipDist::new("jaxlib", "0.12.0.1"));
+    env.pip(PipDist::new("jax-cuda12-plugin", "0.12.0.1"));
+    env.pip(
+        PipDist::new("jax-cuda12-pjrt", "0.12.0.1").files(vec![FileSpec::File(
+            "jax_plugins/xla_cuda12/xla_cuda_plugin.so",
+        )]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cusolver-cu12", "11.7.5.82").files(vec![FileSpec::File(
+            "nvidia/cusolver/lib/libcusolver.so.11",
+        )]),
+    );
+    let site = env.site();
+    let cusolver = site.join("nvidia/cusolver/lib/libcusolver.so.11");
+    support::cc_shared(&cusolver, "libcusolver.so.11", &[], None, false);
+    support::cc_shared(
+        &site.join("jax_plugins/xla_cuda12/xla_cuda_plugin.so"),
+        "xla_cuda_plugin.so",
+        &[],
+        None,
+        false,
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let names = json["libraries"][0]["names"].as_array().unwrap();
+    let solver = names
+        .iter()
+        .find(|n| n["name"] == "libcusolver.so.11")
+        .unwrap_or_else(|| panic!("{:#}", json["libraries"]));
+    assert_eq!(solver["without_hook"]["rule"], "path");
+    assert_eq!(solver["with_hook"]["rule"], "path");
+    assert!(
+        findings(&json, "needs-hook").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    // The rest of the stack is nowhere: one finding, one pip command.
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        missing[0]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("nvidia-cudnn-cu12"),
+        "{:#}",
+        missing[0]
+    );
+
+    // ONNX Runtime 1.31's CUDA provider builds libcudnn.so.9 at run time:
+    // the wheel's copy is reached only through the hook.
+    let mut env = Env::new(sb.path("envs/ort"));
+    env.python("3.12.4");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.0.96")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu13", "9.28.1.4")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.31.1").files(vec![FileSpec::File(
+            "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+        )]),
+    );
+    let site = env.site();
+    support::cc_shared(
+        &site.join("nvidia/cudnn/lib/libcudnn.so.9"),
+        "libcudnn.so.9",
+        &[],
+        None,
+        false,
+    );
+    support::cc_shared(
+        &site.join("onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        "libonnxruntime_providers_cuda.so",
+        &[],
+        None,
+        false,
+    );
+    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let cudnn = &json["libraries"][0]["names"][0];
+    assert_eq!(cudnn["name"], "libcudnn.so.9", "{:#}", json["libraries"]);
+    assert_eq!(cudnn["kind"], "dlopen");
+    assert_eq!(cudnn["without_hook"], Value::Null);
+    assert_eq!(
+        findings(&json, "needs-hook").len(),
+        1,
+        "{:#}",
+        json["findings"]
+    );
+    assert_eq!(code, 1);
+    sb.install(&env.prefix);
+    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    assert_eq!(code, 0, "{:#}", json["findings"]);
 }

@@ -215,6 +215,19 @@ pub struct DlopenRow {
     pub release: String,
     /// Only for builds with (true) or without (false) pip CUDA libraries.
     pub pip_cuda_libraries: Option<bool>,
+    /// Only for builds for this CUDA major (JAX's cuda12 and cuda13
+    /// plugins load different sonames).
+    pub cuda_major: Option<u32>,
+    /// The file name of the object that calls dlopen: its RPATH or RUNPATH
+    /// is searched (`libtensorflow_cc.so.2`). Absent: the framework's first
+    /// core object.
+    pub object: Option<String>,
+    /// The framework's Python code first loads each name by path from the
+    /// pip `nvidia-*` wheel that ships it, when that wheel is installed
+    /// (JAX's `_load_nvidia_libraries`); the dlopen by name follows, and
+    /// finds the loaded copy by its soname.
+    #[serde(default)]
+    pub preloaded_from_wheels: bool,
     /// The names it passes to dlopen.
     pub names: Vec<String>,
     /// How much the row can be trusted (default: verified).
@@ -467,19 +480,28 @@ impl Matrix {
         })
     }
 
-    /// Names a framework release dlopens.
+    /// The rows of names a framework release dlopens (one per calling
+    /// object), for a build with or without pip CUDA libraries and for a
+    /// CUDA major (`None`: not known, only rows for every major match).
     pub fn dlopen(
         &self,
         fw: Framework,
         release: &str,
         pip_cuda_libraries: bool,
-    ) -> Option<&DlopenRow> {
-        let v = version(release)?;
-        self.dlopen.iter().find(|r| {
-            r.framework == fw
-                && r.pip_cuda_libraries.is_none_or(|p| p == pip_cuda_libraries)
-                && spec(&r.release).is_ok_and(|s| s.matches(&v))
-        })
+        cuda_major: Option<u32>,
+    ) -> Vec<&DlopenRow> {
+        let Some(v) = version(release) else {
+            return Vec::new();
+        };
+        self.dlopen
+            .iter()
+            .filter(|r| {
+                r.framework == fw
+                    && r.pip_cuda_libraries.is_none_or(|p| p == pip_cuda_libraries)
+                    && r.cuda_major.is_none_or(|m| Some(m) == cuda_major)
+                    && spec(&r.release).is_ok_and(|s| s.matches(&v))
+            })
+            .collect()
     }
 }
 
@@ -1134,14 +1156,31 @@ mod tests {
             row(Framework::Onnxruntime, "1.31.1", "default"),
             Some(("13.0", Some("9")))
         );
-        let dl = m.dlopen(Framework::Paddlepaddle, "2.5.2", false).unwrap();
-        assert!(dl.names.contains(&"libcudnn.so".to_string()));
+        let dl = m.dlopen(Framework::Paddlepaddle, "2.5.2", false, Some(11));
+        assert!(dl[0].names.contains(&"libcudnn.so".to_string()));
         assert_eq!(
-            m.dlopen(Framework::Paddlepaddle, "3.0.0", true)
-                .unwrap()
-                .names,
+            m.dlopen(Framework::Paddlepaddle, "3.0.0", true, Some(12))[0].names,
             vec!["libnvrtc.so"]
         );
+        // TensorFlow: one row per calling object.
+        let tf = m.dlopen(Framework::Tensorflow, "2.21.0", true, Some(12));
+        let objects: Vec<_> = tf.iter().map(|r| r.object.as_deref()).collect();
+        assert_eq!(
+            objects,
+            [
+                Some("libtensorflow_framework.so.2"),
+                Some("libtensorflow_cc.so.2")
+            ]
+        );
+        // JAX: the plugin's CUDA major decides the sonames.
+        let jax12 = m.dlopen(Framework::Jax, "0.12.0.1", true, Some(12));
+        assert!(jax12[0].names.contains(&"libcusolver.so.11".to_string()));
+        assert!(jax12[0].preloaded_from_wheels);
+        let jax13 = m.dlopen(Framework::Jax, "0.12.0.1", true, Some(13));
+        assert!(jax13[0].names.contains(&"libcusolver.so.12".to_string()));
+        assert!(m.dlopen(Framework::Jax, "0.12.0.1", true, None).is_empty());
+        let ort = m.dlopen(Framework::Onnxruntime, "1.31.1", true, Some(13));
+        assert_eq!(ort[0].names, vec!["libcudnn.so.9"]);
     }
 
     #[test]
@@ -1171,7 +1210,10 @@ mod tests {
             m.framework_by_cuda(Framework::Pytorch, "2.16.0", "13.2")
                 .is_none()
         );
-        assert!(m.dlopen(Framework::Paddlepaddle, "3.4.0", true).is_none());
+        assert!(
+            m.dlopen(Framework::Paddlepaddle, "3.4.0", true, Some(12))
+                .is_empty()
+        );
         assert!(m.cudnn("9.29.0.1").is_none());
     }
 

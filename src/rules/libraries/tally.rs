@@ -1,0 +1,337 @@
+//! The outcomes of every name, gathered per framework and turned into
+//! findings: one missing CUDA stack is one finding with one fix, the
+//! driver's libraries are the driver's, optional libraries are infos.
+
+use std::path::Path;
+
+use super::Outcome;
+use crate::data::catalog::CATALOG;
+use crate::inventory::FrameworkBuild;
+use crate::machine::driver::Source;
+use crate::report::{Problem, Severity};
+use crate::rules::{Facts, finding};
+
+/// One object's name and what became of it.
+#[derive(Debug, Clone)]
+struct Seen {
+    object: String,
+    name: String,
+    kind: &'static str,
+    outcome: Outcome,
+}
+
+/// The outcomes of every framework, gathered so that findings can be made
+/// per framework.
+#[derive(Default)]
+pub(super) struct Tally {
+    by_framework: Vec<(String, Vec<Seen>)>,
+}
+
+impl Tally {
+    /// The builds with at least one library that is nowhere.
+    pub(super) fn missing_stack(&self) -> Vec<String> {
+        self.by_framework
+            .iter()
+            .filter(|(_, all)| {
+                all.iter().any(|s| {
+                    s.outcome == Outcome::Missing
+                        && !(s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some())
+                })
+            })
+            .map(|(label, _)| label.clone())
+            .collect()
+    }
+
+    pub(super) fn record(
+        &mut self,
+        fw: &FrameworkBuild,
+        object: &Path,
+        name: &str,
+        kind: &'static str,
+        outcome: Outcome,
+    ) {
+        let label = format!("{} {}", fw.package, fw.version);
+        let seen = Seen {
+            object: object
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            name: name.to_string(),
+            kind,
+            outcome,
+        };
+        match self.by_framework.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, all)) => all.push(seen),
+            None => self.by_framework.push((label, vec![seen])),
+        }
+    }
+
+    pub(super) fn findings(&self, f: &Facts, installed: bool) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let prefix = f.inv.prefix.display();
+        let fix = format!("envhook install -p {prefix}");
+        let mut only_with_hook: Vec<String> = Vec::new();
+        let mut driver_missing = Vec::new();
+        for (label, all) in &self.by_framework {
+            let mut missing: Vec<&Seen> = Vec::new();
+            let mut dev_missing: Vec<(&Seen, &str)> = Vec::new();
+            let mut system_wins: Vec<&Seen> = Vec::new();
+            for s in all {
+                let how = if s.kind == "dlopen" {
+                    "loads by name"
+                } else {
+                    "needs"
+                };
+                match &s.outcome {
+                    Outcome::Fine => {}
+                    Outcome::Stub(path) => out.push(finding(
+                        Severity::Error,
+                        "stub-libcuda",
+                        format!(
+                            "{} {how} {}, and the loader would take the stub {}",
+                            s.object,
+                            s.name,
+                            path.display()
+                        ),
+                        Some("take the stubs directory off LD_LIBRARY_PATH".into()),
+                    )),
+                    Outcome::DriverMissing => driver_missing.push(format!("{} ({})", s.name, s.object)),
+                    Outcome::OnlyWithHook => only_with_hook.push(s.name.clone()),
+                    Outcome::SystemWins { .. } => system_wins.push(s),
+                    Outcome::NotLoadable(copy) => out.push(finding(
+                        if s.kind == "needed" { Severity::Error } else { Severity::Warning },
+                        "library-not-loadable",
+                        format!(
+                            "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
+                             (another architecture, or damaged)",
+                            s.object,
+                            s.name,
+                            copy.display()
+                        ),
+                        Some(format!("reinstall the package that owns {}", copy.display())),
+                    )),
+                    Outcome::DevMissing(have) => dev_missing.push((s, have)),
+                    Outcome::Missing => missing.push(s),
+                }
+            }
+            // Libraries loaded by name only for one feature (NCCL for
+            // several GPUs): their absence is worth knowing, not a warning.
+            let (optional, required): (Vec<&Seen>, Vec<&Seen>) = missing
+                .into_iter()
+                .partition(|s| s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some());
+            if !required.is_empty() {
+                out.push(missing_finding(f, label, &required, installed));
+            }
+            for s in optional {
+                out.push(finding(
+                    Severity::Info,
+                    "optional-library-missing",
+                    format!(
+                        "{label} loads {} only for {}; it is not in this environment nor on the system, so \
+                         that would fail with \"{}: cannot open shared object file\"",
+                        s.name,
+                        CATALOG.optional_use(&s.name).unwrap_or("some operations"),
+                        s.name
+                    ),
+                    CATALOG.library_component(&s.name).map(|c| {
+                        f.inv
+                            .frameworks
+                            .iter()
+                            .find(|fw| format!("{} {}", fw.package, fw.version) == *label)
+                            .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
+                            .unwrap_or_default()
+                    }),
+                ));
+            }
+            if !dev_missing.is_empty() {
+                out.push(dev_missing_finding(label, &dev_missing, &fix));
+            }
+            if !system_wins.is_empty() {
+                out.push(system_wins_finding(label, &system_wins, installed, &fix));
+            }
+        }
+        if !driver_missing.is_empty() && f.machine.driver.source != Source::None {
+            driver_missing.dedup();
+            out.push(finding(
+                Severity::Error,
+                "driver-library-missing",
+                format!(
+                    "{} come with the NVIDIA driver, but the loader finds none (not in /etc/ld.so.cache nor \
+                     the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
+                     cannot open shared object file\" or \"no CUDA-capable device is detected\"",
+                    driver_missing.join(", "),
+                    f.machine.driver.version.as_deref().unwrap_or("version unknown")
+                ),
+                Some(
+                    "install the driver's user-space libraries matching the kernel module (and run ldconfig); \
+                     in a container, run it with the NVIDIA container toolkit (--gpus all)"
+                        .into(),
+                ),
+            ));
+        }
+        if !only_with_hook.is_empty() && !installed {
+            only_with_hook.sort();
+            only_with_hook.dedup();
+            out.push(finding(
+                Severity::Warning,
+                "needs-hook",
+                format!(
+                    "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}",
+                    if only_with_hook.len() == 1 {
+                        "this library is"
+                    } else {
+                        "these libraries are"
+                    },
+                    only_with_hook.join(", ")
+                ),
+                Some(fix),
+            ));
+        }
+        out
+    }
+}
+
+/// One finding for every library a framework loads that is nowhere, with
+/// the one command that installs the stack they belong to.
+fn missing_finding(f: &Facts, label: &str, missing: &[&Seen], installed: bool) -> Problem {
+    let names: Vec<&str> = dedup(missing.iter().map(|s| s.name.as_str()));
+    let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
+    let any_needed = missing.iter().any(|s| s.kind == "needed");
+    // A library needed at load time breaks the import; cuDNN and cuBLAS are
+    // loaded at once; the rest only when an operation needs them (curand
+    // for random numbers, nccl for several GPUs).
+    let severity = if any_needed
+        || names
+            .iter()
+            .any(|n| n.starts_with("libcudnn.so") || n.starts_with("libcublas.so"))
+    {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let fw = f
+        .inv
+        .frameworks
+        .iter()
+        .find(|fw| format!("{} {}", fw.package, fw.version) == label);
+    let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
+    let mut hint = fw
+        .map(|fw| crate::rules::fixes::for_framework(f, fw, &components))
+        .unwrap_or_else(|| "install the CUDA libraries the framework was built for".into());
+    // Unversioned names come only from -dev packages; envhook's link
+    // directory provides them.
+    if !installed && names.iter().any(|n| n.ends_with(".so")) {
+        hint.push_str(&format!(
+            ", then envhook install -p {} (it provides the unversioned names the framework loads)",
+            f.inv.prefix.display()
+        ));
+    }
+    let first = names.first().copied().unwrap_or("the library");
+    Problem {
+        severity,
+        code: "library-not-found",
+        message: format!(
+            "{label} ({}) {} {}, which {} in this environment nor on the system. Expect \"{first}: cannot \
+             open shared object file\"",
+            objects.join(", "),
+            if any_needed { "needs" } else { "loads by name" },
+            names.join(", "),
+            if names.len() == 1 {
+                "is not"
+            } else {
+                "are not"
+            }
+        ),
+        hint: Some(hint),
+        path: None,
+        source: None,
+    }
+}
+
+/// One finding for the libraries of a framework that the loader takes from
+/// outside the environment although the environment has them.
+fn system_wins_finding(label: &str, wins: &[&Seen], installed: bool, fix: &str) -> Problem {
+    let mut names = Vec::new();
+    let mut from = Vec::new();
+    let mut without_hook_only = true;
+    for s in wins {
+        if let Outcome::SystemWins {
+            winner,
+            without_hook_only: only,
+            ..
+        } = &s.outcome
+        {
+            if !names.contains(&s.name) {
+                names.push(s.name.clone());
+            }
+            let dir = winner.path.parent().unwrap_or(Path::new("/")).display();
+            let place = format!("{dir} ({})", winner.rule.label());
+            if !from.contains(&place) {
+                from.push(place);
+            }
+            without_hook_only &= *only;
+        }
+    }
+    let scenario = if without_hook_only {
+        "without envhook's hook, "
+    } else {
+        ""
+    };
+    finding(
+        Severity::Warning,
+        "system-library-wins",
+        format!(
+            "{label}: {scenario}the loader takes {} from {}, not the environment's copies; a CUDA from outside \
+             the environment may not match the build (\"undefined symbol\", wrong versions)",
+            names.join(", "),
+            from.join(", ")
+        ),
+        Some(if installed || !without_hook_only {
+            "remove the system CUDA directory from LD_LIBRARY_PATH, or rebuild the framework without that RPATH"
+                .into()
+        } else {
+            fix.to_string()
+        }),
+    )
+}
+
+/// One finding for the unversioned names a framework dlopens that the
+/// environment has only in versioned form.
+fn dev_missing_finding(label: &str, dev_missing: &[(&Seen, &str)], fix: &str) -> Problem {
+    let names: Vec<&str> = dedup(dev_missing.iter().map(|(s, _)| s.name.as_str()));
+    let haves: Vec<&str> = dedup(dev_missing.iter().map(|(_, h)| *h));
+    let severity = if names
+        .iter()
+        .any(|n| n.starts_with("libcudnn.so") || n.starts_with("libcublas.so"))
+    {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let first = names.first().copied().unwrap_or("the library");
+    finding(
+        severity,
+        "missing-dev-symlink",
+        format!(
+            "{label} loads by name {}, which this environment has only as {} (unversioned names come from \
+             -dev packages). Expect \"The third-party dynamic library ({first}) that Paddle depends on is \
+             not configured correctly\" or \"{first}: cannot open shared object file\"",
+            names.join(", "),
+            haves.join(", ")
+        ),
+        Some(format!(
+            "{fix} (its link directory provides the unversioned names)"
+        )),
+    )
+}
+
+/// Distinct values, first occurrence order.
+fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}

@@ -1,0 +1,489 @@
+//! Opt-in tier: the real frameworks from PyPI, installed into prefixes laid
+//! out like conda environments (`tests/real-wheels/make-prefix.sh`), checked
+//! by envhook and by the real loader. Off unless `ENVHOOK_REAL_WHEELS=1`
+//! (it downloads about 25 GB); see the README, "Testing".
+//!
+//! For each framework it asserts:
+//! - the findings that are not `info` are exactly the expected ones, before
+//!   and after `envhook install` (a healthy layout gets none), apart from
+//!   `system-library-wins` for a library this machine's loader cache really
+//!   holds;
+//! - every DT_NEEDED name of every object envhook resolves, with and without
+//!   the hook, resolves to the same file as the real loader says (its
+//!   `LD_TRACE_LOADED_OBJECTS` trace, what `ldd` prints);
+//! - what the framework really loads at run time agrees with envhook: the
+//!   file TensorFlow dlopens (LD_DEBUG), the files JAX preloads
+//!   (/proc/self/maps), whether ONNX Runtime's CUDA provider loads, which
+//!   cuDNN Paddle finds.
+//!
+//! Variables: `ENVHOOK_REAL_WHEELS_PYTHON` (an interpreter for 3.12
+//! wheels, default `python3`), `ENVHOOK_REAL_WHEELS_DIR` (keep the prefixes
+//! there and reuse them; by default each goes to a temporary directory and
+//! is removed), `PIP_CACHE_DIR`, `PIP_INDEX_URL` as pip reads them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+/// The driver and GPU envhook is told about (this tier needs no GPU).
+const MACHINE: &[&str] = &["--driver-version", "580.65.06", "--gpu", "A100"];
+const LD_SO: &str = "/lib64/ld-linux-x86-64.so.2";
+
+/// One prefix at a time: each is several GB.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// A framework as users install it, and what envhook must say.
+struct Case {
+    name: &'static str,
+    requirements: &'static [&'static str],
+    /// The finding codes (not `info`) before `envhook install`.
+    before: &'static [&'static str],
+    /// And after.
+    after: &'static [&'static str],
+}
+
+/// A prefix with the case installed; removed on drop unless kept.
+struct Prefix {
+    path: PathBuf,
+    _temp: Option<tempfile::TempDir>,
+}
+
+fn enabled() -> bool {
+    let on = std::env::var("ENVHOOK_REAL_WHEELS").is_ok_and(|v| v == "1");
+    if !on {
+        eprintln!("skipped: set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier");
+    }
+    on
+}
+
+fn prefix(case: &Case) -> Prefix {
+    let (dir, temp) = match std::env::var_os("ENVHOOK_REAL_WHEELS_DIR") {
+        Some(d) => (PathBuf::from(d), None),
+        None => {
+            let t = tempfile::Builder::new()
+                .prefix("envhook-real-")
+                .tempdir()
+                .unwrap();
+            (t.path().to_path_buf(), Some(t))
+        }
+    };
+    let path = dir.join(case.name);
+    let marker = path.join("conda-meta/.envhook-real-wheels");
+    let wanted = case.requirements.join("\n");
+    if std::fs::read_to_string(&marker).ok().as_deref() != Some(wanted.as_str()) {
+        let python =
+            std::env::var("ENVHOOK_REAL_WHEELS_PYTHON").unwrap_or_else(|_| "python3".into());
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-wheels/make-prefix.sh");
+        let status = Command::new(script)
+            .arg(&python)
+            .arg(&path)
+            .args(case.requirements)
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "installing {:?} failed",
+            case.requirements
+        );
+        std::fs::write(&marker, &wanted).unwrap();
+    }
+    // What a user would have done before: no hooks yet.
+    let _ = envhook(&["uninstall", "-p"], &path);
+    Prefix { path, _temp: temp }
+}
+
+/// Run envhook with no LD_LIBRARY_PATH of the test's own.
+fn envhook(args: &[&str], prefix: &Path) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_envhook"));
+    cmd.args(args).arg(prefix).env_remove("LD_LIBRARY_PATH");
+    cmd.output().unwrap()
+}
+
+fn check(prefix: &Path) -> Value {
+    let mut args = vec!["check", "--json"];
+    args.extend_from_slice(MACHINE);
+    args.push("-p");
+    let out = envhook(&args, prefix);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The sonames this machine's loader cache holds.
+fn ld_cache() -> String {
+    let out = Command::new("/sbin/ldconfig").arg("-p").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The codes of the findings that are not `info`, without those this
+/// machine explains (a system CUDA library in the loader cache that wins).
+fn loud(json: &Value) -> Vec<String> {
+    let cache = ld_cache();
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .filter(|f| {
+            let message = f["message"].as_str().unwrap_or("");
+            !(f["code"] == "system-library-wins"
+                && message
+                    .split_whitespace()
+                    .any(|w| w.starts_with("lib") && w.contains(".so") && cache.contains(w)))
+        })
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn canonical(p: &str) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| PathBuf::from(p))
+}
+
+/// The loader's trace of OBJECT (what `ldd` prints: `ld.so --list` stops
+/// at the first name it cannot find): where each name of its closure goes.
+fn ld_list(object: &Path, run_with_hook: Option<&Path>) -> BTreeMap<String, Option<PathBuf>> {
+    let out = match run_with_hook {
+        // `env` sets the variable after envhook has started, for ld.so only.
+        Some(prefix) => Command::new(env!("CARGO_BIN_EXE_envhook"))
+            .args(["run", "-p"])
+            .arg(prefix)
+            .args(["--", "env", "LD_TRACE_LOADED_OBJECTS=1", LD_SO])
+            .arg(object)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .unwrap(),
+        None => Command::new(LD_SO)
+            .arg(object)
+            .env("LD_TRACE_LOADED_OBJECTS", "1")
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .unwrap(),
+    };
+    let mut map = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some((name, rest)) = line.trim().split_once(" => ") else {
+            continue;
+        };
+        let path = rest.split(" (").next().unwrap_or("").trim();
+        map.insert(
+            name.to_string(),
+            (path != "not found").then(|| canonical(path)),
+        );
+    }
+    map
+}
+
+/// Every DT_NEEDED name envhook resolved agrees with the loader's trace.
+fn loader_agrees(json: &Value, with_hook: bool, prefix: &Path) -> usize {
+    let mut compared = 0;
+    for lib in json["libraries"].as_array().unwrap() {
+        let object = PathBuf::from(lib["object"].as_str().unwrap());
+        let real = ld_list(&object, with_hook.then_some(prefix));
+        for n in lib["names"].as_array().unwrap() {
+            if n["kind"] != "needed" {
+                continue;
+            }
+            let name = n["name"].as_str().unwrap();
+            let ours = n[if with_hook {
+                "with_hook"
+            } else {
+                "without_hook"
+            }]["path"]
+                .as_str()
+                .map(canonical);
+            let theirs = real.get(name).unwrap_or_else(|| {
+                panic!(
+                    "the loader's trace of {} lacks {name}: {real:?}",
+                    object.display()
+                )
+            });
+            assert_eq!(
+                &ours,
+                theirs,
+                "{name} of {} (with hook: {with_hook})",
+                object.display()
+            );
+            compared += 1;
+        }
+    }
+    compared
+}
+
+/// `PREFIX/bin/python -c CODE`, through `envhook run` or not.
+fn python(prefix: &Path, code: &str, with_hook: bool, env: &[(&str, &str)]) -> (bool, String) {
+    let py = prefix.join("bin/python");
+    let mut cmd = if with_hook {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_envhook"));
+        c.args(["run", "-p"]).arg(prefix).arg("--").arg(&py);
+        c
+    } else {
+        Command::new(&py)
+    };
+    cmd.args(["-c", code]).env_remove("LD_LIBRARY_PATH");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+/// The resolution envhook reports for a name.
+fn resolved<'a>(json: &'a Value, name: &str, key: &str) -> Option<&'a str> {
+    json["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["names"].as_array().unwrap())
+        .find(|n| n["name"] == name)
+        .and_then(|n| n[key]["path"].as_str())
+}
+
+/// Check a case: findings before and after install, and the loader's
+/// agreement both ways. Returns the document after install.
+fn run_case(case: &Case, p: &Path) -> (Value, Value) {
+    let before = check(p);
+    assert_eq!(
+        loud(&before),
+        case.before,
+        "{}: {:#}",
+        case.name,
+        before["findings"]
+    );
+    let n = loader_agrees(&before, false, p);
+    let out = envhook(&["install", "-p"], p);
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = check(p);
+    assert_eq!(
+        loud(&after),
+        case.after,
+        "{}: {:#}",
+        case.name,
+        after["findings"]
+    );
+    let m = loader_agrees(&after, true, p);
+    eprintln!(
+        "{}: {n} DT_NEEDED names agree with the loader without the hook, {m} with it",
+        case.name
+    );
+    (before, after)
+}
+
+#[test]
+fn torch() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "torch",
+        requirements: &["torch==2.15.0"],
+        before: &[],
+        after: &[],
+    };
+    let p = prefix(&case);
+    run_case(&case, &p.path);
+    // Everything through torch's own RPATH: it imports without the hook.
+    let (ok, text) = python(
+        &p.path,
+        "import torch; print(torch.version.cuda)",
+        false,
+        &[],
+    );
+    assert!(ok, "{text}");
+}
+
+#[test]
+fn onnxruntime() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "ort",
+        requirements: &["onnxruntime-gpu[cuda,cudnn]==1.31.1"],
+        // The CUDA provider has no RPATH: without preload_dlls() or a
+        // library path it cannot load the wheels' libraries.
+        before: &["needs-hook"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let (before, _) = run_case(&case, &p.path);
+    let load = "import ctypes, onnxruntime, os; \
+                ctypes.CDLL(os.path.join(os.path.dirname(onnxruntime.__file__), \
+                'capi/libonnxruntime_providers_cuda.so'))";
+    let (ok, text) = python(&p.path, load, false, &[]);
+    assert!(
+        !ok && text.contains("cannot open shared object file"),
+        "{text}"
+    );
+    assert!(
+        resolved(&before, "libcublasLt.so.13", "without_hook").is_none(),
+        "envhook agrees it is not found without the hook"
+    );
+    let (ok, text) = python(&p.path, load, true, &[]);
+    // libcuda.so.1 is the driver's: only a machine without one fails here.
+    assert!(ok || text.contains("libcuda.so.1"), "{text}");
+}
+
+#[test]
+fn tensorflow() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "tf",
+        requirements: &["tensorflow[and-cuda]==2.21.0"],
+        before: &[],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let (before, _) = run_case(&case, &p.path);
+    // The file TensorFlow dlopens for the CUDA runtime, per the loader.
+    let log = tempfile::tempdir().unwrap();
+    let out = log.path().join("ld");
+    let (_, text) = python(
+        &p.path,
+        "import tensorflow as tf; tf.config.list_physical_devices('GPU')",
+        false,
+        &[
+            ("LD_DEBUG", "libs"),
+            ("LD_DEBUG_OUTPUT", out.to_str().unwrap()),
+            ("TF_CPP_MIN_LOG_LEVEL", "3"),
+        ],
+    );
+    let mut trace = String::new();
+    for e in std::fs::read_dir(log.path()).unwrap() {
+        trace.push_str(&std::fs::read_to_string(e.unwrap().path()).unwrap());
+    }
+    let opened = dlopened(&trace, "libcudart.so.12");
+    assert!(
+        opened.is_some(),
+        "TensorFlow did not dlopen the CUDA runtime: {text}"
+    );
+    assert_eq!(
+        opened,
+        resolved(&before, "libcudart.so.12", "without_hook").map(canonical)
+    );
+}
+
+/// The file the loader opened for `name`, from an `LD_DEBUG=libs` trace:
+/// the last file tried after "find library=NAME" before the next search.
+fn dlopened(trace: &str, name: &str) -> Option<PathBuf> {
+    let mut searching = false;
+    let mut last = None;
+    for line in trace.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.split("find library=").nth(1) {
+            if searching && last.is_some() {
+                break;
+            }
+            searching = rest.starts_with(&format!("{name} "));
+        } else if searching && let Some(file) = line.split("trying file=").nth(1) {
+            last = Some(canonical(file.trim()));
+        }
+    }
+    last
+}
+
+#[test]
+fn jax() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "jax",
+        requirements: &["jax[cuda12]==0.12.0.1"],
+        before: &[],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let (before, _) = run_case(&case, &p.path);
+    // JAX preloads each library by path when its backend starts (which
+    // fails without a GPU, after the preload).
+    let (_, maps) = python(
+        &p.path,
+        "import jax\ntry:\n    jax.devices()\nexcept Exception:\n    pass\n\
+         print('\\n'.join(sorted({l.split()[-1] for l in open('/proc/self/maps') if '.so' in l})))",
+        false,
+        &[],
+    );
+    let loaded: Vec<PathBuf> = maps.lines().map(canonical).collect();
+    let preloaded: Vec<&Value> = before["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["names"].as_array().unwrap())
+        .filter(|n| n["without_hook"]["rule"] == "path")
+        .collect();
+    assert!(preloaded.len() >= 8, "{:#}", before["libraries"]);
+    for n in preloaded {
+        let path = canonical(n["without_hook"]["path"].as_str().unwrap());
+        assert!(
+            loaded.contains(&path),
+            "{} not loaded: {maps}",
+            path.display()
+        );
+    }
+}
+
+/// Paddle's own answer: the cuDNN version its dynload found (None when it
+/// found none).
+fn paddle_cudnn(p: &Path, with_hook: bool) -> String {
+    let (_, text) = python(
+        p,
+        "import paddle; print('cudnn', paddle.device.get_cudnn_version())",
+        with_hook,
+        &[("GLOG_minloglevel", "3")],
+    );
+    text.lines()
+        .find_map(|l| l.strip_prefix("cudnn "))
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_string()
+}
+
+#[test]
+fn paddle_alone_and_with_the_cuda11_wheels() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Paddle 2.6.2 declares no nvidia wheel: no cuDNN anywhere is the one
+    // finding, before and after install.
+    let alone = Case {
+        name: "paddle",
+        requirements: &["paddlepaddle-gpu==2.6.2", "setuptools"],
+        before: &["library-not-found"],
+        after: &["library-not-found"],
+    };
+    let p = prefix(&alone);
+    run_case(&alone, &p.path);
+    assert_eq!(paddle_cudnn(&p.path, true), "None");
+    drop(p);
+    let with = Case {
+        name: "paddle-cudnn",
+        requirements: &[
+            "paddlepaddle-gpu==2.6.2",
+            "setuptools",
+            "nvidia-cudnn-cu11==8.6.0.163",
+            "nvidia-cublas-cu11==11.11.3.6",
+            "nvidia-cuda-runtime-cu11==11.8.89",
+        ],
+        before: &["needs-hook"],
+        after: &[],
+    };
+    let p = prefix(&with);
+    run_case(&with, &p.path);
+    // The hook is what makes Paddle find cuDNN.
+    assert_eq!(paddle_cudnn(&p.path, false), "None");
+    assert_eq!(paddle_cudnn(&p.path, true), "8600");
+}
