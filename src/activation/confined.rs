@@ -418,13 +418,17 @@ impl<'p> Dir<'p> {
     /// Remove the directory `name` and everything in it, never following a
     /// link (links inside are removed, not their targets). Only for
     /// directories envhook made and marked.
-    pub fn remove_tree(&self, name: &str) -> Result<()> {
+    pub fn remove_tree(&self, name: &str, mark: &str) -> Result<()> {
         let Some(sub) = self.subdir(name, false)? else {
             return Ok(());
         };
-        for child in sub.names()? {
+        // The mark goes last: a run killed halfway leaves a directory that
+        // is still recognisably envhook's, which the next run finishes.
+        let mut children = sub.names()?;
+        children.sort_by_key(|c| c == mark);
+        for child in children {
             match sub.entry(&child)? {
-                Entry::Dir => sub.remove_tree(&child)?,
+                Entry::Dir => sub.remove_tree(&child, mark)?,
                 _ => sub.remove_file(&child)?,
             }
         }

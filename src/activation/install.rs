@@ -340,7 +340,7 @@ fn clean(prefix: &Prefix, leftovers: &[PathBuf]) -> Result<()> {
         for path in leftovers.iter().filter(|p| p.parent() == Some(dir.path())) {
             let name = dir_name(path);
             match dir.entry(&name)? {
-                Entry::Dir => dir.remove_tree(&name)?,
+                Entry::Dir => dir.remove_tree(&name, DIR_MARK)?,
                 _ => dir.remove_file(&name)?,
             }
         }
@@ -356,7 +356,7 @@ fn remove_paths(prefix: &Prefix, paths: &[PathBuf], rel: &str) -> Result<()> {
     for path in paths.iter().filter(|p| p.parent() == Some(dir.path())) {
         let name = dir_name(path);
         match dir.entry(&name)? {
-            Entry::Dir => dir.remove_tree(&name)?,
+            Entry::Dir => dir.remove_tree(&name, DIR_MARK)?,
             _ => dir.remove_file(&name)?,
         }
     }
@@ -399,7 +399,7 @@ fn publish_isolation(prefix: &Prefix, iso: &Isolation) -> Result<()> {
                 .subdir(&old, false)?
                 .is_some_and(|d| d.entry(DIR_MARK).is_ok_and(|e| e == Entry::File));
             if marked {
-                root.remove_tree(&old)?;
+                root.remove_tree(&old, DIR_MARK)?;
             }
         }
     }
