@@ -69,6 +69,25 @@ fn claims<'a>(f: &'a Facts, component: &str) -> &'a [Claim] {
     }
 }
 
+/// What the environment holds of a component, a line each:
+/// `cuDNN 9.1.1.17 (nvidia-cudnn-cu12 9.1.1.17, pip)`.
+fn held(f: &Facts, component: Option<&str>, what: &str) -> Vec<String> {
+    component
+        .map(|c| claims(f, c))
+        .unwrap_or_default()
+        .iter()
+        .map(|c| {
+            format!(
+                "{what} {} ({} {}, {})",
+                c.version,
+                c.package,
+                c.package_version,
+                c.installer.label()
+            )
+        })
+        .collect()
+}
+
 /// The versioned files of a library stem the environment has.
 fn files(f: &Facts, stem: &str) -> Vec<String> {
     let want = format!("{stem}.so.");
@@ -167,20 +186,7 @@ fn library(
 ) -> Answer {
     let stem = name.split(".so").next().unwrap_or(name);
     let what = component.map_or_else(|| stem.to_string(), |c| component_name(c).to_string());
-    let here: Vec<String> = component
-        .map(|c| claims(f, c))
-        .unwrap_or_default()
-        .iter()
-        .map(|c| {
-            format!(
-                "{what} {} ({} {}, {})",
-                c.version,
-                c.package,
-                c.package_version,
-                c.installer.label()
-            )
-        })
-        .collect();
+    let here = held(f, component, &what);
     let have = files(f, stem);
     let asked: Vec<(String, &FrameworkBuild)> = askers(f, report, name);
     let (with_hook, without_hook) = resolved(f, report, name);
@@ -329,19 +335,7 @@ fn symbol(f: &Facts, report: &Report, clue: &Clue, name: &str, component: Option
     let what = component.map_or("an unknown library".to_string(), |c| {
         component_name(c).to_string()
     });
-    let here: Vec<String> = component
-        .map(|c| claims(f, c))
-        .unwrap_or_default()
-        .iter()
-        .map(|c| {
-            format!(
-                "{what} {} ({}, {})",
-                c.version,
-                c.package,
-                c.installer.label()
-            )
-        })
-        .collect();
+    let here = held(f, component, &what);
     let mut a = Answer {
         clue: clue.clone(),
         here,

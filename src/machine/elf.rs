@@ -35,10 +35,18 @@ pub struct ElfInfo {
     pub bytes_read: u64,
 }
 
-/// Counts what the lazy reader really reads.
-struct Counting<'a> {
+/// A file that counts what the lazy reader really reads (the `bytes_read`
+/// figures of the ELF and fatbin readers).
+pub(crate) struct Counting<'a> {
     file: File,
     count: &'a Cell<u64>,
+}
+
+impl<'a> Counting<'a> {
+    /// Count reads of `file` into `count`.
+    pub(crate) fn new(file: File, count: &'a Cell<u64>) -> Self {
+        Counting { file, count }
+    }
 }
 
 impl Read for Counting<'_> {
@@ -79,10 +87,7 @@ pub fn read(path: &Path) -> Result<ElfInfo, String> {
     let count = Cell::new(0u64);
     let file = crate::paths::open_regular(path).map_err(|e| e.to_string())?;
     let len = file.metadata().map_err(|e| e.to_string())?.len();
-    let cache = ReadCache::new(Counting {
-        file,
-        count: &count,
-    });
+    let cache = ReadCache::new(Counting::new(file, &count));
     let data = &cache;
     let header = elf::FileHeader64::<object::Endianness>::parse(data)
         .map_err(|_| "not a 64-bit ELF file".to_string())?;

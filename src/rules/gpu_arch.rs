@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use super::libraries::objects;
 use super::needs::{Needs, needs};
 use super::{Facts, finding, sourced};
-use crate::data::matrix::{major_minor, version};
+use crate::data::matrix::{Arch, major_minor, version};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, Fatbins, Verdict};
@@ -102,6 +102,22 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
     out
 }
 
+/// Why a CUDA release cannot target an architecture: too old for it
+/// (`true`, "Hopper GPUs need CUDA 11.8 or newer", with `what` naming what
+/// they need), or past its last toolkit.
+fn arch_reason(cuda: &str, arch: &Arch, what: &str) -> (bool, String) {
+    let newer = version(&major_minor(cuda)) < version(&arch.first_ctk);
+    let why = if newer {
+        format!("{} GPUs need {what} {} or newer", arch.name, arch.first_ctk)
+    } else {
+        format!(
+            "CUDA {} was the last to support {} GPUs",
+            arch.last_ctk, arch.name
+        )
+    };
+    (newer, why)
+}
+
 /// `8.6` -> (8, 6).
 fn cc_parts(cc: &str) -> Option<(u32, u32)> {
     let (a, b) = cc.split_once('.')?;
@@ -115,15 +131,7 @@ fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
     for claim in &f.inv.cuda {
         match f.matrix.cuda_supports_cc(&claim.version, cc) {
             Some((false, arch)) => {
-                let newer = version(&major_minor(&claim.version)) < version(&arch.first_ctk);
-                let why = if newer {
-                    format!("{} GPUs need CUDA {} or newer", arch.name, arch.first_ctk)
-                } else {
-                    format!(
-                        "CUDA {} was the last to support {} GPUs",
-                        arch.last_ctk, arch.name
-                    )
-                };
+                let (newer, why) = arch_reason(&claim.version, arch, "CUDA");
                 let p = finding(
                     Severity::Error,
                     "gpu-unsupported",
@@ -265,18 +273,7 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
     if let Some(cuda) = n.cuda.as_deref().filter(|c| c.contains('.'))
         && let Some((false, arch)) = f.matrix.cuda_supports_cc(cuda, cc)
     {
-        let newer = version(&major_minor(cuda)) < version(&arch.first_ctk);
-        let why = if newer {
-            format!(
-                "{} GPUs need a build made with CUDA {} or newer",
-                arch.name, arch.first_ctk
-            )
-        } else {
-            format!(
-                "CUDA {} was the last to support {} GPUs",
-                arch.last_ctk, arch.name
-            )
-        };
+        let (newer, why) = arch_reason(cuda, arch, "a build made with CUDA");
         let p = finding(
             Severity::Error,
             "gpu-unsupported",

@@ -87,14 +87,14 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 #[cfg(test)]
 use std::collections::BTreeSet;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::marker::PhantomData;
 use std::path::Path;
 
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::read::{ReadCache, ReadRef};
+
+use super::elf::Counting;
 
 /// The section nvcc puts device code in.
 const SECTION: &[u8] = b".nv_fatbin";
@@ -268,26 +268,6 @@ impl Fatbins {
     }
 }
 
-/// Counts what the lazy reader really reads.
-struct Counting<'a> {
-    file: File,
-    count: &'a Cell<u64>,
-}
-
-impl Read for Counting<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read(buf)?;
-        self.count.set(self.count.get() + n as u64);
-        Ok(n)
-    }
-}
-
-impl Seek for Counting<'_> {
-    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
-        self.file.seek(pos)
-    }
-}
-
 fn u16_at(b: &[u8; ENTRY_PREFIX], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
@@ -306,10 +286,7 @@ pub fn read(path: &Path) -> Result<Option<Fatbins>, String> {
     let count = Cell::new(0u64);
     let file = crate::paths::open_regular(path).map_err(|e| e.to_string())?;
     let len = file.metadata().map_err(|e| e.to_string())?.len();
-    let cache = ReadCache::new(Counting {
-        file,
-        count: &count,
-    });
+    let cache = ReadCache::new(Counting::new(file, &count));
     let data = &cache;
     let header = elf::FileHeader64::<object::Endianness>::parse(data)
         .map_err(|_| "not a 64-bit ELF file".to_string())?;

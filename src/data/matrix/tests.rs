@@ -1,0 +1,715 @@
+//! The matrix questions against the shipped data and small files.
+
+use super::*;
+
+fn m() -> Matrix {
+    Matrix::load(None).unwrap()
+}
+
+#[test]
+fn every_row_has_a_source() {
+    let m = m();
+    let sources = m
+        .driver_floor
+        .iter()
+        .map(|r| &r.source)
+        .chain(m.toolkit_driver.iter().map(|r| &r.source))
+        .chain(m.arch.iter().map(|r| &r.source))
+        .chain(m.gpu.iter().map(|r| &r.source))
+        .chain(m.cudnn.iter().map(|r| &r.source))
+        .chain(m.framework.iter().map(|r| &r.source))
+        .chain(m.dlopen.iter().map(|r| &r.source));
+    for s in sources {
+        assert!(s.trim().len() > 5, "row without a source");
+    }
+    assert!(!m.version.is_empty());
+    assert_eq!(
+        shipped_version(),
+        m.version,
+        "the quick read agrees with the parser"
+    );
+}
+
+#[test]
+fn driver_floors_at_and_around_each_boundary() {
+    let m = m();
+    let floor = |cuda: &str| m.driver_floor(cuda).map(|f| f.linux.as_str());
+    assert_eq!(floor("11.0"), Some("450.80.02"));
+    assert_eq!(floor("11.8"), Some("450.80.02"));
+    assert_eq!(floor("12.0"), Some("525.60.13"));
+    assert_eq!(floor("12.9"), Some("525.60.13"));
+    assert_eq!(floor("13.0"), Some("580.65.06"));
+    assert_eq!(floor("10.2"), Some("440.33"));
+    assert_eq!(
+        floor("10.1"),
+        None,
+        "no row: no minor version compatibility before 11"
+    );
+    let v = |s: &str| version(s).unwrap();
+    assert!(v("525.60.12") < v("525.60.13") && v("525.60.13") < v("525.85.12"));
+    assert!(v("580.65.06") > v("575.57.08"));
+}
+
+#[test]
+fn max_cuda_of_a_driver() {
+    let m = m();
+    let max = |d: &str| m.max_cuda_for_driver(d);
+    assert_eq!(max("450.80.02").as_deref(), Some("11.0"));
+    assert_eq!(max("470.82.01").as_deref(), Some("11.4"));
+    assert_eq!(max("525.60.12").as_deref(), Some("11.8"));
+    assert_eq!(max("525.60.13").as_deref(), Some("12.0"));
+    assert_eq!(max("550.54.15").as_deref(), Some("12.4"));
+    assert_eq!(max("575.57.08").as_deref(), Some("12.9"));
+    assert_eq!(max("580.65.06").as_deref(), Some("13.0"));
+    assert_eq!(max("590.44.01").as_deref(), Some("13.1"));
+    assert_eq!(max("590.48.01").as_deref(), Some("13.1"));
+    assert_eq!(max("595.45.04").as_deref(), Some("13.2"));
+    assert_eq!(max("595.58.03").as_deref(), Some("13.2"));
+    assert_eq!(max("595.71.05").as_deref(), Some("13.2"), "same branch");
+    assert_eq!(max("610.43.02").as_deref(), Some("13.3"));
+    assert_eq!(max("545.23.08").as_deref(), Some("12.3"));
+    assert_eq!(max("300.0"), None);
+    assert_eq!(
+        max("620.10"),
+        None,
+        "a newer branch than any row: not covered by the data"
+    );
+}
+
+#[test]
+fn architectures_per_toolkit() {
+    let m = m();
+    let ok = |cuda: &str, cc: &str| m.cuda_supports_cc(cuda, cc).map(|(ok, _)| ok);
+    assert_eq!(ok("11.7", "9.0"), Some(false), "sm_90 needs 11.8");
+    assert_eq!(ok("11.8", "9.0"), Some(true));
+    assert_eq!(ok("11.8", "8.9"), Some(true));
+    assert_eq!(ok("12.9", "7.0"), Some(true));
+    assert_eq!(ok("13.0", "7.0"), Some(false), "CUDA 13 drops Volta");
+    assert_eq!(ok("13.0", "7.5"), Some(true));
+    assert_eq!(ok("11.8", "3.5"), Some(true));
+    assert_eq!(ok("12.0", "3.5"), Some(false), "CUDA 12 drops Kepler");
+    assert_eq!(ok("12.7", "10.0"), Some(false));
+    assert_eq!(ok("12.8", "10.0"), Some(true));
+    assert_eq!(ok("12.8", "12.0"), Some(true));
+    assert_eq!(ok("12.8", "4.2"), None);
+}
+
+#[test]
+fn gpu_names() {
+    let m = m();
+    let cc = |name: &str| m.gpu_by_name(name).map(|g| g.cc.as_str());
+    // Names as nvidia-smi prints them, and what they must map to.
+    let table: &[(&str, Option<&str>)] = &[
+        ("NVIDIA A100-SXM4-40GB", Some("8.0")),
+        ("NVIDIA A100-SXM4-80GB", Some("8.0")),
+        ("NVIDIA A100-PCIE-40GB", Some("8.0")),
+        ("NVIDIA A100 80GB PCIe", Some("8.0")),
+        ("NVIDIA A100-SXM4-80GB MIG 1g.10gb", Some("8.0")),
+        ("NVIDIA A800-SXM4-80GB", Some("8.0")),
+        ("NVIDIA A30", Some("8.0")),
+        ("NVIDIA A10", Some("8.6")),
+        ("NVIDIA A10G", Some("8.6")),
+        ("NVIDIA A40", Some("8.6")),
+        ("NVIDIA A16", Some("8.6")),
+        ("NVIDIA A2", Some("8.6")),
+        ("NVIDIA RTX A1000", Some("8.6")),
+        ("NVIDIA RTX A6000", Some("8.6")),
+        ("NVIDIA L4", Some("8.9")),
+        ("NVIDIA L40S", Some("8.9")),
+        ("NVIDIA L40", Some("8.9")),
+        ("NVIDIA L20", Some("8.9")),
+        ("NVIDIA H100 80GB HBM3", Some("9.0")),
+        ("NVIDIA H100 PCIe", Some("9.0")),
+        ("NVIDIA H100 NVL", Some("9.0")),
+        ("NVIDIA H200", Some("9.0")),
+        ("NVIDIA H200 NVL", Some("9.0")),
+        ("NVIDIA GH200 480GB", Some("9.0")),
+        ("NVIDIA H800", Some("9.0")),
+        ("NVIDIA H20", Some("9.0")),
+        ("NVIDIA B200", Some("10.0")),
+        ("NVIDIA GB200", Some("10.0")),
+        ("NVIDIA B300", Some("10.3")),
+        ("NVIDIA GB10", Some("12.1")),
+        ("NVIDIA Jetson T4000", Some("11.0")),
+        ("NVIDIA Jetson T5000", Some("11.0")),
+        ("Orin (nvgpu)", Some("8.7")),
+        ("Tesla T4", Some("7.5")),
+        ("Tesla V100-SXM2-16GB", Some("7.0")),
+        ("Tesla V100-PCIE-32GB", Some("7.0")),
+        ("Tesla V100S-PCIE-32GB", Some("7.0")),
+        ("Tesla P100-PCIE-16GB", Some("6.0")),
+        ("Tesla P40", Some("6.1")),
+        ("Tesla P4", Some("6.1")),
+        ("NVIDIA GeForce GTX 1080 Ti", Some("6.1")),
+        ("NVIDIA TITAN V", Some("7.0")),
+        ("NVIDIA TITAN RTX", Some("7.5")),
+        ("NVIDIA GeForce RTX 2080 Ti", Some("7.5")),
+        ("NVIDIA GeForce GTX 1660 SUPER", Some("7.5")),
+        ("Quadro RTX 8000", Some("7.5")),
+        ("Quadro RTX 6000", Some("7.5")),
+        ("NVIDIA T1000 8GB", Some("7.5")),
+        ("NVIDIA GeForce RTX 3090", Some("8.6")),
+        ("NVIDIA GeForce RTX 3060 Laptop GPU", Some("8.6")),
+        ("NVIDIA GeForce RTX 4090", Some("8.9")),
+        ("NVIDIA GeForce RTX 4090 D", Some("8.9")),
+        ("NVIDIA GeForce RTX 4070 Ti SUPER", Some("8.9")),
+        ("NVIDIA RTX 6000 Ada Generation", Some("8.9")),
+        ("NVIDIA RTX 4000 SFF Ada Generation", Some("8.9")),
+        ("NVIDIA GeForce RTX 5090", Some("12.0")),
+        ("NVIDIA GeForce RTX 5070 Ti", Some("12.0")),
+        ("NVIDIA GeForce RTX 5060", Some("12.0")),
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+            Some("12.0"),
+        ),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", Some("12.0")),
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+            Some("12.0"),
+        ),
+        ("NVIDIA RTX PRO 4000 Blackwell", Some("12.0")),
+        // Flag-style names (`--gpu A100`) work the same way.
+        ("A100", Some("8.0")),
+        ("rtx 4090", Some("8.9")),
+        // Unknown models are unknown, not the nearest substring.
+        ("Quadro P1000", None),
+        ("Tesla K80", None),
+        ("NVIDIA Graphics Device", None),
+        ("NVIDIA", None),
+        ("", None),
+    ];
+    for (name, want) in table {
+        assert_eq!(cc(name), *want, "{name:?}");
+    }
+}
+
+#[test]
+fn gpu_names_are_whole_models_not_substrings() {
+    let m = m();
+    let row = |name: &str| m.gpu_by_name(name).map(|g| g.name.as_str());
+    // Each of these contains another row's model as a substring.
+    assert_eq!(row("NVIDIA RTX A1000"), Some("RTX A1000"), "not an A100");
+    assert_ne!(row("NVIDIA A100-SXM4-80GB"), Some("A10 / A10G"));
+    assert_eq!(row("NVIDIA A10"), Some("A10 / A10G"), "not an A100");
+    assert_eq!(
+        row("NVIDIA Jetson T4000"),
+        Some("Jetson Thor (T5000 / T4000)"),
+        "not a T4"
+    );
+    assert_eq!(row("NVIDIA L4"), Some("L4"), "not an L40S");
+    assert_eq!(row("NVIDIA GH200 480GB"), Some("H200 / GH200"));
+    assert_eq!(
+        row("NVIDIA RTX 6000 Ada Generation"),
+        Some("RTX Ada Generation"),
+        "not the Turing Quadro RTX 6000"
+    );
+    assert_eq!(
+        row("NVIDIA GeForce RTX 30"),
+        None,
+        "a series is not a model"
+    );
+    assert_eq!(
+        model_tokens("NVIDIA A100-SXM4-80GB"),
+        vec!["A100".to_string()]
+    );
+    assert_eq!(
+        model_tokens("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"),
+        vec!["RTX", "PRO", "6000", "BLACKWELL"]
+    );
+    assert_eq!(model_tokens("NVIDIA H100 80GB HBM3e"), vec!["H100"]);
+}
+
+#[test]
+fn a_user_gpu_row_wins_and_uses_the_same_matching() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.toml");
+    std::fs::write(
+        &file,
+        "[[gpu]]\nname = \"lab card\"\nmatch = [\"GeForce RTX 4090\"]\ncc = \"8.9\"\nsource = \"site\"\n",
+    )
+    .unwrap();
+    let m = Matrix::load(Some(&file)).unwrap();
+    let g = m.gpu_by_name("NVIDIA GeForce RTX 4090 D").unwrap();
+    assert_eq!(g.name, "lab card");
+    assert_eq!(m.gpu_by_name("NVIDIA GeForce RTX 4080").unwrap().cc, "8.9");
+}
+
+#[test]
+fn cudnn_and_cuda() {
+    let m = m();
+    let ok = |d: &str, c: &str| m.cudnn_supports_cuda(d, c).map(|(ok, _)| ok);
+    assert_eq!(ok("8.2.1", "11.3"), Some(true));
+    assert_eq!(ok("8.2.1", "11.4"), Some(false), "8.2.0-8.2.1 stop at 11.3");
+    assert_eq!(ok("8.2.2", "11.4"), Some(true));
+    assert_eq!(ok("8.4.0", "11.6"), Some(true));
+    assert_eq!(ok("8.4.0", "11.7"), Some(false));
+    assert_eq!(ok("8.9.2.26", "12.2"), Some(true));
+    assert_eq!(ok("8.9.2.26", "11.8"), Some(true));
+    assert_eq!(ok("8.9.7.29", "12.3"), Some(false));
+    assert_eq!(ok("9.1.0.70", "11.8"), Some(true));
+    // A5: the CUDA 11.x packages of 9.0-9.10 also list 11.0-11.7.
+    assert_eq!(ok("9.1.0.70", "11.7"), Some(true));
+    assert_eq!(ok("9.0.0.312", "11.4"), Some(true));
+    assert_eq!(ok("9.1.0.70", "10.2"), Some(false));
+    assert_eq!(ok("9.3.0.75", "12.6"), Some(true));
+    assert_eq!(ok("9.10.2.21", "12.9"), Some(true));
+    assert_eq!(ok("9.10.2.21", "11.8"), Some(true));
+    assert_eq!(ok("9.11.0.98", "11.8"), Some(false), "no CUDA 11 build");
+    assert_eq!(ok("9.13.0.50", "13.0"), Some(true));
+    assert_eq!(ok("9.13.0.50", "11.8"), Some(false));
+    assert_eq!(ok("9.17.1.4", "13.1"), Some(true));
+    assert_eq!(ok("9.17.1.4", "13.2"), Some(false));
+    assert_eq!(ok("9.19.0.56", "13.0"), Some(true), "torch 2.11's pair");
+    // A3: PyTorch's own CUDA 13.2 pairings are listed.
+    assert_eq!(ok("9.20.0.48", "13.2"), Some(true));
+    assert_eq!(ok("9.24.0.43", "13.2"), Some(true));
+    assert_eq!(ok("9.26.0.51", "13.2"), Some(true), "torch 2.15's pair");
+    assert_eq!(ok("9.28.1.4", "12.9"), Some(true));
+    assert_eq!(ok("6.0", "8.0"), None);
+    // Not covered by the data: unknown, not "unlisted".
+    assert_eq!(ok("9.29.0.1", "13.2"), None, "cuDNN past the last row");
+    assert_eq!(ok("9.28.1.4", "13.5"), None, "CUDA past every row");
+    assert_eq!(ok("9.28.1.4", "14.0"), None);
+    assert_eq!(
+        m.cudnn("9.28.1.4").map(|r| r.versions.as_str()),
+        Some(">=9.20,<=9.28.1.4")
+    );
+    assert!(m.cudnn("9.28.1.5").is_none());
+}
+
+#[test]
+fn cudnn_and_compute_capability() {
+    let m = m();
+    let ok = |d: &str, cc: &str| m.cudnn_supports_cc(d, cc).map(|(ok, _)| ok);
+    // A4: Maxwell, Pascal and Volta are gone from 9.11 on.
+    assert_eq!(ok("9.10.2.21", "7.0"), Some(true), "V100");
+    assert_eq!(ok("9.10.2.21", "6.1"), Some(true), "P40");
+    assert_eq!(
+        ok("9.10.2.21", "5.2"),
+        Some(true),
+        "GTX 9xx: binary compatible with 5.0"
+    );
+    assert_eq!(ok("9.11.0.98", "7.0"), Some(false));
+    assert_eq!(ok("9.17.1.4", "7.0"), Some(false), "V100");
+    assert_eq!(ok("9.17.1.4", "6.0"), Some(false), "P100");
+    assert_eq!(ok("9.26.0.51", "6.1"), Some(false), "P4/P40/GTX 10xx");
+    assert_eq!(ok("9.17.1.4", "7.5"), Some(true));
+    assert_eq!(ok("9.17.1.4", "8.7"), Some(true), "Orin runs 8.6 code");
+    assert_eq!(ok("9.17.1.4", "9.0"), Some(true));
+    assert_eq!(ok("9.17.1.4", "10.3"), Some(true), "B300 runs 10.0 code");
+    assert_eq!(ok("9.17.1.4", "12.1"), Some(true), "GB10 runs 12.0 code");
+    assert_eq!(ok("9.5.1.17", "9.0"), Some(true));
+    assert_eq!(ok("9.5.1.17", "3.7"), Some(false), "Kepler");
+    assert_eq!(ok("8.9.7.29", "9.0"), Some(true));
+    // Not covered: a major the list does not have, a future one, a row
+    // without capabilities, a release past the table.
+    assert_eq!(ok("9.17.1.4", "11.0"), None, "Thor: not listed");
+    assert_eq!(ok("9.17.1.4", "13.0"), None);
+    assert_eq!(ok("9.5.1.17", "10.0"), None);
+    assert_eq!(ok("8.6.0.163", "8.6"), None, "no cc recorded");
+    assert_eq!(ok("9.30.0.1", "8.0"), None);
+    assert_eq!(ok("9.17.1.4", "sm_70"), None, "not a capability");
+    let (_, row) = m.cudnn_supports_cc("9.10.2.21", "12.0").unwrap();
+    assert!(
+        row.note.as_deref().is_some_and(|n| n.contains("570.26")),
+        "A6: Blackwell needs the 12.8+ build and driver 570.26"
+    );
+    // What a fix keeps to.
+    assert_eq!(m.cudnn_keeping_cc("7.0").as_deref(), Some("<9.11"));
+    assert_eq!(m.cudnn_keeping_cc("5.2").as_deref(), Some("<9.11"));
+    assert_eq!(
+        m.cudnn_keeping_cc("3.7"),
+        None,
+        "no row with capabilities lists Kepler"
+    );
+    assert_eq!(m.cudnn_keeping_cc("8.0").as_deref(), Some("<=9.28.1.4"));
+}
+
+#[test]
+fn framework_builds() {
+    let m = m();
+    let row = |fw, r: &str, t: &str| {
+        m.framework(fw, r, t)
+            .map(|r| (r.cuda.as_str(), r.cudnn.as_deref()))
+    };
+    assert_eq!(
+        row(Framework::Paddlepaddle, "2.5.2", "post116"),
+        Some(("11.6", Some("8.4.0")))
+    );
+    assert_eq!(
+        row(Framework::Paddlepaddle, "2.4.2", "post116"),
+        Some(("11.6", Some("8.4.0")))
+    );
+    assert_eq!(
+        row(Framework::Paddlepaddle, "2.6.2", "default"),
+        Some(("11.8", Some("8.6.0")))
+    );
+    assert_eq!(
+        row(Framework::Paddlepaddle, "2.4.2", "default"),
+        Some(("10.2", Some("7.6.5")))
+    );
+    assert_eq!(
+        row(Framework::Paddlepaddle, "2.4.2", "post120"),
+        None,
+        "post120 starts at 2.5"
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.3.1", "default"),
+        Some(("12.1", Some("8.9.2.26")))
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.7.0", "default"),
+        Some(("12.6", Some("9.5.1.17")))
+    );
+    assert_eq!(
+        row(Framework::Tensorflow, "2.15.0", "default"),
+        Some(("12.2", Some("8.9")))
+    );
+    assert_eq!(
+        row(Framework::Tensorflow, "2.11.1", "default"),
+        Some(("11.2", Some("8.1")))
+    );
+    let by_cuda = m
+        .framework_by_cuda(Framework::Paddlepaddle, "3.0.0", "12.6")
+        .unwrap();
+    assert_eq!(by_cuda.cudnn.as_deref(), Some("9.5.1.17"));
+    // A8: no CUDA 12 build runs on Kepler.
+    assert_eq!(
+        m.framework(Framework::Paddlepaddle, "2.6.2", "post120")
+            .and_then(|r| r.min_cc.as_deref()),
+        Some("5.0")
+    );
+    // B4: the 3.0 betas have a cu118 build.
+    assert_eq!(
+        m.framework_by_cuda(Framework::Paddlepaddle, "3.0.0b2", "11.8")
+            .map(|r| r.tag.as_str()),
+        Some("cu118")
+    );
+    // B3: cu130, with its cuDNN pin not recorded.
+    let cu130 = m
+        .framework_by_cuda(Framework::Paddlepaddle, "3.3.0", "13.0")
+        .unwrap();
+    assert_eq!(cu130.cudnn, None);
+    assert_eq!(cu130.confidence, Confidence::Uncertain);
+    assert_eq!(
+        row(Framework::Paddlepaddle, "0.0.0", "post118"),
+        Some(("11.8", Some("8.6.0"))),
+        "B7: nightly only"
+    );
+    // B1/B2: PyTorch 2.10-2.15, defaults from PyPI METADATA.
+    assert_eq!(
+        row(Framework::Pytorch, "2.10.0", "default"),
+        Some(("12.8", Some("9.10.2.21")))
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.11.0", "default"),
+        Some(("13.0", Some("9.19.0.56")))
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.13.0", "default"),
+        Some(("13.0", Some("9.20.0.48")))
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.14.1", "cu126"),
+        Some(("12.6", Some("9.10.2.21")))
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.14.1", "cu132"),
+        Some(("13.2", Some("9.24.0.43")))
+    );
+    assert_eq!(
+        row(Framework::Pytorch, "2.15.0", "default"),
+        Some(("13.2", Some("9.26.0.51")))
+    );
+    assert_eq!(
+        m.framework_by_cuda(Framework::Pytorch, "2.15.0", "13.2")
+            .map(|r| r.cudnn.as_deref()),
+        Some(Some("9.26.0.51"))
+    );
+    assert_eq!(
+        row(Framework::Tensorflow, "2.21.0", "default"),
+        Some(("12.5", Some("9.3")))
+    );
+    // A1/A2/B6: JAX per build.
+    assert_eq!(
+        row(Framework::Jax, "0.4.26", "cuda12"),
+        Some(("12.3", Some("8.9.6")))
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.5.3", "cuda12"),
+        Some(("12.3", Some("9.1.1")))
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.6.2", "cuda12"),
+        Some(("12.8", Some("9.8.0")))
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.10.2", "cuda12"),
+        Some(("12.9", Some("9.8.0")))
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.12.0.1", "cuda12"),
+        Some(("12.9", Some("9.10.2")))
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.9.0.1", "cuda13"),
+        Some(("13.0", Some("9.12.0")))
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.7.1", "cuda13"),
+        None,
+        "cuda13 starts at 0.7.2"
+    );
+    assert_eq!(
+        row(Framework::Jax, "0.4.25", "cuda11"),
+        Some(("11.8", Some("8.6")))
+    );
+    // B5: ONNX Runtime 1.21-1.31 from the wheels' build files.
+    assert_eq!(
+        row(Framework::Onnxruntime, "1.23.2", "default"),
+        Some(("12.2", Some("9")))
+    );
+    assert_eq!(
+        row(Framework::Onnxruntime, "1.26.0", "default"),
+        Some(("12.8", Some("9")))
+    );
+    assert_eq!(
+        row(Framework::Onnxruntime, "1.31.1", "default"),
+        Some(("13.0", Some("9")))
+    );
+    let dl = m.dlopen(Framework::Paddlepaddle, "2.5.2", false, Some(11));
+    assert!(dl[0].names.contains(&"libcudnn.so".to_string()));
+    assert_eq!(
+        m.dlopen(Framework::Paddlepaddle, "3.0.0", true, Some(12))[0].names,
+        vec!["libnvrtc.so"]
+    );
+    // TensorFlow: one row per calling object.
+    let tf = m.dlopen(Framework::Tensorflow, "2.21.0", true, Some(12));
+    let objects: Vec<_> = tf.iter().map(|r| r.object.as_deref()).collect();
+    assert_eq!(
+        objects,
+        [
+            Some("libtensorflow_framework.so.2"),
+            Some("libtensorflow_cc.so.2")
+        ]
+    );
+    // JAX: the plugin's CUDA major decides the sonames.
+    let jax12 = m.dlopen(Framework::Jax, "0.12.0.1", true, Some(12));
+    assert!(jax12[0].names.contains(&"libcusolver.so.11".to_string()));
+    assert!(jax12[0].preloaded_from_wheels);
+    let jax13 = m.dlopen(Framework::Jax, "0.12.0.1", true, Some(13));
+    assert!(jax13[0].names.contains(&"libcusolver.so.12".to_string()));
+    assert!(m.dlopen(Framework::Jax, "0.12.0.1", true, None).is_empty());
+    let ort = m.dlopen(Framework::Onnxruntime, "1.31.1", true, Some(13));
+    assert_eq!(ort[0].names, vec!["libcudnn.so.9"]);
+}
+
+#[test]
+fn releases_past_the_data_are_not_covered() {
+    let m = m();
+    for (fw, release, tag) in [
+        (Framework::Pytorch, "2.15.1", "default"),
+        (Framework::Pytorch, "2.16.0", "default"),
+        (Framework::Pytorch, "2.16.0", "cu132"),
+        (Framework::Tensorflow, "2.21.1", "default"),
+        (Framework::Tensorflow, "2.22.0", "default"),
+        (Framework::Jax, "0.12.1", "cuda12"),
+        (Framework::Jax, "0.13.0", "cuda13"),
+        (Framework::Onnxruntime, "1.32.0", "default"),
+        (Framework::Paddlepaddle, "3.4.0", "default"),
+    ] {
+        assert!(
+            m.framework(fw, release, tag).is_none(),
+            "{fw:?} {release} {tag} is past the data"
+        );
+    }
+    assert!(
+        m.framework_by_cuda(Framework::Paddlepaddle, "3.4.0", "13.0")
+            .is_none()
+    );
+    assert!(
+        m.framework_by_cuda(Framework::Pytorch, "2.16.0", "13.2")
+            .is_none()
+    );
+    assert!(
+        m.dlopen(Framework::Paddlepaddle, "3.4.0", true, Some(12))
+            .is_empty()
+    );
+    assert!(m.cudnn("9.29.0.1").is_none());
+}
+
+/// Every version, release and CUDA spec of the shipped data ends at what
+/// its source covers (data audit 2026-12, "closed ranges").
+#[test]
+fn specs_are_closed_above() {
+    // Specs allowed to stay open above, as (table.field, spec). None at
+    // present. What is open on purpose lives outside specs:
+    // - [[arch]] rows with last_ctk = "": architectures that every
+    //   toolkit up to the newest still targets (checked below);
+    // - [[driver_floor]] and [[toolkit_driver]]: a newer driver still runs
+    //   older CUDA (backward compatibility), so floors have no top;
+    // - [[cudnn]] `cc` lists: a newer minor of a listed major is covered
+    //   by binary compatibility, any other newer major is unknown.
+    const OPEN_ALLOWED: &[(&str, &str)] = &[];
+    let m = m();
+    let specs = m
+        .framework
+        .iter()
+        .map(|r| ("framework.release", r.release.as_str(), r.source.as_str()))
+        .chain(m.cudnn.iter().flat_map(|r| {
+            [
+                ("cudnn.versions", r.versions.as_str(), r.source.as_str()),
+                ("cudnn.cuda", r.cuda.as_str(), r.source.as_str()),
+            ]
+        }))
+        .chain(
+            m.dlopen
+                .iter()
+                .map(|r| ("dlopen.release", r.release.as_str(), r.source.as_str())),
+        );
+    for (field, text, source) in specs {
+        let s = spec(text).unwrap();
+        if OPEN_ALLOWED.contains(&(field, text)) {
+            continue;
+        }
+        assert!(
+            upper_bound(&s).is_some(),
+            "{field} = {text:?} is open above ({source})"
+        );
+    }
+    // The architectures still supported: Turing and newer (CUDA 13 dropped
+    // Maxwell, Pascal and Volta; sm_101 became sm_110).
+    let mut open_arch: Vec<&str> = m
+        .arch
+        .iter()
+        .filter(|a| a.last_ctk.is_empty())
+        .map(|a| a.cc.as_str())
+        .collect();
+    open_arch.sort_by_key(|cc| cc_parts(cc));
+    assert_eq!(
+        open_arch,
+        [
+            "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1"
+        ]
+    );
+}
+
+#[test]
+fn upper_bounds_of_specs() {
+    let ub = |s: &str| upper_bound(&spec(s).unwrap()).map(|(v, incl)| (v.to_string(), incl));
+    assert_eq!(ub(">=9.17"), None);
+    assert_eq!(ub("<3.0.0a0"), Some(("3.0.0a0".into(), false)));
+    assert_eq!(ub(">=2.15,<=2.15.0"), Some(("2.15.0".into(), true)));
+    assert_eq!(ub("==0.0.0"), Some(("0.0.0".into(), true)));
+    assert_eq!(
+        ub(">=11.0,<11.9|>=12.0,<12.10"),
+        Some(("12.10".into(), false))
+    );
+    assert_eq!(ub("==10.2|>=11.0"), None, "one open branch opens the whole");
+    assert_eq!(ub("*"), None);
+    assert_eq!(ub("!=1.0"), None);
+}
+
+#[test]
+fn shipped_rows_follow_the_schema_rules() {
+    let m = m();
+    for r in &m.cudnn {
+        for cc in r.cc.iter().flatten() {
+            assert!(cc_parts(cc).is_some(), "{cc} in {}", r.versions);
+        }
+    }
+    for r in &m.framework {
+        for cc in [&r.min_cc, &r.max_cc].into_iter().flatten() {
+            assert!(
+                cc_parts(cc).is_some(),
+                "{cc} in {:?} {}",
+                r.framework,
+                r.release
+            );
+        }
+        if r.confidence == Confidence::Uncertain {
+            assert!(
+                r.note.is_some(),
+                "uncertain row without a note: {:?} {} {}",
+                r.framework,
+                r.release,
+                r.tag
+            );
+        }
+    }
+    // No two rows of one framework and tag overlap (the first would hide
+    // the second).
+    for (i, a) in m.framework.iter().enumerate() {
+        for b in &m.framework[i + 1..] {
+            if a.framework != b.framework || a.tag != b.tag {
+                continue;
+            }
+            let (sa, sb) = (spec(&a.release).unwrap(), spec(&b.release).unwrap());
+            for probe in [&a.release, &b.release] {
+                for v in probe
+                    .split(['|', ','])
+                    .map(|p| p.trim_start_matches(['>', '<', '=', '!']))
+                    .filter_map(version)
+                {
+                    assert!(
+                        !(sa.matches(&v) && sb.matches(&v)),
+                        "{:?} {}: {} and {} both match {v}",
+                        a.framework,
+                        a.tag,
+                        a.release,
+                        b.release
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn user_rows_take_precedence_and_bad_files_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.toml");
+    std::fs::write(
+        &file,
+        "[[driver_floor]]\ncuda = \"12\"\nlinux = \"999.1\"\nsource = \"site policy\"\n",
+    )
+    .unwrap();
+    let m = Matrix::load(Some(&file)).unwrap();
+    assert_eq!(m.driver_floor("12.4").unwrap().linux, "999.1");
+    assert!(m.version.ends_with("+user"));
+    std::fs::write(
+        &file,
+        "[[cudnn]]\nversions = \">=8.2,,<8.3\"\ncuda = \"11\"\nsource = \"x\"\n",
+    )
+    .unwrap();
+    let err = Matrix::load(Some(&file)).unwrap_err().to_string();
+    assert!(
+        err.contains("m.toml") && err.contains(">=8.2,,<8.3"),
+        "{err}"
+    );
+    std::fs::write(&file, "[[gpu]]\nname = 1\n").unwrap();
+    assert!(Matrix::load(Some(&file)).is_err());
+    // A file written for 2026.12.0 (no cc, note or toolkit confidence)
+    // still parses; a bad capability is an error.
+    std::fs::write(
+        &file,
+        "[[cudnn]]\nversions = \">=9.30,<9.31\"\ncuda = \">=13.0,<13.6\"\nsource = \"site\"\n\
+         [[toolkit_driver]]\nctk = \"13.5.0\"\nlinux = \"620.1\"\nsource = \"site\"\n",
+    )
+    .unwrap();
+    let m = Matrix::load(Some(&file)).unwrap();
+    assert_eq!(
+        m.cudnn_supports_cuda("9.30.1", "13.5").map(|(ok, _)| ok),
+        Some(true)
+    );
+    assert!(m.cudnn_supports_cc("9.30.1", "8.0").is_none());
+    assert_eq!(m.max_cuda_for_driver("620.1").as_deref(), Some("13.5"));
+    assert_eq!(m.toolkit_driver[0].confidence, Confidence::Verified);
+    std::fs::write(
+        &file,
+        "[[cudnn]]\nversions = \">=9.30,<9.31\"\ncuda = \">=13.0,<13.6\"\ncc = [\"sm_75\"]\nsource = \"x\"\n",
+    )
+    .unwrap();
+    let err = Matrix::load(Some(&file)).unwrap_err().to_string();
+    assert!(err.contains("sm_75"), "{err}");
+}

@@ -1,0 +1,197 @@
+//! What an inventory checks of itself once read: every listed library
+//! looked up on disk (metadata only), and the combinations that are
+//! problems whatever the machine (two CUDA runtimes, a framework from both
+//! conda and pip, a cuDNN metapackage without its libraries, ...).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use std::collections::BTreeSet;
+
+use super::{Installer, Inventory, LibStatus, Library, Package};
+use crate::data::catalog::{Framework, Role};
+use crate::report::{Problem, Severity};
+
+impl Inventory {
+    /// Look every listed library up on disk (metadata only).
+    pub(super) fn check_libraries(&mut self) {
+        for pkg in &mut self.packages {
+            for lib in &mut pkg.libraries {
+                (lib.status, lib.resolves_to) = check_on_disk(&lib.path);
+                self.stats.libraries_checked += 1;
+            }
+            let broken: Vec<&Library> = pkg
+                .libraries
+                .iter()
+                .filter(|l| l.status != LibStatus::Ok)
+                .collect();
+            if let Some(first) = broken.first() {
+                let hint = match pkg.installer {
+                    Installer::Conda => format!(
+                        "reinstall it: conda install -p {} --force-reinstall {}={}",
+                        self.prefix.display(),
+                        pkg.name,
+                        pkg.version
+                    ),
+                    Installer::Pip => format!(
+                        "reinstall it: {}/bin/python -m pip install --force-reinstall --no-deps {}=={}",
+                        self.prefix.display(),
+                        pkg.name,
+                        pkg.version
+                    ),
+                };
+                self.problems.push(Problem {
+                    severity: Severity::Error,
+                    code: "broken-install",
+                    message: format!(
+                        "{}: {} of {} listed libraries are broken; {} is {}",
+                        pkg.label(),
+                        broken.len(),
+                        pkg.libraries.len(),
+                        first.path.display(),
+                        first.status.describe()
+                    ),
+                    hint: Some(hint),
+                    path: Some(pkg.metadata.clone()),
+                    source: None,
+                });
+            }
+        }
+    }
+
+    pub(super) fn check_consistency(&mut self) {
+        // Two CUDA runtimes: which one a framework gets depends on RPATHs
+        // and LD_LIBRARY_PATH order, the classic source of
+        // "CUDA driver version is insufficient" in a mixed env.
+        let versions: BTreeSet<&str> = self.cuda.iter().map(|c| c.version.as_str()).collect();
+        if versions.len() > 1 {
+            let list: Vec<String> = self
+                .cuda
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} from {} {} ({})",
+                        c.version,
+                        c.package,
+                        c.package_version,
+                        c.installer.label()
+                    )
+                })
+                .collect();
+            self.problems.push(Problem {
+                severity: Severity::Warning,
+                code: "mixed-cuda-runtimes",
+                message: format!("the environment holds more than one CUDA runtime: {}", list.join(", ")),
+                hint: Some(
+                    "keep one CUDA line: remove the conda CUDA packages when the framework uses pip \
+                     nvidia-* wheels, or the other way round"
+                        .into(),
+                ),
+                path: None,
+                source: None,
+            });
+        }
+        // cuDNN 9.8+ on conda-forge: `cudnn` is a metapackage; without
+        // `libcudnn` there are no libraries at all.
+        let cudnn_pkgs: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| p.role == Role::Cudnn)
+            .collect();
+        if !cudnn_pkgs.is_empty() && cudnn_pkgs.iter().all(|p| p.libraries.is_empty()) {
+            let names: Vec<String> = cudnn_pkgs.iter().map(|p| p.label()).collect();
+            self.problems.push(Problem {
+                severity: Severity::Error,
+                code: "cudnn-without-libraries",
+                message: format!("{} installed, but no cuDNN library is", names.join(", ")),
+                hint: Some(format!(
+                    "install the libraries: conda install -p {} libcudnn libcudnn-dev",
+                    self.prefix.display()
+                )),
+                path: cudnn_pkgs.first().map(|p| p.metadata.clone()),
+                source: None,
+            });
+        }
+        // The same framework from conda and from pip: whichever pip wrote
+        // last shadows the other's Python files but not its libraries.
+        let mut by_framework: Vec<(Framework, Installer)> = self
+            .frameworks
+            .iter()
+            .map(|f| (f.framework, f.installer))
+            .collect();
+        by_framework.sort();
+        by_framework.dedup();
+        for window in by_framework.windows(2) {
+            if window[0].0 == window[1].0 {
+                let fw = window[0].0;
+                let pkgs: Vec<String> = self
+                    .frameworks
+                    .iter()
+                    .filter(|f| f.framework == fw)
+                    .map(|f| format!("{} {} ({})", f.package, f.version, f.installer.label()))
+                    .collect();
+                self.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "framework-from-conda-and-pip",
+                    message: format!(
+                        "{} is installed twice: {}",
+                        fw.display_name(),
+                        pkgs.join(" and ")
+                    ),
+                    hint: Some("uninstall one of them (pip uninstall, or conda remove)".into()),
+                    path: None,
+                    source: None,
+                });
+            }
+        }
+        let stubs: Vec<&Package> = self
+            .packages
+            .iter()
+            .filter(|p| p.role == Role::DriverStub)
+            .collect();
+        if let Some(first) = stubs.first() {
+            let names: Vec<String> = stubs.iter().map(|p| p.label()).collect();
+            self.problems.push(Problem {
+                severity: Severity::Info,
+                code: "driver-stub",
+                message: format!(
+                    "{} provide{} lib/stubs/libcuda.so, a link-time stub of the driver; it must never be \
+                     on a library path, and envhook never puts it there",
+                    names.join(", "),
+                    if stubs.len() == 1 { "s" } else { "" }
+                ),
+                hint: None,
+                path: Some(first.metadata.clone()),
+                source: None,
+            });
+        }
+    }
+}
+
+/// What is at a listed library path, from metadata alone.
+fn check_on_disk(path: &Path) -> (LibStatus, Option<PathBuf>) {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => (LibStatus::Missing, None),
+        Err(_) => (LibStatus::Unusable, None),
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(real) if real.is_file() => (LibStatus::Ok, Some(real)),
+            Ok(_) => (LibStatus::Unusable, None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (LibStatus::DanglingSymlink, None),
+            Err(e) if is_loop(&e) => (LibStatus::SymlinkLoop, None),
+            Err(_) => (LibStatus::Unusable, None),
+        },
+        Ok(m) if m.is_file() => (LibStatus::Ok, None),
+        Ok(_) => (LibStatus::Unusable, None),
+    }
+}
+
+/// ELOOP, "too many levels of symbolic links". `ErrorKind::FilesystemLoop`
+/// is still unstable, so the errno is compared (Linux 40, BSDs/macOS 62).
+fn is_loop(e: &io::Error) -> bool {
+    const ELOOP: i32 = if cfg!(any(target_os = "macos", target_os = "freebsd")) {
+        62
+    } else {
+        40
+    };
+    e.raw_os_error() == Some(ELOOP)
+}
