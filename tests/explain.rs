@@ -199,7 +199,7 @@ fn paddles_unversioned_cudnn_is_found_only_through_the_hook() {
         "{text}"
     );
     assert!(
-        text.contains("only as libcudnn.so.8") && text.contains("unversioned name libcudnn.so"),
+        text.contains("is only libcudnn.so.8") && text.contains("unversioned name libcudnn.so"),
         "{text}"
     );
     let fix = format!("fix: envhook install -p {}", env.prefix.display());

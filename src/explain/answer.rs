@@ -49,11 +49,11 @@ pub struct Answer {
 /// Human names of components, for sentences.
 fn component_name(c: &str) -> &str {
     match c {
-        "cudart" => "the CUDA runtime",
+        "cudart" => "CUDA runtime",
         "cudnn" => "cuDNN",
         "cublas" => "cuBLAS",
         "nccl" => "NCCL",
-        "driver" => "the NVIDIA driver",
+        "driver" => "NVIDIA driver",
         other => other,
     }
 }
@@ -219,15 +219,15 @@ fn library(
         let held = have.join(", ");
         if asked.is_empty() {
             a.diagnosis = format!(
-                "{name} is {what} {w}'s; this environment has {what} as {held} (another major, \
-                 another soname), and nothing envhook reads in it asks for {name}: the message \
-                 came from another environment, or from a package built for {what} {w}; that \
-                 package's build for the {what} here is the fix"
+                "{name} is the soname of {what} {w}; this environment's {what} is {held} \
+                 (another major, another soname), and nothing envhook reads in it asks for \
+                 {name}: the message came from another environment, or from a package built for \
+                 {what} {w}, whose build for this environment's {what} is the fix"
             );
             a.verdict = Verdict::NotHere;
         } else {
             a.diagnosis = format!(
-                "{name} is {what} {w}'s; this environment has {what} only as {held} (another \
+                "{name} is the soname of {what} {w}; this environment's {what} is only {held} (another \
                  major, another soname), which the build cannot use"
             );
             a.fix = component.and_then(fix_for);
@@ -256,8 +256,8 @@ fn library(
                 path.display()
             ),
             (None, None) => format!(
-                "this environment has {what} only as {} in a directory the loader does not \
-                 search, and not under the unversioned name {name} the framework loads (that \
+                "this environment's {what} is only {}, in a directory the loader does not \
+                 search and without the unversioned name {name} the framework loads (that \
                  name comes from -dev packages); envhook's hook exposes it under that name, and \
                  this environment does not have the hook",
                 have.join(", ")
@@ -332,7 +332,7 @@ fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Fo
 }
 
 fn symbol(f: &Facts, report: &Report, clue: &Clue, name: &str, component: Option<&str>) -> Answer {
-    let what = component.map_or("an unknown library".to_string(), |c| {
+    let what = component.map_or("a library envhook does not know".to_string(), |c| {
         component_name(c).to_string()
     });
     let here = held(f, component, &what);
