@@ -451,3 +451,41 @@ fn a_message_envhook_does_not_know_gets_no_unrelated_findings() {
     );
     assert!(!text.contains("cudnn-older-than-build"), "{text}");
 }
+
+#[test]
+fn a_retyped_soname_and_the_drivers_own_messages() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    // Seed 003: "libcudart.so.11.6: cannot open shared object file". No
+    // CUDA 11 release has that name; the answer is for libcudart.so.11.0.
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        "ImportError: libcudart.so.11.6: cannot open shared object file",
+        A100,
+    );
+    assert_eq!(code, 1, "{json:#}");
+    let diagnosis = first(&json)["diagnosis"].as_str().unwrap();
+    assert!(
+        diagnosis.starts_with("no release has libcudart.so.11.6: every CUDA 11 runtime"),
+        "{diagnosis}"
+    );
+    assert!(diagnosis.contains("for libcudart.so.11.0: "), "{diagnosis}");
+    assert_eq!(
+        first(&json)["fix"],
+        format!("envhook install -p {}", env.prefix.display())
+    );
+
+    // The sandbox has no driver: that is the cause of an NVML failure.
+    let msg = "Failed to initialize NVML: Driver/library version mismatch";
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(cause_codes(&json), ["no-driver"]);
+    assert_eq!(json["driver"], "none found");
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        json["driver"],
+        "535.104.05 (--driver-version/--gpu), supports CUDA <= 12.2; A100 sm_80"
+    );
+}

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 use crate::inventory::Inventory;
 use crate::machine::Machine;
-use crate::machine::driver::{self, Source};
+use crate::machine::driver;
 use crate::report;
 use crate::rules::{self, Report};
 
@@ -73,31 +73,7 @@ pub fn run(args: &CheckArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
 
 /// The driver line: `550.54.15 (nvidia-smi), CUDA <= 12.4`.
 pub fn driver_line(r: &Report) -> String {
-    let d = &r.driver;
-    let source = match d.source {
-        Source::Flag => "--driver-version/--gpu",
-        Source::CondaOverrideCuda => "CONDA_OVERRIDE_CUDA",
-        Source::Nvml => "NVML",
-        Source::NvidiaSmi => "nvidia-smi",
-        Source::KernelModule => "kernel module",
-        Source::None => return "none found".into(),
-    };
-    let mut line = d
-        .version
-        .clone()
-        .unwrap_or_else(|| "version unknown".into());
-    line.push_str(&format!(" ({source})"));
-    if let Some(c) = &d.max_cuda {
-        line.push_str(&format!(", supports CUDA <= {c}"));
-    }
-    for g in &d.gpus {
-        let name = g.name.as_deref().unwrap_or("GPU");
-        match &g.cc {
-            Some(cc) => line.push_str(&format!("; {name} sm_{}", cc.replace('.', ""))),
-            None => line.push_str(&format!("; {name}")),
-        }
-    }
-    line
+    r.driver.describe()
 }
 
 fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::clues::{Clue, symbol_fact};
+use super::clues::{Clue, soname_fact, symbol_fact};
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::version;
 use crate::inventory::{Claim, FrameworkBuild, LibStatus};
@@ -157,7 +157,18 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
             name,
             component,
             major: wanted,
-        } => library(f, report, clue, name, component.as_deref(), *wanted),
+        } => match soname_fact(name, component.as_deref(), *wanted) {
+            // No release has that name: answer for the real one, and say so.
+            Some(fact) => {
+                let mut a = library(f, report, clue, &fact.soname, component.as_deref(), *wanted);
+                a.diagnosis = format!(
+                    "no release has {name}: {}; for {}: {}",
+                    fact.note, fact.soname, a.diagnosis
+                );
+                a
+            }
+            None => library(f, report, clue, name, component.as_deref(), *wanted),
+        },
         Clue::Symbol { name, component } => symbol(f, report, clue, name, component.as_deref()),
         Clue::Dll { name } => Answer {
             clue: clue.clone(),

@@ -59,12 +59,31 @@ pub struct SymbolFact {
     pub source: String,
 }
 
+/// The one soname every release of a library major has (`[[soname]]`):
+/// a message naming another (`libcudart.so.11.6`) was retyped.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SonameFact {
+    /// The catalogue component.
+    pub lib: String,
+    /// The major.
+    pub major: u32,
+    /// Its soname.
+    pub soname: String,
+    /// What that means.
+    pub note: String,
+    /// Where this comes from.
+    #[allow(dead_code)] // for reviewers
+    source: String,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ExplainFile {
     message: Vec<KnownMessage>,
     symbol: Vec<SymbolPrefix>,
     symbol_fact: Vec<SymbolFact>,
+    soname: Vec<SonameFact>,
 }
 
 static DATA: LazyLock<ExplainFile> = LazyLock::new(|| {
@@ -143,6 +162,24 @@ fn symbol_component(symbol: &str) -> Option<String> {
 /// What is known of a symbol, if anything.
 pub fn symbol_fact(symbol: &str) -> Option<&'static SymbolFact> {
     DATA.symbol_fact.iter().find(|f| f.name == symbol)
+}
+
+/// The real soname of a library name no release has: `libcudart.so.11.6`
+/// -> the fact that CUDA 11's runtime is `libcudart.so.11.0`.
+pub fn soname_fact(
+    name: &str,
+    component: Option<&str>,
+    major: Option<u32>,
+) -> Option<&'static SonameFact> {
+    DATA.soname.iter().find(|s| {
+        Some(s.lib.as_str()) == component
+            && Some(s.major) == major
+            && s.soname != name
+            && name.starts_with(&format!(
+                "{}.",
+                s.soname.rsplit_once('.').map_or("", |(a, _)| a)
+            ))
+    })
 }
 
 /// Read a message.

@@ -36,6 +36,10 @@ pub struct Explanation {
     pub answers: Vec<Answer>,
     /// `check`'s findings that can cause it here.
     pub causes: Vec<Problem>,
+    /// The driver and GPUs as envhook sees them, for messages about the
+    /// driver or the GPU's architecture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
     /// What envhook concludes overall.
     pub verdict: Verdict,
 }
@@ -68,7 +72,9 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let causes: Vec<Problem> = report
         .findings
         .iter()
-        .filter(|p| p.severity >= Severity::Warning)
+        // No driver is only an info for `check` (a CPU machine is normal),
+        // but it is the cause of a message about the driver.
+        .filter(|p| p.severity >= Severity::Warning || p.code == "no-driver")
         .filter(|p| {
             reading
                 .known
@@ -95,12 +101,18 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     } else {
         Verdict::CannotTell
     };
+    let driver = reading
+        .known
+        .iter()
+        .any(|k| k.kind == "driver" || k.kind == "kernel-image")
+        .then(|| f.machine.driver.describe());
     Explanation {
         schema: SCHEMA,
         prefix: report.prefix.clone(),
         known: reading.known,
         answers,
         causes,
+        driver,
         verdict,
     }
 }
@@ -125,6 +137,9 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
         }
     }
     writeln!(out, "\nin {}:", e.prefix.display())?;
+    if let Some(d) = &e.driver {
+        writeln!(out, "  the driver here: {d}")?;
+    }
     for a in &e.answers {
         render_answer(a, out)?;
     }

@@ -78,6 +78,36 @@ impl Driver {
             notes: Vec::new(),
         }
     }
+
+    /// One line for reports: `550.54.15 (nvidia-smi), supports CUDA <= 12.4;
+    /// NVIDIA A100 sm_80`.
+    pub fn describe(&self) -> String {
+        let d = self;
+        let source = match d.source {
+            Source::Flag => "--driver-version/--gpu",
+            Source::CondaOverrideCuda => "CONDA_OVERRIDE_CUDA",
+            Source::Nvml => "NVML",
+            Source::NvidiaSmi => "nvidia-smi",
+            Source::KernelModule => "kernel module",
+            Source::None => return "none found".into(),
+        };
+        let mut line = d
+            .version
+            .clone()
+            .unwrap_or_else(|| "version unknown".into());
+        line.push_str(&format!(" ({source})"));
+        if let Some(c) = &d.max_cuda {
+            line.push_str(&format!(", supports CUDA <= {c}"));
+        }
+        for g in &d.gpus {
+            let name = g.name.as_deref().unwrap_or("GPU");
+            match &g.cc {
+                Some(cc) => line.push_str(&format!("; {name} sm_{}", cc.replace('.', ""))),
+                None => line.push_str(&format!("; {name}")),
+            }
+        }
+        line
+    }
 }
 
 /// What the user asked for on the command line.
