@@ -22,8 +22,11 @@ pub struct Gathered {
 }
 
 impl Gathered {
-    /// The rules' view of it.
-    pub fn facts<'a>(&'a self, ctx: &'a Context) -> rules::Facts<'a> {
+    /// The rules' view of it, and the finding when no hook can carry the prefix.
+    pub fn facts<'a>(
+        &'a self,
+        ctx: &'a Context,
+    ) -> (rules::Facts<'a>, Option<crate::report::Problem>) {
         rules::facts(&self.inv, &self.matrix, &self.machine, ctx)
     }
 }

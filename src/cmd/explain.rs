@@ -37,8 +37,8 @@ pub fn run(args: &ExplainArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         }
     };
     let gathered = super::check::gather(&args.env, &args.target, ctx)?;
-    let facts = gathered.facts(ctx);
-    let report = crate::rules::run(facts.inv, facts.matrix, facts.machine, ctx);
+    let (facts, unsupported) = gathered.facts(ctx);
+    let report = crate::rules::report(&facts, unsupported);
     let e = explain::explain(&message, &facts, &report);
     if args.json {
         super::write_json(out, &e)?;

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::clues::{Clue, soname_fact, symbol_fact};
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::version;
-use crate::inventory::{Claim, FrameworkBuild, LibStatus};
+use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
 use crate::rules::needs::needs;
 use crate::rules::{Facts, Report, fixes, libraries};
@@ -88,18 +88,9 @@ fn held(f: &Facts, component: Option<&str>, what: &str) -> Vec<String> {
         .collect()
 }
 
-/// The versioned files of a library stem the environment has.
+/// The versioned files of a library stem the environment has, sorted.
 fn files(f: &Facts, stem: &str) -> Vec<String> {
-    let want = format!("{stem}.so.");
-    let mut out: Vec<String> = f
-        .inv
-        .packages
-        .iter()
-        .flat_map(|p| p.libraries.iter())
-        .filter(|l| l.status == LibStatus::Ok)
-        .filter_map(|l| l.path.file_name()?.to_str().map(String::from))
-        .filter(|n| n.starts_with(&want))
-        .collect();
+    let mut out: Vec<String> = f.inv.versioned_names(stem).map(String::from).collect();
     out.sort();
     out.dedup();
     out
@@ -259,7 +250,7 @@ fn library(
         );
         a.verdict = Verdict::NotHere;
     } else if with_hook.is_some() {
-        let exact = own_file(f, name);
+        let exact = libraries::env_copy(f, name);
         a.diagnosis = match (&exact, wanted) {
             (Some(path), _) => format!(
                 "{name} is here ({}), in a directory the loader does not search; envhook's hook \
@@ -317,17 +308,6 @@ fn driver_library(
         Verdict::Cause
     };
     a
-}
-
-/// The environment's own file of exactly this name, if it has one.
-fn own_file(f: &Facts, name: &str) -> Option<std::path::PathBuf> {
-    f.inv
-        .packages
-        .iter()
-        .flat_map(|p| p.libraries.iter())
-        .filter(|l| l.status == LibStatus::Ok)
-        .find(|l| l.path.file_name().is_some_and(|n| n == name))
-        .map(|l| l.path.clone())
 }
 
 /// The resolution of `name`: from the report when an object of the

@@ -241,6 +241,32 @@ pub struct Inventory {
 }
 
 impl Inventory {
+    /// The environment's usable library files named `name`, with their
+    /// packages.
+    pub fn libraries_named<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = (&'a Package, &'a Library)> + 'a {
+        self.packages
+            .iter()
+            .flat_map(|p| p.libraries.iter().map(move |l| (p, l)))
+            .filter(move |(_, l)| {
+                l.status == LibStatus::Ok && l.path.file_name().is_some_and(|n| n == name)
+            })
+    }
+
+    /// The file names of `stem.so.*` the environment has, in package order
+    /// (`libcudnn.so.9`, `libcudnn.so.9.1.1` for `libcudnn`).
+    pub fn versioned_names<'a>(&'a self, stem: &str) -> impl Iterator<Item = &'a str> + 'a {
+        let want = format!("{stem}.so.");
+        self.packages
+            .iter()
+            .flat_map(|p| p.libraries.iter())
+            .filter(|l| l.status == LibStatus::Ok)
+            .filter_map(|l| l.path.file_name()?.to_str())
+            .filter(move |n| n.starts_with(&want))
+    }
+
     /// The packages that carry CUDA-stack libraries (not frameworks, not
     /// driver stubs), conda first, and within each the runtime first: the
     /// order in which their libraries should be found.

@@ -114,60 +114,61 @@ pub fn sourced(mut p: Problem, source: &str, confidence: matrix::Confidence) -> 
     p
 }
 
-/// The facts for one environment, for callers that ask other questions
-/// than the rules do (`explain`).
+/// The facts every rule reads for one environment, and the finding when
+/// the prefix is one no hook can carry. `explain` asks its own questions of
+/// the same facts.
 pub fn facts<'a>(
     inv: &'a Inventory,
     m: &'a Matrix,
     machine: &'a Machine,
     ctx: &'a Context,
-) -> Facts<'a> {
-    Facts {
-        inv,
-        matrix: m,
-        machine,
-        ctx,
-        spec: HookSpec::from_inventory(inv, Mode::Isolated).ok().flatten(),
-        installed: status::installed(&inv.prefix),
-    }
-}
-
-/// Run every rule.
-pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Report {
-    let mut findings: Vec<Problem> = inv.problems.clone();
-    let spec = match HookSpec::from_inventory(inv, Mode::Isolated) {
-        Ok(spec) => spec,
-        Err(e) => {
-            findings.push(finding(
+) -> (Facts<'a>, Option<Problem>) {
+    let (spec, unsupported) = match HookSpec::from_inventory(inv, Mode::Isolated) {
+        Ok(spec) => (spec, None),
+        Err(e) => (
+            None,
+            Some(finding(
                 Severity::Warning,
                 "prefix-unsupported",
                 e.to_string(),
                 e.hint(),
-            ));
-            None
-        }
+            )),
+        ),
     };
-    // The hooks' header is read once: status here, directories below.
-    let installed = status::installed(&inv.prefix);
     let facts = Facts {
         inv,
         matrix: m,
         machine,
         ctx,
         spec,
-        installed,
+        // The hooks' header is read once: status here, directories below.
+        installed: status::installed(&inv.prefix),
     };
+    (facts, unsupported)
+}
+
+/// Run every rule.
+pub fn run(inv: &Inventory, m: &Matrix, machine: &Machine, ctx: &Context) -> Report {
+    let (facts, unsupported) = facts(inv, m, machine, ctx);
+    report(&facts, unsupported)
+}
+
+/// Every rule over `facts`; `unsupported` is [`facts`]'s finding.
+pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
+    let (inv, m, machine) = (facts.inv, facts.matrix, facts.machine);
+    let mut findings: Vec<Problem> = inv.problems.clone();
+    findings.extend(unsupported);
     let hook = status::hook_status(facts.installed.as_ref(), facts.spec.as_ref());
     // The libraries first: a framework whose CUDA stack is missing gets
     // one finding from them, not a second from the framework rules.
-    let libraries = libraries::check(&facts);
-    findings.extend(hooks::check(&facts, &hook));
-    let gpu = gpu_arch::check(&facts);
-    findings.extend(driver::check(&facts, gpu_arch::needs_jit(&gpu)));
+    let libraries = libraries::check(facts);
+    findings.extend(hooks::check(facts, &hook));
+    let gpu = gpu_arch::check(facts);
+    findings.extend(driver::check(facts, gpu_arch::needs_jit(&gpu)));
     findings.extend(gpu);
-    findings.extend(frameworks::check(&facts, &libraries.missing_stack));
-    findings.extend(cudnn_cuda::check(&facts));
-    findings.extend(pins::check(&facts));
+    findings.extend(frameworks::check(facts, &libraries.missing_stack));
+    findings.extend(cudnn_cuda::check(facts));
+    findings.extend(pins::check(facts));
     findings.extend(libraries.findings);
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
     Report {

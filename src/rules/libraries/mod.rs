@@ -368,26 +368,19 @@ fn names(f: &Facts, fw: &FrameworkBuild, info: &ElfInfo, first: bool) -> Vec<Ask
 /// (`site-packages/nvidia/<component>/lib/`).
 fn wheel_copy(f: &Facts, name: &str) -> Option<PathBuf> {
     f.inv
-        .packages
-        .iter()
-        .filter(|p| p.installer == Installer::Pip)
-        .flat_map(|p| p.libraries.iter())
-        .filter(|l| l.status == LibStatus::Ok)
-        .find(|l| {
-            l.path.file_name().is_some_and(|n| n == name)
-                && l.path.components().any(|c| c.as_os_str() == "nvidia")
+        .libraries_named(name)
+        .find(|(p, l)| {
+            p.installer == Installer::Pip && l.path.components().any(|c| c.as_os_str() == "nvidia")
         })
-        .map(|l| l.path.clone())
+        .map(|(_, l)| l.path.clone())
 }
 
 /// The copy of a library in the environment, by file name.
-fn env_copy(f: &Facts, name: &str) -> Option<PathBuf> {
+pub(crate) fn env_copy(f: &Facts, name: &str) -> Option<PathBuf> {
     f.inv
-        .packages
-        .iter()
-        .flat_map(|p| p.libraries.iter())
-        .find(|l| l.status == LibStatus::Ok && l.path.file_name().is_some_and(|n| n == name))
-        .map(|l| l.path.clone())
+        .libraries_named(name)
+        .next()
+        .map(|(_, l)| l.path.clone())
 }
 
 /// What a resolution means.
@@ -456,12 +449,5 @@ fn classify(
 /// A versioned file of `stem` the environment has (for "only has
 /// libcudnn.so.9" when a framework dlopens `libcudnn.so`).
 fn versioned_copy(f: &Facts, stem: &str) -> Option<String> {
-    let want = format!("{stem}.so.");
-    f.inv
-        .packages
-        .iter()
-        .flat_map(|p| p.libraries.iter())
-        .filter(|l| l.status == LibStatus::Ok)
-        .filter_map(|l| l.path.file_name()?.to_str().map(String::from))
-        .find(|n| n.starts_with(&want))
+    f.inv.versioned_names(stem).next().map(String::from)
 }
