@@ -82,16 +82,39 @@ pub fn is_compatible(path: &Path, machine: Option<u16>) -> bool {
     machine.is_none_or(|want| want == m)
 }
 
-/// Read the dynamic-linking facts of `path`.
-pub fn read(path: &Path) -> Result<ElfInfo, String> {
-    let count = Cell::new(0u64);
+/// Open `path` (a regular file, never a device or FIFO) for lazy reading
+/// that counts into `count`, with its length.
+pub(crate) fn open_counted<'a>(
+    path: &Path,
+    count: &'a Cell<u64>,
+) -> Result<(ReadCache<Counting<'a>>, u64), String> {
     let file = crate::paths::open_regular(path).map_err(|e| e.to_string())?;
     let len = file.metadata().map_err(|e| e.to_string())?.len();
-    let cache = ReadCache::new(Counting::new(file, &count));
-    let data = &cache;
+    Ok((ReadCache::new(Counting::new(file, count)), len))
+}
+
+/// The 64-bit ELF header of a lazily read file and its byte order.
+pub(crate) fn header<'d, R: ReadRef<'d>>(
+    data: R,
+) -> Result<
+    (
+        &'d elf::FileHeader64<object::Endianness>,
+        object::Endianness,
+    ),
+    String,
+> {
     let header = elf::FileHeader64::<object::Endianness>::parse(data)
         .map_err(|_| "not a 64-bit ELF file".to_string())?;
     let endian = header.endian().map_err(|e| e.to_string())?;
+    Ok((header, endian))
+}
+
+/// Read the dynamic-linking facts of `path`.
+pub fn read(path: &Path) -> Result<ElfInfo, String> {
+    let count = Cell::new(0u64);
+    let (cache, len) = open_counted(path, &count)?;
+    let data = &cache;
+    let (header, endian) = header(data)?;
     let machine = header.e_machine(endian).0;
     let phdrs = header
         .program_headers(endian, data)

@@ -91,10 +91,8 @@ use std::marker::PhantomData;
 use std::path::Path;
 
 use object::elf;
+use object::read::ReadRef;
 use object::read::elf::{FileHeader, SectionHeader};
-use object::read::{ReadCache, ReadRef};
-
-use super::elf::Counting;
 
 /// The section nvcc puts device code in.
 const SECTION: &[u8] = b".nv_fatbin";
@@ -284,13 +282,9 @@ fn u64_at(b: &[u8; ENTRY_PREFIX], at: usize) -> u64 {
 /// `.nv_fatbin` section, so it carries no CUDA device code.
 pub fn read(path: &Path) -> Result<Option<Fatbins>, String> {
     let count = Cell::new(0u64);
-    let file = crate::paths::open_regular(path).map_err(|e| e.to_string())?;
-    let len = file.metadata().map_err(|e| e.to_string())?.len();
-    let cache = ReadCache::new(Counting::new(file, &count));
+    let (cache, len) = super::elf::open_counted(path, &count)?;
     let data = &cache;
-    let header = elf::FileHeader64::<object::Endianness>::parse(data)
-        .map_err(|_| "not a 64-bit ELF file".to_string())?;
-    let endian = header.endian().map_err(|e| e.to_string())?;
+    let (header, endian) = super::elf::header(data)?;
     let sections = header
         .section_headers(endian, data)
         .map_err(|e| e.to_string())?;
