@@ -197,7 +197,13 @@ fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
             Ok(changes.clean.into_iter().chain(changes.remove).collect())
         }
         (_, Some(spec)) => {
-            let plan = Plan::new(spec, &[Dialect::Posix, Dialect::Fish, Dialect::Powershell]);
+            let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
+            let plan = Plan::new(
+                spec,
+                &[Dialect::Posix, Dialect::Fish, Dialect::Powershell],
+                Vec::new(),
+                &replaced,
+            );
             let changes = install::install(&plan, false)?;
             Ok(changes
                 .clean

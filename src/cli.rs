@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueHint};
+use clap_complete::ArgValueCandidates;
 
 use crate::activation::shell::Dialect;
 use crate::activation::spec::Mode;
@@ -17,12 +18,19 @@ use crate::activation::spec::Mode;
     version,
     about,
     long_about = None,
-    after_help = "Exit codes: 0 all well, 1 findings reported, 2 error."
+    after_help = crate::exit::SUMMARY
 )]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Print nothing on stderr but errors: no warnings, notes or progress.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also say on stderr where envhook found the driver and the
+    /// environments, and how long the work took.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 }
 
 /// The subcommands.
@@ -53,10 +61,13 @@ pub enum Command {
     /// Run a command with the environment's matched library path, without
     /// activating it.
     Run(RunArgs),
-    /// Print shell completions for envhook.
+    /// Print the shell code that completes envhook's subcommands, options,
+    /// environment names (-n), GPUs (--gpu) and formats, asking envhook
+    /// itself for the candidates. bash: `source <(envhook completions
+    /// bash)` in ~/.bashrc.
     Completions(CompletionsArgs),
-    /// Print envhook's man page (roff).
-    Man,
+    /// Print envhook's man page (roff), or write every page to a directory.
+    Man(ManArgs),
     /// Explain an error message (`libcudnn.so.8: cannot open shared object
     /// file`, `no kernel image is available ...`) in terms of this
     /// environment.
@@ -72,11 +83,12 @@ pub struct EnvSelection {
         short = 'n',
         long = "name",
         value_name = "NAME",
-        conflicts_with = "prefix"
+        conflicts_with = "prefix",
+        add = ArgValueCandidates::new(crate::cmd::completions::env_names)
     )]
     pub name: Option<String>,
     /// The environment's prefix (or a pixi project directory).
-    #[arg(short = 'p', long = "prefix", value_name = "PREFIX")]
+    #[arg(short = 'p', long = "prefix", value_name = "PREFIX", value_hint = ValueHint::DirPath)]
     pub prefix: Option<PathBuf>,
 }
 
@@ -110,6 +122,12 @@ pub struct InstallArgs {
     /// (default); dirs: the directories that hold them, as they are.
     #[arg(long, value_enum, default_value_t = Mode::Isolated)]
     pub mode: Mode,
+    /// Take over a hand-written LD_LIBRARY_PATH hook: move both halves
+    /// (the activate.d script and the deactivate.d one) aside to
+    /// NAME.envhook-replaced, where conda no longer runs them;
+    /// `envhook uninstall` puts them back.
+    #[arg(long)]
+    pub replace_handwritten: bool,
 }
 
 /// What `check` and `explain` check against.
@@ -117,14 +135,18 @@ pub struct InstallArgs {
 pub struct TargetArgs {
     /// Check for this driver version instead of the one installed (e.g.
     /// for the machine a container image will run on).
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = crate::machine::driver::parse_driver_version)]
     pub driver_version: Option<String>,
     /// Check for this GPU: sm_XY, X.Y, or a name such as "A100".
-    #[arg(long, value_name = "sm_XY|NAME")]
+    #[arg(
+        long,
+        value_name = "sm_XY|NAME",
+        add = ArgValueCandidates::new(crate::cmd::completions::gpu_values)
+    )]
     pub gpu: Option<String>,
     /// Extra compatibility rows (TOML, same tables as the built-in matrix);
     /// they take precedence. Also read from ENVHOOK_MATRIX.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub matrix: Option<PathBuf>,
 }
 
@@ -153,7 +175,7 @@ pub struct AuditArgs {
     #[arg(long)]
     pub fix: bool,
     /// Also audit these: envs directories, pixi projects or environments.
-    #[arg(long = "envs-dir", value_name = "DIR")]
+    #[arg(long = "envs-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub envs_dirs: Vec<PathBuf>,
 }
 
@@ -202,7 +224,43 @@ pub struct RunArgs {
 pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub shell: CompletionShell,
+    /// The command the script runs for candidates. Default: `envhook` when
+    /// this binary is the envhook on PATH, else this binary's path.
+    #[arg(long, value_name = "COMMAND")]
+    pub completer: Option<String>,
+}
+
+/// The shells envhook's completion scripts are written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompletionShell {
+    /// bash 4.4 or later.
+    Bash,
+    /// zsh.
+    Zsh,
+    /// fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+    /// elvish.
+    Elvish,
+}
+
+/// `envhook man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The page to print: a subcommand (`install`) for envhook-install(1);
+    /// none: envhook(1).
+    #[arg(
+        value_name = "SUBCOMMAND",
+        conflicts_with = "dir",
+        add = ArgValueCandidates::new(crate::cmd::completions::man_pages)
+    )]
+    pub page: Option<String>,
+    /// Write every page (envhook.1, envhook-show.1, ...) into this
+    /// directory, creating it if needed, and list them.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
 }
 
 /// `envhook explain`.
@@ -238,6 +296,6 @@ pub struct EnvsArgs {
     #[arg(long)]
     pub json: bool,
     /// Also look here: an envs directory, a pixi project or an environment.
-    #[arg(long = "envs-dir", value_name = "DIR")]
+    #[arg(long = "envs-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub envs_dirs: Vec<PathBuf>,
 }

@@ -29,3 +29,68 @@ pub const CONDA_OVERRIDE_CUDA: &str = "CONDA_OVERRIDE_CUDA";
 /// Seconds `audit` waits for one environment before reporting it as not
 /// answering (a dead network mount); 60 by default.
 pub const ENVHOOK_AUDIT_TIMEOUT: &str = "ENVHOOK_AUDIT_TIMEOUT";
+
+/// Every variable envhook (or a hook it writes, or its conda plugin) reads,
+/// with what for: the man pages' ENVIRONMENT section is rendered from this
+/// table, and a test holds the README's table to it.
+pub const DOCUMENTED: &[(&str, &str)] = &[
+    (
+        CONDA_PREFIX,
+        "the active environment, when neither -n nor -p is given",
+    ),
+    (
+        CONDA_EXE,
+        "locating the root prefix (<root>/bin/conda, <root>/condabin/conda)",
+    ),
+    (CONDA_ROOT, "a root prefix"),
+    (MAMBA_ROOT_PREFIX, "a root prefix (mamba, micromamba)"),
+    (
+        CONDA_ENVS_DIRS,
+        "extra envs directories (:-separated), searched first",
+    ),
+    (CONDA_ENVS_PATH, "the older spelling of CONDA_ENVS_DIRS"),
+    (CONDARC, "an extra .condarc file to read"),
+    (
+        XDG_CONFIG_HOME,
+        "where the user's conda configuration lives (~/.config when unset)",
+    ),
+    (
+        "HOME",
+        "the user's .condarc, ~/.conda/environments.txt and the usual install locations",
+    ),
+    ("PATH", "finding conda and mamba"),
+    (ENVHOOK_MATRIX, "extra compatibility rows, like --matrix"),
+    (
+        CONDA_OVERRIDE_CUDA,
+        "(check) the CUDA version the driver supports, as conda reads it; empty: no CUDA driver",
+    ),
+    (
+        "LD_LIBRARY_PATH",
+        "(check) the search path the loader simulation starts from",
+    ),
+    (
+        "ENVHOOK_BIN",
+        "(conda plugin) the envhook executable to call, instead of the one on PATH",
+    ),
+    ("NO_COLOR", "(audit) no colour, even on a terminal"),
+    (
+        "CLICOLOR_FORCE",
+        "(audit) colour, even when not on a terminal",
+    ),
+    (
+        ENVHOOK_AUDIT_TIMEOUT,
+        "(audit) seconds to wait for one environment before reporting it as not answering (a dead network mount); 60 by default",
+    ),
+    (
+        "ENVHOOK_QUIET",
+        "(read by the generated hooks) non-empty: no staleness warning on activation",
+    ),
+    (
+        "COMPLETE",
+        "set by the shell completion scripts when they ask envhook for candidates (see envhook completions)",
+    ),
+    (
+        ENVHOOK_SYSROOT,
+        "read system files (/etc/conda, /var/lib/conda, /etc/ld.so.cache, the default library directories, /proc/driver/nvidia/version) under this directory instead of /: for inspecting an image's root filesystem, and for tests",
+    ),
+];

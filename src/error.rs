@@ -169,6 +169,31 @@ pub enum Error {
         stdin: &'static str,
     },
 
+    /// `--envs-dir DIR` where DIR is not a directory.
+    #[error("--envs-dir {path}: no such directory", path = .path.display())]
+    EnvsDirMissing {
+        /// The directory given.
+        path: PathBuf,
+    },
+
+    /// `--gpu NAME` names no GPU the matrix knows.
+    #[error("--gpu {value}: not a compute capability (sm_XY, X.Y) nor a GPU the matrix knows")]
+    UnknownGpu {
+        /// The value given.
+        value: String,
+        /// A few known names that look alike, for the hint.
+        suggestions: Vec<String>,
+    },
+
+    /// `envhook man PAGE` for a page that does not exist.
+    #[error("no man page for '{page}'")]
+    UnknownManPage {
+        /// The page asked for.
+        page: String,
+        /// The subcommands that have one.
+        known: Vec<String>,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),
@@ -183,6 +208,24 @@ impl Error {
                  object file\"`) or pipe it in (`python train.py 2>&1 | envhook explain -`)"
                     .into(),
             ),
+            Error::EnvsDirMissing { .. } => Some(
+                "give an envs directory, a pixi project or an environment that exists \
+                 (`envhook envs` lists what envhook finds without it)"
+                    .into(),
+            ),
+            Error::UnknownGpu { suggestions, .. } => Some(if suggestions.is_empty() {
+                "give the compute capability (`--gpu sm_90`, `--gpu 8.6`), or add the GPU to \
+                 a --matrix file's [[gpu]] table"
+                    .into()
+            } else {
+                format!(
+                    "known names like it: {}; or give the compute capability (`--gpu sm_90`)",
+                    suggestions.join(", ")
+                )
+            }),
+            Error::UnknownManPage { known, .. } => {
+                Some(format!("pages: envhook, {}", known.join(", ")))
+            }
             Error::NoEnvSelected => Some(
                 "pass -n NAME or -p PREFIX, or run envhook inside an activated environment \
                  (`envhook envs` lists the environments it can find)"

@@ -4,6 +4,27 @@
 
 use std::process::ExitCode;
 
+/// The contract, as `--help` and the man pages state it.
+pub const CONTRACT: &[(u8, &str)] = &[
+    (
+        0,
+        "all well: nothing to act on (findings of severity info do not count)",
+    ),
+    (
+        1,
+        "findings of severity warning or error were reported (install: the hooks were written, \
+         but there is something to fix; explain: the cause of the message is in this environment)",
+    ),
+    (
+        2,
+        "error: bad usage, no such environment, unreadable or corrupt metadata, a symbolic link \
+         or something not envhook's where it would write",
+    ),
+];
+
+/// One line for `--help`.
+pub const SUMMARY: &str = "Exit codes: 0 all well, 1 findings reported, 2 error.";
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {

@@ -13,6 +13,7 @@ mod exit;
 mod explain;
 mod inventory;
 mod machine;
+mod manual;
 mod paths;
 mod report;
 mod rules;
@@ -28,6 +29,11 @@ use crate::error::Error;
 use crate::exit::ExitStatus;
 
 fn main() -> ExitCode {
+    // A completion request from the shell (`COMPLETE=bash envhook -- ...`):
+    // answer it and exit before anything else runs.
+    clap_complete::CompleteEnv::with_factory(Cli::command)
+        .var(cmd::completions::VAR)
+        .complete();
     // `--version` also names the compatibility data, which lives in the
     // embedded matrix file.
     let version: &'static str = Box::leak(
@@ -40,6 +46,13 @@ fn main() -> ExitCode {
     );
     let matches = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    report::set_verbosity(if cli.quiet {
+        report::Verbosity::Quiet
+    } else if cli.verbose {
+        report::Verbosity::Verbose
+    } else {
+        report::Verbosity::Normal
+    });
     let ctx = Context::from_process();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
@@ -52,14 +65,8 @@ fn main() -> ExitCode {
         Command::Audit(args) => cmd::audit::run(args, &ctx, &mut out),
         Command::Export(args) => cmd::export::run(args, &ctx, &mut out),
         Command::Run(args) => cmd::export::run_command(args, &ctx),
-        Command::Completions(args) => {
-            clap_complete::generate(args.shell, &mut Cli::command(), "envhook", &mut out);
-            Ok(ExitStatus::Success)
-        }
-        Command::Man => clap_mangen::Man::new(Cli::command().version(version))
-            .render(&mut out)
-            .map(|()| ExitStatus::Success)
-            .map_err(Error::Output),
+        Command::Completions(args) => cmd::completions::run(args, &mut out),
+        Command::Man(args) => cmd::man::run(args, Cli::command().version(version), &mut out),
         Command::Explain(args) => cmd::explain::run(args, &ctx, &mut out),
     };
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));
@@ -80,7 +87,8 @@ fn main() -> ExitCode {
 /// Print an error and its hint to stderr.
 fn report_error(e: &Error) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "envhook: error: {e}");
+    // The same prefix as clap's usage errors, so every error reads alike.
+    let _ = writeln!(err, "error: {e}");
     if let Some(hint) = e.hint() {
         let _ = writeln!(err, "  hint: {}", hint.replace('\n', "\n  "));
     }

@@ -22,7 +22,7 @@ fn fails(sb: &Sandbox, prefix: &Path) -> String {
     assert!(out.stdout.is_empty(), "nothing on stdout on error");
     assert!(!stderr.contains("panicked"), "{stderr}");
     let first = stderr.lines().next().unwrap();
-    assert!(first.starts_with("envhook: error: "), "{stderr}");
+    assert!(first.starts_with("error: "), "{stderr}");
     for line in stderr.lines().skip(1) {
         assert!(
             line.starts_with("  "),
@@ -281,9 +281,7 @@ fn no_environment_selected() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with(
-            "envhook: error: no environment selected\n  hint: pass -n NAME or -p PREFIX"
-        ),
+        err.starts_with("error: no environment selected\n  hint: pass -n NAME or -p PREFIX"),
         "{err}"
     );
 }

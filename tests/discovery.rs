@@ -254,7 +254,7 @@ fn broken_condarc_is_a_warning_not_a_failure() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.starts_with(&format!(
-            "envhook: warning: ignoring {}: not valid YAML",
+            "warning: ignoring {}: not valid YAML",
             sb.path("home/.condarc").display()
         )),
         "{err}"
@@ -301,7 +301,7 @@ fn unknown_name_lists_the_envs_that_exist() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     let want = format!(
-        "envhook: error: no environment named 'padle'\n  hint: environments found:\n    base                 {root}\n    paddle               {root}/envs/paddle\n    torch                {root}/envs/torch\n",
+        "error: no environment named 'padle'\n  hint: environments found:\n    base                 {root}\n    paddle               {root}/envs/paddle\n    torch                {root}/envs/torch\n",
         root = sb.path("miniconda3").display()
     );
     assert_eq!(err, want);

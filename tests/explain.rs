@@ -433,7 +433,7 @@ fn the_message_comes_from_standard_input_and_must_be_there() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.starts_with("envhook: error: explain needs the error message: none was given, and standard input was empty\n  hint: "),
+        stderr.starts_with("error: explain needs the error message: none was given, and standard input was empty\n  hint: "),
         "{stderr}"
     );
 }

@@ -300,7 +300,7 @@ fn read_only_prefix_is_a_clear_error() {
         .status();
     fs::set_permissions(&etc, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(code, 2, "{out}");
-    assert!(err.starts_with("envhook: error: could not write "), "{err}");
+    assert!(err.starts_with("error: could not write "), "{err}");
     assert!(
         err.contains("hint: the environment is read-only for this user"),
         "{err}"

@@ -402,6 +402,14 @@ impl<'p> Dir<'p> {
         rfs::renameat(&self.fd, from, &self.fd, to).map_err(|e| self.write_err(to, e))
     }
 
+    /// Rename `from` to `to` in this directory, failing (`EEXIST`) rather
+    /// than replacing whatever is at `to`: for moving a user's file, which
+    /// must never land on another.
+    pub fn rename_noreplace(&self, from: &str, to: &str) -> Result<()> {
+        rfs::renameat_with(&self.fd, from, &self.fd, to, rfs::RenameFlags::NOREPLACE)
+            .map_err(|e| self.write_err(to, e))
+    }
+
     /// Remove the file or link `name`; nothing there is not an error.
     pub fn remove_file(&self, name: &str) -> Result<()> {
         match rfs::unlinkat(&self.fd, name, AtFlags::empty()) {

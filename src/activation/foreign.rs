@@ -261,8 +261,11 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
             .map(|h| format!("'{}'", h.path.display()))
             .collect();
         format!(
-            "{install}; once it works for you, remove the hand-written hooks together: rm {}",
-            scripts.join(" ")
+            "envhook install -p {} --replace-handwritten takes over: it writes envhook's hooks \
+             and moves the hand-written ones aside together ({}), where conda no longer runs \
+             them; envhook uninstall puts them back",
+            prefix.display(),
+            scripts.join(", ")
         )
     };
     Some(Problem {

@@ -26,6 +26,7 @@ use crate::activation::lock;
 use crate::activation::plan::{HookFile, Plan};
 use crate::activation::shell::{self, Phase};
 use crate::activation::spec::Isolation;
+use crate::activation::takeover;
 use crate::error::{Conflict, Error, Result};
 use crate::paths;
 
@@ -52,6 +53,13 @@ pub struct Changes {
     /// directories).
     #[serde(serialize_with = "paths::serialize_vec")]
     pub clean: Vec<PathBuf>,
+    /// Hand-written hooks moved aside (`--replace-handwritten`), by the
+    /// paths they had.
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub move_aside: Vec<PathBuf>,
+    /// Hand-written hooks moved back to these paths (`uninstall`).
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub restore: Vec<PathBuf>,
     /// Paths envhook would have to replace or remove that are not its own.
     pub conflicts: Vec<Conflict>,
     /// How long the run waited for another envhook writing to the
@@ -63,7 +71,11 @@ pub struct Changes {
 impl Changes {
     /// Whether the run changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.write.is_empty() && self.remove.is_empty() && self.clean.is_empty()
+        self.write.is_empty()
+            && self.remove.is_empty()
+            && self.clean.is_empty()
+            && self.move_aside.is_empty()
+            && self.restore.is_empty()
     }
 }
 
@@ -104,10 +116,34 @@ pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
     for phase in [Phase::Activate, Phase::Deactivate] {
         remove_paths(&prefix, &changes.remove, phase.rel_dir())?;
     }
+    // After envhook's hooks are in place: a run killed in between leaves
+    // both working, never neither.
+    rename_in_hook_dirs(&prefix, &changes.move_aside, |name| {
+        (name.to_string(), takeover::aside_name(name))
+    })?;
     if let Some(root) = prefix.dir("lib", false)? {
         root.remove_empty_dir("envhook");
     }
     Ok(changes)
+}
+
+/// Rename each of `paths` (lying directly in activate.d or deactivate.d)
+/// from and to the names `names` gives, never over an existing file.
+fn rename_in_hook_dirs(
+    prefix: &Prefix,
+    paths: &[PathBuf],
+    names: impl Fn(&str) -> (String, String),
+) -> Result<()> {
+    for phase in [Phase::Activate, Phase::Deactivate] {
+        let Some(dir) = prefix.dir(phase.rel_dir(), false)? else {
+            continue;
+        };
+        for path in paths.iter().filter(|p| p.parent() == Some(dir.path())) {
+            let (from, to) = names(&dir_name(path));
+            dir.rename_noreplace(&from, &to)?;
+        }
+    }
+    Ok(())
 }
 
 /// Remove every envhook file from the environment (with `dry_run`, only
@@ -130,6 +166,10 @@ pub fn uninstall(prefix_path: &Path, dry_run: bool) -> Result<Changes> {
         ] {
             remove_paths(&prefix, &changes.remove, rel)?;
         }
+        // After envhook's hooks are gone: the user's own come back.
+        rename_in_hook_dirs(&prefix, &changes.restore, |name| {
+            (takeover::aside_name(name), name.to_string())
+        })?;
         if let Some(root) = prefix.dir("lib", false)? {
             root.remove_empty_dir("envhook");
         }
@@ -166,6 +206,10 @@ fn survey(prefix: &Prefix, plan: Option<&Plan>) -> Result<Changes> {
             .map(|p| p.files.iter().filter(|f| f.phase == phase).collect())
             .unwrap_or_default();
         survey_hooks(prefix, phase, &keep, &mut changes)?;
+        match plan {
+            Some(plan) => survey_take_over(prefix, phase, &plan.take_over, &mut changes)?,
+            None => survey_restore(prefix, phase, &mut changes)?,
+        }
     }
     survey_isolation(
         prefix,
@@ -234,6 +278,69 @@ fn survey_hooks(
             && is_marked(&dir, &name)
         {
             changes.remove.push(dir.join(&name));
+        }
+    }
+    Ok(())
+}
+
+/// The hand-written hooks of one phase to move aside: each must be a
+/// regular file, and its aside name free.
+fn survey_take_over(
+    prefix: &Prefix,
+    phase: Phase,
+    take_over: &[PathBuf],
+    changes: &mut Changes,
+) -> Result<()> {
+    let Some(dir) = prefix.dir(phase.rel_dir(), false)? else {
+        return Ok(());
+    };
+    for path in take_over.iter().filter(|p| p.parent() == Some(dir.path())) {
+        let name = dir_name(path);
+        let aside = takeover::aside_name(&name);
+        match (dir.entry(&name)?, dir.entry(&aside)?) {
+            (Entry::File, Entry::Missing) => changes.move_aside.push(path.clone()),
+            (Entry::File, other) => changes.conflicts.push(Conflict {
+                path: dir.join(&aside),
+                what: format!(
+                    "{}, where envhook would move {name} aside",
+                    other.describe()
+                ),
+            }),
+            (other, _) => changes.conflicts.push(Conflict {
+                path: path.clone(),
+                what: format!(
+                    "{}; envhook moves only regular files aside",
+                    other.describe()
+                ),
+            }),
+        }
+    }
+    Ok(())
+}
+
+/// The moved-aside hand-written hooks of one phase to move back: those
+/// whose old name is free (else they stay, listed as conflicts).
+fn survey_restore(prefix: &Prefix, phase: Phase, changes: &mut Changes) -> Result<()> {
+    let Some(dir) = prefix.dir(phase.rel_dir(), false)? else {
+        return Ok(());
+    };
+    for aside in dir.names()? {
+        let Some(name) = takeover::original_name(&aside) else {
+            continue;
+        };
+        if dir.entry(&aside)? != Entry::File {
+            continue;
+        }
+        match dir.entry(name)? {
+            Entry::Missing => changes.restore.push(dir.join(name)),
+            other => changes.conflicts.push(Conflict {
+                path: dir.join(&aside),
+                what: format!(
+                    "the hand-written hook envhook moved aside; {name} is now {}, so it stays \
+                     where it is",
+                    other.describe()
+                ),
+            }),
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! derived from the inventory ([`spec`]), their text in every shell dialect
 //! ([`shell`], the only code that knows shell syntax), writing and removing
 //! them ([`install`]), and the hand-written hooks it finds and leaves alone
-//! ([`foreign`]).
+//! ([`foreign`]) unless asked to take them over ([`takeover`]).
 
 pub mod confined;
 pub mod foreign;
@@ -12,3 +12,4 @@ pub mod plan;
 pub mod shell;
 pub mod spec;
 pub mod status;
+pub mod takeover;

@@ -41,6 +41,9 @@ pub struct Plan {
     pub spec: HookSpec,
     /// The scripts to write.
     pub files: Vec<HookFile>,
+    /// Hand-written hooks to move aside now (`--replace-handwritten`).
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub take_over: Vec<PathBuf>,
 }
 
 fn file_name(dialect: Dialect) -> String {
@@ -53,8 +56,17 @@ pub fn hook_path(prefix: &Path, dialect: Dialect, phase: Phase) -> PathBuf {
 }
 
 impl Plan {
-    /// Render the hooks of `spec` for `dialects`.
-    pub fn new(spec: HookSpec, dialects: &[Dialect]) -> Plan {
+    /// Render the hooks of `spec` for `dialects`. `take_over`: hand-written
+    /// hooks to move aside now; `replaced`: every hand-written hook moved
+    /// aside, now or before, which the header lists (see [`takeover`]).
+    ///
+    /// [`takeover`]: crate::activation::takeover
+    pub fn new(
+        spec: HookSpec,
+        dialects: &[Dialect],
+        take_over: Vec<PathBuf>,
+        replaced: &[PathBuf],
+    ) -> Plan {
         let prefix = spec.prefix.clone();
         let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
         let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
@@ -80,6 +92,14 @@ impl Plan {
                 .iter()
                 .map(|d| format!("library path {}", d.display())),
         );
+        header.extend(replaced.iter().map(|p| {
+            format!(
+                "replaced {} (kept as {}{}; envhook uninstall puts it back)",
+                p.display(),
+                p.file_name().unwrap_or_default().to_string_lossy(),
+                crate::activation::takeover::SUFFIX
+            )
+        }));
         let mut files = Vec::new();
         for &dialect in dialects {
             let self_path = hook_path(&prefix, dialect, Phase::Activate)
@@ -103,6 +123,10 @@ impl Plan {
                 });
             }
         }
-        Plan { spec, files }
+        Plan {
+            spec,
+            files,
+            take_over,
+        }
     }
 }

@@ -19,14 +19,25 @@ const PROGRESS_FROM: usize = 8;
 
 /// Run `audit`.
 pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
+    let started = std::time::Instant::now();
+    super::require_dirs(&args.envs_dirs)?;
     let matrix = args.target.matrix(ctx)?;
     let discovery = Discovery::run(ctx, &args.envs_dirs);
     for w in &discovery.warnings {
         crate::report::warn(w);
     }
-    let driver = driver::detect(ctx, &args.target.driver_flags(), &matrix);
+    crate::report::note(&format!(
+        "{} environments, from {} root prefixes and {} envs directories",
+        discovery.envs.len(),
+        discovery.roots.len(),
+        discovery.envs_dirs.len()
+    ));
+    let driver = driver::detect(ctx, &args.target.driver_flags(&matrix)?, &matrix);
     let total = discovery.envs.len();
-    let bar = if total >= PROGRESS_FROM && std::io::stderr().is_terminal() {
+    let bar = if total >= PROGRESS_FROM
+        && std::io::stderr().is_terminal()
+        && crate::report::verbosity() > crate::report::Verbosity::Quiet
+    {
         indicatif::ProgressBar::new(total as u64)
     } else {
         indicatif::ProgressBar::hidden()
@@ -36,6 +47,10 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         bar.inc(1)
     });
     bar.finish_and_clear();
+    crate::report::note(&format!(
+        "audited {total} environments in {} ms",
+        started.elapsed().as_millis()
+    ));
     if args.json {
         super::write_json(out, &a)?;
     } else {

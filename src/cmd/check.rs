@@ -41,7 +41,10 @@ pub fn gather(
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
     let matrix = target.matrix(ctx)?;
-    let machine = Machine::new(driver::detect(ctx, &target.driver_flags(), &matrix), ctx);
+    let machine = Machine::new(
+        driver::detect(ctx, &target.driver_flags(&matrix)?, &matrix),
+        ctx,
+    );
     Ok(Gathered {
         inv,
         matrix,

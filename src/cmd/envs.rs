@@ -15,32 +15,49 @@ struct Doc<'a> {
     schema: &'static str,
     #[serde(flatten)]
     discovery: &'a Discovery,
+    /// The prefix of the active environment (`CONDA_PREFIX`) when it is one
+    /// of `envs`, as `conda env list` marks it with `*`.
+    #[serde(serialize_with = "crate::paths::serialize_opt")]
+    active: Option<std::path::PathBuf>,
 }
 
 /// Run `envs`. Stale `environments.txt` entries are reported but are not
 /// findings: conda itself keeps them until `conda env list` cleans up.
 pub fn run(args: &EnvsArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
+    super::require_dirs(&args.envs_dirs)?;
     let discovery = Discovery::run(ctx, &args.envs_dirs);
     for w in &discovery.warnings {
         crate::report::warn(w);
     }
+    let active = discovery.active(ctx).map(|e| e.prefix.clone());
     if args.json {
         super::write_json(
             out,
             &Doc {
                 schema: "envhook.envs/1",
                 discovery: &discovery,
+                active,
             },
         )?;
     } else {
-        render(&discovery, out).map_err(Error::Output)?;
+        render(&discovery, active.as_deref(), out).map_err(Error::Output)?;
     }
     Ok(ExitStatus::Success)
 }
 
-fn render(d: &Discovery, out: &mut impl Write) -> std::io::Result<()> {
+fn render(
+    d: &Discovery,
+    active: Option<&std::path::Path>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     if d.envs.is_empty() {
         writeln!(out, "no environments found")?;
+        writeln!(
+            out,
+            "  hint: envhook looks where conda does: root prefixes (CONDA_EXE, conda on PATH, \
+             ~/miniconda3 and the like), envs_dirs in .condarc, CONDA_ENVS_DIRS and \
+             ~/.conda/environments.txt; name another place with --envs-dir DIR"
+        )?;
     }
     let width = d
         .envs
@@ -50,9 +67,15 @@ fn render(d: &Discovery, out: &mut impl Write) -> std::io::Result<()> {
         .unwrap_or(0)
         .max(4);
     for env in &d.envs {
+        // `conda env list` marks the active environment with `*`.
+        let mark = if Some(env.prefix.as_path()) == active {
+            '*'
+        } else {
+            ' '
+        };
         writeln!(
             out,
-            "{:<width$}  {}  ({})",
+            "{:<width$} {mark} {}  ({})",
             env.name.as_deref().unwrap_or("-"),
             env.prefix.display(),
             env.found_via.join(", ")

@@ -6,6 +6,7 @@ use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
 use crate::activation::spec::HookSpec;
+use crate::activation::takeover;
 use crate::cli::InstallArgs;
 use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
@@ -54,7 +55,14 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         return Ok(status(&findings));
     };
     findings.extend(spec.notes.iter().cloned());
-    let plan = Plan::new(spec, &shells);
+    let take_over = if args.replace_handwritten {
+        takeover::scripts(&foreign)
+    } else {
+        Vec::new()
+    };
+    let mut replaced = takeover::moved_aside(&prefix);
+    replaced.extend(take_over.iter().cloned());
+    let plan = Plan::new(spec, &shells, take_over, &replaced);
 
     let name = env.name.as_deref().unwrap_or("environment");
     writeln!(out, "{name}: {}", prefix.display()).map_err(w)?;
@@ -68,6 +76,11 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         writeln!(out).map_err(w)?;
     }
     print_changes(out, &changes, args.dry_run).map_err(w)?;
+    // What was moved aside no longer runs: nothing to report about it.
+    let foreign: Vec<ForeignHook> = foreign
+        .into_iter()
+        .filter(|h| !changes.move_aside.contains(&h.path))
+        .collect();
     report_foreign(out, &prefix, &foreign, &mut findings).map_err(w)?;
     print_findings(out, &findings).map_err(w)?;
     Ok(status(&findings))
@@ -85,7 +98,11 @@ pub fn print_findings(out: &mut impl Write, findings: &[Problem]) -> std::io::Re
 }
 
 /// What a run changed (or, dry, would change), one path a line.
-fn print_changes(out: &mut impl Write, changes: &Changes, dry_run: bool) -> std::io::Result<()> {
+pub fn print_changes(
+    out: &mut impl Write,
+    changes: &Changes,
+    dry_run: bool,
+) -> std::io::Result<()> {
     if let Some(waited) = changes.waited {
         writeln!(
             out,
@@ -102,6 +119,28 @@ fn print_changes(out: &mut impl Write, changes: &Changes, dry_run: bool) -> std:
         let verb = if dry_run { dry } else { done };
         for path in paths {
             writeln!(out, "  {verb:<12} {}", path.display())?;
+        }
+    }
+    // The hand-written hooks: where each goes, so the user can find it.
+    let moves: [(&str, &str, &[std::path::PathBuf], bool); 2] = [
+        ("moved aside", "would move aside", &changes.move_aside, true),
+        ("restored", "would restore", &changes.restore, false),
+    ];
+    for (done, dry, paths, aside) in moves {
+        let verb = if dry_run { dry } else { done };
+        for path in paths {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let moved = takeover::aside_name(&name);
+            let (from, to) = if aside {
+                (&*name, &*moved)
+            } else {
+                (&*moved, &*name)
+            };
+            writeln!(
+                out,
+                "  {verb:<12} {} -> {to}",
+                path.with_file_name(from).display()
+            )?;
         }
     }
     Ok(())

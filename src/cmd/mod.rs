@@ -3,10 +3,12 @@
 
 pub mod audit;
 pub mod check;
+pub mod completions;
 pub mod envs;
 pub mod explain;
 pub mod export;
 pub mod install;
+pub mod man;
 pub mod show;
 pub mod uninstall;
 
@@ -40,12 +42,28 @@ impl crate::cli::TargetArgs {
         crate::data::matrix::Matrix::load(user.as_deref())
     }
 
-    /// The driver flags.
-    pub fn driver_flags(&self) -> crate::machine::driver::Flags {
-        crate::machine::driver::Flags {
+    /// The driver flags; a `--gpu` name the matrix does not know is an
+    /// error here, since the matrix (with `--matrix` rows) decides that.
+    pub fn driver_flags(
+        &self,
+        matrix: &crate::data::matrix::Matrix,
+    ) -> Result<crate::machine::driver::Flags, Error> {
+        if let Some(gpu) = &self.gpu {
+            crate::machine::driver::check_gpu_flag(gpu, matrix)?;
+        }
+        Ok(crate::machine::driver::Flags {
             driver_version: self.driver_version.clone(),
             gpu: self.gpu.clone(),
-        }
+        })
+    }
+}
+
+/// `--envs-dir` names directories to search: one that is not there is a
+/// mistake to report, not an empty place to skip quietly.
+pub fn require_dirs(dirs: &[std::path::PathBuf]) -> Result<(), Error> {
+    match dirs.iter().find(|d| !d.is_dir()) {
+        Some(dir) => Err(Error::EnvsDirMissing { path: dir.clone() }),
+        None => Ok(()),
     }
 }
 

@@ -53,21 +53,21 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
         let target = match &fw.build.variant {
             Variant::Cuda { cuda, cudnn } => {
                 let mut t = match cuda {
-                    Some(c) => format!("CUDA {c}"),
-                    None => "CUDA (version not recorded)".to_string(),
+                    Some(c) => format!("built for CUDA {c}"),
+                    None => "built for CUDA (version not recorded)".to_string(),
                 };
                 if let Some(d) = cudnn {
                     t.push_str(&format!(" / cuDNN {d}"));
                 }
                 t
             }
-            Variant::Rocm { hip } => format!("ROCm (HIP {hip})"),
-            Variant::Cpu => "CPU only".to_string(),
-            Variant::Unknown => "build unknown".to_string(),
+            Variant::Rocm { hip } => format!("built for ROCm (HIP {hip})"),
+            Variant::Cpu => "built for CPU only".to_string(),
+            Variant::Unknown => "CPU or GPU build not recorded".to_string(),
         };
         writeln!(
             out,
-            "  {:<14} {} {} ({})  built for {target}  [{}]",
+            "  {:<14} {} {} ({})  {target}  [{}]",
             fw.framework.display_name(),
             fw.package,
             fw.version,

@@ -16,14 +16,7 @@ pub fn run(args: &UninstallArgs, ctx: &Context, out: &mut impl Write) -> Result<
     if changes.is_empty() && changes.conflicts.is_empty() {
         writeln!(out, "{}: no envhook files", env.prefix.display()).map_err(w)?;
     }
-    let verb = if args.dry_run {
-        "would remove"
-    } else {
-        "removed"
-    };
-    for path in changes.clean.iter().chain(&changes.remove) {
-        writeln!(out, "  {verb:<12} {}", path.display()).map_err(w)?;
-    }
+    super::install::print_changes(out, &changes, args.dry_run).map_err(w)?;
     let left = super::install::left_alone(&changes);
     super::install::print_findings(out, &left).map_err(w)?;
     Ok(if left.is_empty() {

@@ -241,6 +241,12 @@ impl Discovery {
         d.out
     }
 
+    /// The active environment (`CONDA_PREFIX`), when it is one of `envs`.
+    pub fn active(&self, ctx: &Context) -> Option<&KnownEnv> {
+        let prefix = canonical(&ctx.var_path(crate::env_vars::CONDA_PREFIX)?);
+        self.envs.iter().find(|e| canonical(&e.prefix) == prefix)
+    }
+
     /// Find the environment `-n NAME` refers to.
     ///
     /// Like conda: `base` is the first root prefix, otherwise the first
@@ -334,6 +340,16 @@ fn looks_like_root(prefix: &Path) -> bool {
 
 /// Resolve a selector to one environment prefix.
 pub fn select(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
+    let env = select_quietly(ctx, selector)?;
+    crate::report::note(&format!(
+        "environment {} found via {}",
+        env.prefix.display(),
+        env.found_via.join(", ")
+    ));
+    Ok(env)
+}
+
+fn select_quietly(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
     match selector {
         Selector::Name(name) => {
             let discovery = Discovery::run(ctx, &[]);
@@ -472,7 +488,13 @@ impl Builder {
         let canon = canonical(&prefix);
         if let Some(&i) = self.seen_envs.get(&canon) {
             let env = &mut self.out.envs[i];
-            if !env.found_via.iter().any(|v| v == via) {
+            // A root found through environments.txt is listed there too:
+            // one source, named once.
+            if !env
+                .found_via
+                .iter()
+                .any(|v| v == via || v.strip_prefix("root prefix via ") == Some(via))
+            {
                 env.found_via.push(via.to_string());
             }
             return;

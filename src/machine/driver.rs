@@ -161,7 +161,55 @@ pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
             gpu.cc_source = Some("matrix gpu table");
         }
     }
+    for n in &d.notes {
+        crate::report::note(n);
+    }
+    crate::report::note(&format!("driver: {}", d.describe()));
     d
+}
+
+/// `--gpu VALUE` is usable: a compute capability, or a name the matrix
+/// knows (else the error suggests names that share a word with it).
+pub fn check_gpu_flag(value: &str, m: &Matrix) -> Result<(), crate::error::Error> {
+    if gpu_from_flag(value, m).cc.is_some() {
+        return Ok(());
+    }
+    let words: Vec<String> = value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.len() >= 2)
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let suggestions = m
+        .gpu
+        .iter()
+        .flat_map(|g| g.matches.iter())
+        .filter(|name| {
+            let upper = name.to_ascii_uppercase();
+            words.iter().any(|w| upper.contains(w.as_str()))
+        })
+        .take(6)
+        .cloned()
+        .collect();
+    Err(crate::error::Error::UnknownGpu {
+        value: value.to_string(),
+        suggestions,
+    })
+}
+
+/// `--driver-version`: a driver version as nvidia-smi prints it
+/// (`535.104.05`, `470.57`), checked when the command line is parsed so a
+/// typo is a usage error, not a driver reported as too old.
+pub fn parse_driver_version(value: &str) -> Result<String, String> {
+    let parts: Vec<&str> = value.trim().split('.').collect();
+    let numeric = |p: &&str| !p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit());
+    if (1..=3).contains(&parts.len()) && parts.iter().all(numeric) {
+        Ok(value.trim().to_string())
+    } else {
+        Err(
+            "expected a driver version such as 535.104.05 or 470.57 (`nvidia-smi` prints it)"
+                .into(),
+        )
+    }
 }
 
 /// `sm_86`, `86`, `8.6` or a GPU name.

@@ -1,0 +1,126 @@
+//! Shell completion: `envhook completions SHELL` prints the registration
+//! script, and the shells call envhook back (`COMPLETE=SHELL envhook -- ...`,
+//! clap_complete's dynamic engine) for candidates, so environment names and
+//! GPU names come from this machine and this build's data, not from a
+//! script generated once.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap_complete::CompletionCandidate;
+use clap_complete::env::EnvCompleter;
+
+use crate::cli::{CompletionShell, CompletionsArgs};
+use crate::discovery::{Context, Discovery};
+use crate::error::{Error, Result};
+use crate::exit::ExitStatus;
+
+/// The variable the registration scripts set when they ask for candidates.
+pub const VAR: &str = "COMPLETE";
+
+/// Run `completions`: the registration script for one shell.
+pub fn run(args: &CompletionsArgs, out: &mut impl Write) -> Result<ExitStatus> {
+    let shell: &dyn EnvCompleter = match args.shell {
+        CompletionShell::Bash => &clap_complete::env::Bash,
+        CompletionShell::Zsh => &clap_complete::env::Zsh,
+        CompletionShell::Fish => &clap_complete::env::Fish,
+        CompletionShell::Powershell => &clap_complete::env::Powershell,
+        CompletionShell::Elvish => &clap_complete::env::Elvish,
+    };
+    shell
+        .write_registration(
+            VAR,
+            "envhook",
+            "envhook",
+            &args.completer.clone().unwrap_or_else(completer),
+            out,
+        )
+        .map_err(Error::Output)?;
+    if args.shell == CompletionShell::Zsh {
+        // Installed as `_envhook` in a directory on `fpath`, the file is
+        // the body of the completion function compinit autoloads: it then
+        // only defines the real one and registers it, and the first Tab
+        // completes nothing. Completing right away in that case (and only
+        // then) makes the first Tab work; `source <(...)` is unaffected.
+        writeln!(
+            out,
+            "if [[ ${{zsh_eval_context[-1]}} == loadautofunc ]]; then \
+             _clap_dynamic_completer_envhook \"$@\"; fi"
+        )
+        .map_err(Error::Output)?;
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// What the script calls for candidates: `envhook` when that is this
+/// binary on `PATH` (the script then survives upgrades and moves), else
+/// this binary's absolute path (`cargo run`, a build directory).
+fn completer() -> String {
+    let me = std::env::current_exe().ok();
+    let on_path = Context::from_process().which("envhook");
+    match (me, on_path) {
+        (Some(me), Some(found))
+            if fs_err::canonicalize(&found).ok() == fs_err::canonicalize(&me).ok() =>
+        {
+            "envhook".into()
+        }
+        (Some(me), _) => me.to_string_lossy().into_owned(),
+        (None, _) => "envhook".into(),
+    }
+}
+
+/// `-n`: the names `-n` accepts, from the same discovery `envs` uses.
+pub fn env_names() -> Vec<CompletionCandidate> {
+    let ctx = Context::from_process();
+    let discovery = Discovery::run(&ctx, &[]);
+    let mut names: Vec<CompletionCandidate> = Vec::new();
+    for env in &discovery.envs {
+        if let Some(name) = &env.name
+            && !names.iter().any(|c| c.get_value() == name.as_str())
+        {
+            names.push(
+                CompletionCandidate::new(name).help(Some(env.prefix.display().to_string().into())),
+            );
+        }
+    }
+    names
+}
+
+/// `--gpu`: each GPU of the built-in data by name (spaces as `-`, which
+/// `--gpu` matches the same way, so the word needs no quoting), and each
+/// compute capability as `sm_XY`.
+pub fn gpu_values() -> Vec<CompletionCandidate> {
+    let Ok(matrix) = crate::data::matrix::Matrix::load(None) else {
+        return Vec::new();
+    };
+    let mut out: Vec<CompletionCandidate> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for gpu in &matrix.gpu {
+        let sm = format!("sm_{}", gpu.cc.replace('.', ""));
+        if seen.insert(sm.clone()) {
+            out.push(
+                CompletionCandidate::new(&sm)
+                    .help(Some(format!("compute capability {}", gpu.cc).into())),
+            );
+        }
+        for name in &gpu.matches {
+            let word = name.split_whitespace().collect::<Vec<_>>().join("-");
+            if seen.insert(word.clone()) {
+                out.push(
+                    CompletionCandidate::new(word)
+                        .help(Some(format!("sm_{}", gpu.cc.replace('.', "")).into())),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// `man PAGE`: the subcommands.
+pub fn man_pages() -> Vec<CompletionCandidate> {
+    use clap::CommandFactory;
+    crate::cli::Cli::command()
+        .get_subcommands()
+        .map(|s| CompletionCandidate::new(OsString::from(s.get_name())))
+        .collect()
+}

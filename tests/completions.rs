@@ -1,0 +1,310 @@
+//! Completion, driven through the real shells (#14): bash's completion
+//! function as bash calls it, fish's `complete -C`, zsh's completion system
+//! in a terminal (tmux), each answering from this machine's environments
+//! and this build's GPU data.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::{Env, Sandbox};
+
+/// A sandbox with a conda root holding `paddle` and `torch`, and `envhook`
+/// on its `PATH` as a link to the binary under test.
+fn machine() -> Sandbox {
+    let sb = Sandbox::new();
+    let root = sb.path("home/miniconda3");
+    Env::new(&root);
+    Env::new(root.join("envs/paddle"));
+    Env::new(root.join("envs/torch"));
+    std::os::unix::fs::symlink(
+        assert_cmd::cargo::cargo_bin("envhook"),
+        sb.path("bin/envhook"),
+    )
+    .unwrap();
+    sb
+}
+
+/// `PATH` for the shells: the sandbox's `bin` first, then the system's
+/// (the shells themselves, `cat`, ...).
+fn path(sb: &Sandbox) -> String {
+    format!("{}:/usr/local/bin:/usr/bin:/bin", sb.path("bin").display())
+}
+
+fn shell(sb: &Sandbox, program: &str, args: &[&str]) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .env("HOME", sb.home())
+        .env("PATH", path(sb))
+        .env("ENVHOOK_SYSROOT", sb.path("sysroot"))
+        .current_dir(sb.path(""));
+    cmd
+}
+
+fn lines(out: std::process::Output) -> Vec<String> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The candidates bash's completion function gives for `line` (completing
+/// its last word), called the way bash's programmable completion calls it.
+fn bash_candidates(sb: &Sandbox, line: &str) -> Vec<String> {
+    let script = r#"
+source <(envhook completions bash)
+read -r -a COMP_WORDS <<<"$LINE"
+[[ $LINE == *' ' ]] && COMP_WORDS+=("")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+COMP_LINE=$LINE
+COMP_POINT=${#LINE}
+complete -p envhook >/dev/null
+_clap_complete_envhook envhook "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\n' "${COMPREPLY[@]}"
+"#;
+    let mut cmd = shell(sb, "bash", &["--norc", "--noprofile", "-c", script]);
+    cmd.env("LINE", line);
+    lines(cmd.output().unwrap())
+}
+
+/// fish's own completion of `line`, value only.
+fn fish_candidates(sb: &Sandbox, line: &str) -> Vec<String> {
+    let script = "envhook completions fish | source; complete -C \"$LINE\"";
+    let mut cmd = shell(sb, "fish", &["--no-config", "-c", script]);
+    cmd.env("LINE", line);
+    lines(cmd.output().unwrap())
+        .into_iter()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn bash_completes_environment_names_gpus_formats_and_prefixes() {
+    let sb = machine();
+    assert_eq!(
+        bash_candidates(&sb, "envhook show -n "),
+        ["base", "paddle", "torch"]
+    );
+    assert_eq!(bash_candidates(&sb, "envhook check -n pa"), ["paddle"]);
+    assert_eq!(
+        bash_candidates(&sb, "envhook export --format "),
+        ["sh", "dockerfile", "env", "json"]
+    );
+    let gpus = bash_candidates(&sb, "envhook check --gpu H1");
+    assert!(gpus.contains(&"H100".to_string()), "{gpus:?}");
+    assert!(bash_candidates(&sb, "envhook check --gpu sm_9").contains(&"sm_90".to_string()),);
+    // GPU names need no quoting: `RTX 4090` is offered as RTX-4090, which
+    // --gpu accepts.
+    let rtx = bash_candidates(&sb, "envhook check --gpu RTX-40");
+    assert!(rtx.contains(&"RTX-4090".to_string()), "{rtx:?}");
+    assert!(rtx.iter().all(|c| !c.contains(' ')), "{rtx:?}");
+    // -p offers directories, not environment names.
+    std::fs::create_dir_all(sb.path("work/projdir")).unwrap();
+    std::fs::write(sb.path("work/file.txt"), "").unwrap();
+    let dirs = bash_candidates(&sb, "envhook show -p work/");
+    assert_eq!(dirs, ["work/projdir/"], "{dirs:?}");
+    // Subcommands and flags still complete.
+    let subs = bash_candidates(&sb, "envhook ins");
+    assert_eq!(subs, ["install"]);
+    assert!(bash_candidates(&sb, "envhook install --dr").contains(&"--dry-run".to_string()));
+}
+
+#[test]
+fn every_offered_gpu_is_accepted_by_gpu() {
+    let sb = machine();
+    let all = bash_candidates(&sb, "envhook check --gpu ");
+    assert!(all.len() > 40, "{all:?}");
+    let prefix = sb.path("home/miniconda3/envs/paddle");
+    for gpu in all.iter().step_by(7) {
+        let out = sb
+            .envhook()
+            .args(["check", "-p", prefix.to_str().unwrap(), "--gpu", gpu])
+            .output()
+            .unwrap();
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{gpu}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn fish_completes_environment_names_and_gpus() {
+    let sb = machine();
+    assert_eq!(
+        fish_candidates(&sb, "envhook install -n "),
+        ["base", "paddle", "torch"]
+    );
+    assert!(fish_candidates(&sb, "envhook audit --gpu A10").contains(&"A100".to_string()));
+    let shells: Vec<String> = fish_candidates(&sb, "envhook completions ")
+        .into_iter()
+        .filter(|c| !c.starts_with('-'))
+        .collect();
+    assert_eq!(shells, ["bash", "zsh", "fish", "powershell", "elvish"]);
+    assert!(fish_candidates(&sb, "envhook man ").contains(&"install".to_string()));
+}
+
+/// zsh's completion system, interactively: a zsh in a tmux terminal, the
+/// script sourced as a user would, Tab pressed.
+#[test]
+fn zsh_completes_environment_names_in_a_terminal() {
+    let sb = machine();
+    let socket = sb.path("tmux.sock");
+    let tmux = tmux_on(&socket);
+    let start = format!(
+        "env -i HOME={} PATH={} ENVHOOK_SYSROOT={} TERM=xterm zsh -f",
+        sb.home().display(),
+        path(&sb),
+        sb.path("sysroot").display()
+    );
+    tmux(&["new-session", "-d", "-x", "150", "-y", "40", &start]);
+    let _kill = KillOnDrop(socket.clone());
+    tmux(&[
+        "send-keys",
+        "autoload -U compinit && compinit -u && source <(envhook completions zsh) && print ready",
+        "Enter",
+    ]);
+    wait_for(&|| tmux(&["capture-pane", "-p"]), "\nready");
+    tmux(&["send-keys", "envhook show -n ", "Tab"]);
+    let pane = wait_for(&|| tmux(&["capture-pane", "-p"]), "torch");
+    for name in ["base", "paddle", "torch"] {
+        assert!(pane.contains(name), "{pane}");
+    }
+    tmux(&["send-keys", "C-u", "envhook check --gpu H10", "Tab"]);
+    wait_for(&|| tmux(&["capture-pane", "-p"]), "--gpu H100");
+}
+
+/// zsh, with the script installed the way packages install it: as
+/// `_envhook` in a directory on `fpath`, autoloaded by compinit. The first
+/// Tab must already complete.
+#[test]
+fn zsh_completes_from_fpath_on_the_first_tab() {
+    let sb = machine();
+    let fpath = sb.path("site-functions");
+    std::fs::create_dir_all(&fpath).unwrap();
+    let script = sb
+        .envhook()
+        .args(["completions", "zsh", "--completer", "envhook"])
+        .output()
+        .unwrap()
+        .stdout;
+    std::fs::write(fpath.join("_envhook"), script).unwrap();
+    let socket = sb.path("tmux.sock");
+    let tmux = tmux_on(&socket);
+    let start = format!(
+        "env -i HOME={} PATH={} ENVHOOK_SYSROOT={} TERM=xterm zsh -f",
+        sb.home().display(),
+        path(&sb),
+        sb.path("sysroot").display()
+    );
+    tmux(&["new-session", "-d", "-x", "150", "-y", "40", &start]);
+    let _kill = KillOnDrop(socket.clone());
+    tmux(&[
+        "send-keys",
+        &format!(
+            "fpath=({} $fpath); autoload -U compinit && compinit -u && print ready",
+            fpath.display()
+        ),
+        "Enter",
+    ]);
+    wait_for(&|| tmux(&["capture-pane", "-p"]), "\nready");
+    tmux(&["send-keys", "envhook install -n pad", "Tab"]);
+    wait_for(&|| tmux(&["capture-pane", "-p"]), "install -n paddle");
+}
+
+fn tmux_on(socket: &Path) -> impl Fn(&[&str]) -> String + '_ {
+    move |args: &[&str]| {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(socket)
+            .arg("-f")
+            .arg("/dev/null")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+/// Poll `read` until its output contains `want` (10 s at most).
+fn wait_for(read: &dyn Fn() -> String, want: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let text = read();
+        if text.contains(want) {
+            return text;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "no {want:?} in:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+struct KillOnDrop(PathBuf);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.0)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+#[test]
+fn powershell_and_elvish_scripts_are_generated() {
+    let sb = machine();
+    let ps = sb
+        .envhook()
+        .args(["completions", "powershell"])
+        .output()
+        .unwrap();
+    let ps = String::from_utf8(ps.stdout).unwrap();
+    // No pwsh can be installed here: the script is parsed by the real
+    // PowerShell grammar, and must call envhook back for candidates.
+    assert_eq!(
+        support::powershell_errors(&ps, |_| false),
+        Vec::<String>::new()
+    );
+    assert!(ps.contains("COMPLETE") && ps.contains("envhook"), "{ps}");
+    let elvish = sb
+        .envhook()
+        .args(["completions", "elvish"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8(elvish.stdout)
+            .unwrap()
+            .contains("COMPLETE")
+    );
+}
+
+/// Without envhook on `PATH` (`cargo run`, a build directory), the script
+/// calls the binary by its absolute path.
+#[test]
+fn the_script_names_this_binary_when_it_is_not_on_path() {
+    let sb = Sandbox::new();
+    let out = sb.envhook().args(["completions", "bash"]).output().unwrap();
+    let script = String::from_utf8(out.stdout).unwrap();
+    let me: &Path = &assert_cmd::cargo::cargo_bin("envhook");
+    assert!(script.contains(&me.display().to_string()), "{script}");
+}
