@@ -160,29 +160,15 @@ fn fish_completes_environment_names_and_gpus() {
 #[test]
 fn zsh_completes_environment_names_in_a_terminal() {
     let sb = machine();
-    let socket = sb.path("tmux.sock");
-    let tmux = tmux_on(&socket);
-    let start = format!(
-        "env -i HOME={} PATH={} ENVHOOK_SYSROOT={} TERM=xterm zsh -f",
-        sb.home().display(),
-        path(&sb),
-        sb.path("sysroot").display()
-    );
-    tmux(&["new-session", "-d", "-x", "150", "-y", "40", &start]);
-    let _kill = KillOnDrop(socket.clone());
-    tmux(&[
-        "send-keys",
-        "autoload -U compinit && compinit -u && source <(envhook completions zsh) && print ready",
-        "Enter",
-    ]);
-    wait_for(&|| tmux(&["capture-pane", "-p"]), "\nready");
-    tmux(&["send-keys", "envhook show -n ", "Tab"]);
-    let pane = wait_for(&|| tmux(&["capture-pane", "-p"]), "torch");
+    let term = ZshTerminal::start(&sb);
+    term.run("autoload -U compinit && compinit -u && source <(envhook completions zsh)");
+    term.keys(&["envhook show -n ", "Tab"]);
+    let pane = term.wait_for("torch");
     for name in ["base", "paddle", "torch"] {
         assert!(pane.contains(name), "{pane}");
     }
-    tmux(&["send-keys", "C-u", "envhook check --gpu H10", "Tab"]);
-    wait_for(&|| tmux(&["capture-pane", "-p"]), "--gpu H100");
+    term.keys(&["C-u", "envhook check --gpu H10", "Tab"]);
+    term.wait_for("--gpu H100");
 }
 
 /// zsh, with the script installed the way packages install it: as
@@ -200,34 +186,39 @@ fn zsh_completes_from_fpath_on_the_first_tab() {
         .unwrap()
         .stdout;
     std::fs::write(fpath.join("_envhook"), script).unwrap();
-    let socket = sb.path("tmux.sock");
-    let tmux = tmux_on(&socket);
-    let start = format!(
-        "env -i HOME={} PATH={} ENVHOOK_SYSROOT={} TERM=xterm zsh -f",
-        sb.home().display(),
-        path(&sb),
-        sb.path("sysroot").display()
-    );
-    tmux(&["new-session", "-d", "-x", "150", "-y", "40", &start]);
-    let _kill = KillOnDrop(socket.clone());
-    tmux(&[
-        "send-keys",
-        &format!(
-            "fpath=({} $fpath); autoload -U compinit && compinit -u && print ready",
-            fpath.display()
-        ),
-        "Enter",
-    ]);
-    wait_for(&|| tmux(&["capture-pane", "-p"]), "\nready");
-    tmux(&["send-keys", "envhook install -n pad", "Tab"]);
-    wait_for(&|| tmux(&["capture-pane", "-p"]), "install -n paddle");
+    let term = ZshTerminal::start(&sb);
+    term.run(&format!(
+        "fpath=({} $fpath); autoload -U compinit && compinit -u",
+        fpath.display()
+    ));
+    term.keys(&["envhook install -n pad", "Tab"]);
+    term.wait_for("install -n paddle");
 }
 
-fn tmux_on(socket: &Path) -> impl Fn(&[&str]) -> String + '_ {
-    move |args: &[&str]| {
+/// An interactive `zsh -f` in a private tmux server, killed on drop.
+struct ZshTerminal {
+    socket: PathBuf,
+}
+
+impl ZshTerminal {
+    fn start(sb: &Sandbox) -> Self {
+        let term = ZshTerminal {
+            socket: sb.path("tmux.sock"),
+        };
+        let command = format!(
+            "env -i HOME={} PATH={} ENVHOOK_SYSROOT={} TERM=xterm zsh -f",
+            sb.home().display(),
+            path(sb),
+            sb.path("sysroot").display()
+        );
+        term.tmux(&["new-session", "-d", "-x", "150", "-y", "40", &command]);
+        term
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-S")
-            .arg(socket)
+            .arg(&self.socket)
             .arg("-f")
             .arg("/dev/null")
             .args(args)
@@ -240,31 +231,41 @@ fn tmux_on(socket: &Path) -> impl Fn(&[&str]) -> String + '_ {
         );
         String::from_utf8(out.stdout).unwrap()
     }
-}
 
-/// Poll `read` until its output contains `want` (10 s at most).
-fn wait_for(read: &dyn Fn() -> String, want: &str) -> String {
-    let start = Instant::now();
-    loop {
-        let text = read();
-        if text.contains(want) {
-            return text;
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Type a command line, press Enter, and wait until it has run.
+    fn run(&self, line: &str) {
+        self.keys(&[&format!("{line} && print ready"), "Enter"]);
+        self.wait_for("\nready");
+    }
+
+    /// Poll the screen until it shows `want` (10 s at most).
+    fn wait_for(&self, want: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.tmux(&["capture-pane", "-p"]);
+            if text.contains(want) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no {want:?} in:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "no {want:?} in:\n{text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-struct KillOnDrop(PathBuf);
-
-impl Drop for KillOnDrop {
+impl Drop for ZshTerminal {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
             .arg("-S")
-            .arg(&self.0)
+            .arg(&self.socket)
             .arg("kill-server")
             .output();
     }
