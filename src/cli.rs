@@ -58,8 +58,9 @@ pub enum Command {
     /// never run `conda activate`: a /etc/profile.d snippet, Dockerfile ENV
     /// lines, an env-file, or JSON.
     Export(ExportArgs),
-    /// Run a command with the environment's matched library path, without
-    /// activating it.
+    /// Run a command in the environment without activating it, like
+    /// `conda run`: its bin first on PATH, CONDA_PREFIX and
+    /// CONDA_DEFAULT_ENV set, and the matched library path.
     Run(RunArgs),
     /// Print the shell code that completes envhook's subcommands, options,
     /// environment names (-n), GPUs (--gpu) and formats, asking envhook
@@ -201,7 +202,9 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = ExportFormat::Sh)]
     pub format: ExportFormat,
     /// isolated: the link directory `envhook install` created; dirs: the
-    /// library directories. Default: the link directory if it exists.
+    /// library directories, as they are. Default: the link directory; without
+    /// one, the library directories only when they hold CUDA libraries only
+    /// (pip's), else an error naming the install to run.
     #[arg(long, value_enum)]
     pub mode: Option<Mode>,
 }

@@ -336,7 +336,10 @@ impl Error {
                     .into(),
             ),
             Error::NotInstalled { prefix } => Some(format!(
-                "run `envhook install -p {}` first (it creates lib/envhook/cuda), or use --mode dirs",
+                "run `envhook install -p {}` first: it creates lib/envhook/cuda, which holds the \
+                 CUDA libraries only (in an image, run it there too); --mode dirs exports the \
+                 library directories as they are, all of lib/ included, whose libstdc++ and \
+                 libcrypto then shadow the system's",
                 prefix.display()
             )),
             Error::Exec { .. } => Some("check the command name and PATH".into()),

@@ -9,10 +9,13 @@ use std::process::Command;
 
 use support::Sandbox;
 
+/// `export` in directories mode: these tests are about each format's
+/// quoting (the default mode refuses to expose all of `lib/` without an
+/// install; see `export_never_exposes_all_of_lib_unasked`).
 fn export(sb: &Sandbox, prefix: &Path, format: &str) -> String {
     let out = sb
         .envhook()
-        .args(["export", "--format", format, "-p"])
+        .args(["export", "--mode", "dirs", "--format", format, "-p"])
         .arg(prefix)
         .output()
         .unwrap();
@@ -135,7 +138,14 @@ fn env_file_and_json() {
     let env = support::pip_wheels(&sb.path("env"));
     sb.install(&env.prefix);
     let link = env.path("lib/envhook/cuda").display().to_string();
-    let text = export(&sb, &env.prefix, "env");
+    // The default mode, after an install: the link directory.
+    let out = sb
+        .envhook()
+        .args(["export", "--format", "env", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text, format!("LD_LIBRARY_PATH={link}\n"));
     // Read back the way env-file consumers do: one KEY=VALUE per line, verbatim.
     let file = sb.path("cuda.env");
@@ -148,7 +158,13 @@ fn env_file_and_json() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), link);
-    let json: serde_json::Value = serde_json::from_str(&export(&sb, &env.prefix, "json")).unwrap();
+    let out = sb
+        .envhook()
+        .args(["export", "--format", "json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["schema"], "envhook.export/1");
     assert_eq!(json["mode"], "isolated");
     assert_eq!(json["prepend"], serde_json::json!([link]));
@@ -179,7 +195,7 @@ fn run_executes_with_the_matched_path_and_its_exit_status() {
     let out = sb
         .envhook()
         .env("LD_LIBRARY_PATH", "::/existing")
-        .args(["run", "-p"])
+        .args(["run", "--mode", "dirs", "-p"])
         .arg(&env.prefix)
         .args([
             "--",
@@ -211,7 +227,7 @@ fn run_executes_with_the_matched_path_and_its_exit_status() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "unset");
     let out = sb
         .envhook()
-        .args(["run", "-p"])
+        .args(["run", "--mode", "dirs", "-p"])
         .arg(&env.prefix)
         .args(["--", "no-such-program-xyz"])
         .output()
@@ -327,5 +343,144 @@ fn conda_recipes_match_the_crate() {
             "{rel} has tests"
         );
         assert!(recipe["about"]["license"].as_str() == Some("MIT"), "{rel}");
+    }
+}
+
+/// #12: without an install, the default mode never falls back to all of
+/// `lib/` (the folk hook's mistake); `--mode dirs` does, with a warning.
+#[test]
+fn export_never_exposes_all_of_lib_unasked() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    for args in [
+        &["export", "--format", "dockerfile"][..],
+        &["run"],
+        &["export"],
+    ] {
+        let mut cmd = sb.envhook();
+        cmd.args(args).arg("-p").arg(&env.prefix);
+        if args[0] == "run" {
+            cmd.args(["--", "/bin/true"]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("has no envhook link directory yet"), "{err}");
+        assert!(err.contains("all of lib/ included"), "{err}");
+    }
+    let out = sb
+        .envhook()
+        .args(["export", "--mode", "dirs", "--format", "env", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("warning: ") && err.contains("not only CUDA's"),
+        "{err}"
+    );
+}
+
+/// #12: after an install, the Dockerfile form makes the path exist in the
+/// image (a RUN line before the ENV line), and the RUN line is valid sh
+/// whatever the prefix holds.
+#[test]
+fn dockerfile_after_install_creates_the_link_directory_in_the_image() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("it's a $env"));
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let out = sb
+        .envhook()
+        .args(["export", "--format", "dockerfile", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let run = lines[0].strip_prefix("RUN ").expect("RUN first");
+    assert!(lines[1].starts_with("ENV LD_LIBRARY_PATH=\""), "{text}");
+    assert!(lines[1].contains("lib/envhook/cuda"), "{text}");
+    // The RUN line as the image's /bin/sh would run it: envhook with the
+    // prefix as one argument.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("envhook() {{ printf '%s\\n' \"$@\"; }}; {run}"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("install\n-p\n{}\n", env.prefix.display())
+    );
+}
+
+/// #12: `run` is like `conda run`: the environment's python, its prefix in
+/// CONDA_PREFIX, its name in CONDA_DEFAULT_ENV.
+#[test]
+fn run_uses_the_environments_own_programs() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("home/miniconda3/envs/paddle");
+    support::Env::new(sb.path("home/miniconda3"));
+    let env = support::cuda11_paddle(&prefix);
+    // A real python whose sys.prefix is the environment: a venv made over
+    // it, with copies (the fixture's bin/python* go first; never write
+    // through a venv's links, which lead to the system's interpreter).
+    for name in ["python", "python3"] {
+        let _ = fs::remove_file(prefix.join("bin").join(name));
+    }
+    let venv = Command::new("python3")
+        .args(["-m", "venv", "--without-pip", "--copies"])
+        .arg(&prefix)
+        .output()
+        .unwrap();
+    assert!(
+        venv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&venv.stderr)
+    );
+    sb.envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    for (select, default_env) in [
+        (vec!["-n", "paddle"], "paddle".to_string()),
+        (
+            vec!["-p", prefix.to_str().unwrap()],
+            prefix.display().to_string(),
+        ),
+    ] {
+        let out = sb
+            .envhook()
+            .arg("run")
+            .args(&select)
+            .args([
+                "--",
+                "python",
+                "-c",
+                "import os, sys; print(sys.prefix); print(os.environ['CONDA_PREFIX']); \
+                 print(os.environ['CONDA_DEFAULT_ENV']); print(os.environ['LD_LIBRARY_PATH'])",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], prefix.to_str().unwrap(), "sys.prefix");
+        assert_eq!(lines[1], prefix.to_str().unwrap(), "CONDA_PREFIX");
+        assert_eq!(lines[2], default_env, "CONDA_DEFAULT_ENV");
+        assert_eq!(lines[3], prefix.join("lib/envhook/cuda").to_str().unwrap());
     }
 }

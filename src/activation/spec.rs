@@ -334,9 +334,24 @@ pub fn matched_dirs(inv: &Inventory, mode: Option<Mode>) -> Result<(Mode, Vec<Pa
             let dirs = HookSpec::from_inventory(inv, Mode::Dirs)?
                 .map(|s| s.dirs)
                 .unwrap_or_default();
+            // Falling back, unasked, to all of `lib/` is the folk hook's
+            // mistake (its libstdc++, libcrypto, ... shadow the system's):
+            // only `--mode dirs` gets that. The pip wheels' directories
+            // hold CUDA libraries only, so they are a fine fallback.
+            if mode.is_none() && dirs.iter().any(|d| exposes_all_of_lib(d, &inv.prefix)) {
+                return Err(Error::NotInstalled {
+                    prefix: inv.prefix.clone(),
+                });
+            }
             Ok((Mode::Dirs, dirs))
         }
     }
+}
+
+/// Whether `dir` is the environment's general library directory, which
+/// holds far more than CUDA (`lib/`, `Library/bin` on Windows).
+pub fn exposes_all_of_lib(dir: &Path, prefix: &Path) -> bool {
+    dir == prefix.join("lib") || dir == prefix.join("Library").join("bin")
 }
 
 /// `LD_LIBRARY_PATH` with `dirs` first: an existing value is kept after

@@ -25,21 +25,43 @@ struct Doc {
     env: std::collections::BTreeMap<&'static str, String>,
 }
 
-fn dirs_of(
-    env: &crate::cli::EnvSelection,
-    mode: Option<Mode>,
-    ctx: &Context,
-) -> Result<(std::path::PathBuf, Mode, Vec<std::path::PathBuf>)> {
+/// What `export` and `run` put on the path, for one environment.
+struct Matched {
+    /// The environment.
+    env: discovery::KnownEnv,
+    prefix: std::path::PathBuf,
+    mode: Mode,
+    dirs: Vec<std::path::PathBuf>,
+}
+
+fn dirs_of(env: &crate::cli::EnvSelection, mode: Option<Mode>, ctx: &Context) -> Result<Matched> {
     let env = discovery::select(ctx, &env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
     let (mode, dirs) = spec::matched_dirs(&inv, mode)?;
-    Ok((prefix, mode, dirs))
+    // Asked for with --mode dirs, all of lib/ is what the user wants; say
+    // what it costs anyway.
+    if let Some(lib) = dirs.iter().find(|d| spec::exposes_all_of_lib(d, &prefix)) {
+        crate::report::warn(&format!(
+            "{} is all of the environment's libraries, not only CUDA's: its libstdc++, \
+             libcrypto and the like shadow the system's (envhook install, then the default \
+             mode, exposes CUDA's only)",
+            lib.display()
+        ));
+    }
+    Ok(Matched {
+        env,
+        prefix,
+        mode,
+        dirs,
+    })
 }
 
 /// Run `export`.
 pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let (prefix, mode, dirs) = dirs_of(&args.env, args.mode, ctx)?;
+    let Matched {
+        prefix, mode, dirs, ..
+    } = dirs_of(&args.env, args.mode, ctx)?;
     let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let w = Error::Output;
     if dirs.is_empty() && args.format != ExportFormat::Json {
@@ -59,6 +81,14 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
                 ),
                 format!("mode {mode}"),
             ];
+            let mut header = header;
+            if mode == Mode::Isolated {
+                header.push(
+                    "lib/envhook/cuda exists where `envhook install` ran: on this machine, or in \
+                     an image only if it ran there"
+                        .to_string(),
+                );
+            }
             out.write_all(shell::export::profile(&text, &header).as_bytes())
                 .map_err(w)?;
         }
@@ -70,7 +100,9 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
                 prefix.display()
             )
             .map_err(w)?;
-            out.write_all(shell::export::dockerfile(&text).as_bytes())
+            let prefix_text = prefix.display().to_string();
+            let install = (mode == Mode::Isolated).then_some(prefix_text.as_str());
+            out.write_all(shell::export::dockerfile(&text, install).as_bytes())
                 .map_err(w)?;
         }
         ExportFormat::Env => out
@@ -95,12 +127,38 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
 
 /// Run `run`: the command replaces envhook (exec), so its exit status is
 /// the command's.
+///
+/// Like `conda run` and `pixi run`, the environment's `bin` comes first on
+/// `PATH` (so `python` is the environment's), and `CONDA_PREFIX` and
+/// `CONDA_DEFAULT_ENV` name it; `LD_LIBRARY_PATH` gets what the hook would
+/// put there. Other packages' activate.d scripts are not run (envhook does
+/// not execute code it did not write).
 pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
-    let (_, _, dirs) = dirs_of(&args.env, args.mode, ctx)?;
+    let m = dirs_of(&args.env, args.mode, ctx)?;
     let (program, rest) = args.command.split_first().expect("clap requires a command");
-    let value = spec::prepend(&dirs, ctx.var_os("LD_LIBRARY_PATH"));
-    let mut cmd = std::process::Command::new(program);
+    let value = spec::prepend(&m.dirs, ctx.var_os("LD_LIBRARY_PATH"));
+    let bin = m.prefix.join("bin");
+    let path = spec::prepend(std::slice::from_ref(&bin), ctx.var_os("PATH"));
+    // The program is looked up on the new PATH, as a shell in the
+    // activated environment would.
+    let resolved = which::which_in(
+        program,
+        Some(&path),
+        std::env::current_dir().unwrap_or_default(),
+    )
+    .map(std::ffi::OsString::from)
+    .unwrap_or_else(|_| program.clone());
+    let mut cmd = std::process::Command::new(resolved);
     cmd.args(rest);
+    cmd.env("PATH", path).env("CONDA_PREFIX", &m.prefix).env(
+        "CONDA_DEFAULT_ENV",
+        // As conda sets it: the name for an environment activated by
+        // name, else the prefix.
+        match (&m.env.name, m.env.kind) {
+            (Some(name), discovery::EnvKind::Named | discovery::EnvKind::Root) => name.clone(),
+            _ => m.prefix.display().to_string(),
+        },
+    );
     if value.is_empty() {
         cmd.env_remove("LD_LIBRARY_PATH");
     } else {

@@ -122,7 +122,17 @@ pub mod export {
     /// and `$` escaped (Dockerfile escaping), then Docker's own
     /// `${LD_LIBRARY_PATH:+:...}` keeps an existing value without leaving an
     /// empty element when there is none.
-    pub fn dockerfile(dirs: &[String]) -> String {
+    pub fn dockerfile(dirs: &[String], install_prefix: Option<&str>) -> String {
+        // The link directory exists only where `envhook install` ran: in
+        // an image, that RUN line creates it (and fails the build loudly
+        // when envhook is not there, instead of a path to nothing).
+        let run = install_prefix.map_or_else(String::new, |prefix| {
+            format!(
+                "# lib/envhook/cuda is created by envhook install: run it in the image \
+                 (envhook must be on PATH there)\nRUN envhook install -p {}\n",
+                super::quote::posix(prefix)
+            )
+        });
         let escaped: String = dirs
             .join(":")
             .chars()
@@ -131,7 +141,9 @@ pub mod export {
                 c => vec![c],
             })
             .collect();
-        format!("ENV LD_LIBRARY_PATH=\"{escaped}${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n")
+        format!(
+            "{run}ENV LD_LIBRARY_PATH=\"{escaped}${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n"
+        )
     }
 
     /// A `KEY=VALUE` env-file line (docker `--env-file`, Kubernetes
