@@ -200,7 +200,12 @@ fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
             let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
             let plan = Plan::new(
                 spec,
-                &[Dialect::Posix, Dialect::Fish, Dialect::Powershell],
+                &[
+                    Dialect::Posix,
+                    Dialect::Fish,
+                    Dialect::Powershell,
+                    Dialect::Csh,
+                ],
                 Vec::new(),
                 &replaced,
             );

@@ -111,11 +111,12 @@ pub struct InstallArgs {
     /// Print the plan and the scripts; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Shells to write hooks for (sh covers bash, zsh, dash and xonsh).
+    /// Shells to write hooks for (sh covers bash, zsh, dash and xonsh; csh
+    /// covers tcsh).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "sh,fish,powershell",
+        default_value = "sh,fish,powershell,csh",
         value_name = "SHELL,..."
     )]
     pub shells: Vec<Dialect>,

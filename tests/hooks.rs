@@ -60,13 +60,26 @@ enum Sh {
     Zsh,
     Dash,
     Fish,
+    /// tcsh, as conda.csh runs the .csh hooks.
+    Tcsh,
+    /// tcsh with globbing off and unmatched globs allowed: the hooks must
+    /// not depend on either setting.
+    TcshNoglob,
 }
 
-const SHELLS: [Sh; 4] = [Sh::Bash, Sh::Zsh, Sh::Dash, Sh::Fish];
+const SHELLS: [Sh; 5] = [Sh::Bash, Sh::Zsh, Sh::Dash, Sh::Fish, Sh::Tcsh];
 
 impl Sh {
     fn ext(self) -> &'static str {
-        if self == Sh::Fish { "fish" } else { "sh" }
+        match self {
+            Sh::Fish => "fish",
+            Sh::Tcsh | Sh::TcshNoglob => "csh",
+            _ => "sh",
+        }
+    }
+
+    fn is_csh(self) -> bool {
+        matches!(self, Sh::Tcsh | Sh::TcshNoglob)
     }
 
     fn command(self, script: &str) -> Command {
@@ -83,6 +96,8 @@ impl Sh {
             ),
             Sh::Dash => ("dash", &["-c"], "set -eu\n"),
             Sh::Fish => ("fish", &["--no-config", "-c"], ""),
+            Sh::Tcsh => ("tcsh", &["-f", "-c"], ""),
+            Sh::TcshNoglob => ("tcsh", &["-f", "-c"], "set noglob\nset nonomatch\n"),
         };
         let mut cmd = Command::new(bin);
         cmd.args(args).arg(format!("{prelude}{script}"));
@@ -92,17 +107,26 @@ impl Sh {
     fn source(self, var: &str) -> String {
         match self {
             Sh::Fish => format!("source \"${var}\"\n"),
+            Sh::Tcsh | Sh::TcshNoglob => format!("source ${var}:q\n"),
             _ => format!(". \"${{{var}}}\"\n"),
         }
     }
 
     fn dump(self, n: usize) -> String {
+        if self.is_csh() {
+            return format!("env -0 > $T_DUMP:q/{n}\n");
+        }
         format!("env -0 > \"$T_DUMP/{n}\"\n")
     }
 
     fn user_prepend(self) -> &'static str {
         match self {
             Sh::Fish => "set -gx LD_LIBRARY_PATH /user/added $LD_LIBRARY_PATH\n",
+            Sh::Tcsh | Sh::TcshNoglob => {
+                "set _u = 0\nif ( $?LD_LIBRARY_PATH ) then\nif ( ${LD_LIBRARY_PATH:q} != \"\" ) set _u = 1\nendif\n\
+                 if ( $_u ) then\nsetenv LD_LIBRARY_PATH /user/added:${LD_LIBRARY_PATH:q}\nelse\n\
+                 setenv LD_LIBRARY_PATH /user/added\nendif\nunset _u\n"
+            }
             _ => {
                 "LD_LIBRARY_PATH=\"/user/added${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\"; export LD_LIBRARY_PATH\n"
             }
@@ -112,6 +136,7 @@ impl Sh {
     fn user_unset(self) -> &'static str {
         match self {
             Sh::Fish => "set -e LD_LIBRARY_PATH\n",
+            Sh::Tcsh | Sh::TcshNoglob => "unsetenv LD_LIBRARY_PATH\n",
             _ => "unset LD_LIBRARY_PATH\n",
         }
     }
@@ -121,6 +146,7 @@ impl Sh {
         match self {
             Sh::Fish => "set -n > \"$T_DUMP/vars\"; functions -n >> \"$T_DUMP/vars\"\n",
             Sh::Zsh => "set > \"$T_DUMP/vars\"; print -l ${(k)functions} >> \"$T_DUMP/vars\"\n",
+            Sh::Tcsh | Sh::TcshNoglob => "set > $T_DUMP:q/vars\n",
             _ => "set > \"$T_DUMP/vars\"\n",
         }
     }
@@ -509,6 +535,16 @@ fn fish_round_trips() {
     matrix(Sh::Fish);
 }
 
+#[test]
+fn tcsh_round_trips() {
+    matrix(Sh::Tcsh);
+}
+
+#[test]
+fn tcsh_round_trips_with_noglob_and_nonomatch() {
+    matrix(Sh::TcshNoglob);
+}
+
 /// The harness itself must be able to fail: a naive hook (the seeds' one
 /// line, with the usual unset deactivate) breaks the rules it checks.
 #[test]
@@ -623,6 +659,12 @@ fn rendered_scripts_pass_shellcheck_and_the_parsers() {
                     .arg("--no-execute")
                     .arg(h.hook(phase, "fish")),
             );
+            // tcsh has no linter; -n parses without running.
+            quiet(
+                Command::new("tcsh")
+                    .args(["-f", "-n"])
+                    .arg(h.hook(phase, "csh")),
+            );
         }
     }
 }
@@ -650,6 +692,10 @@ fn templates_are_real_scripts() {
         let ps1 = hooks.join(format!("{name}.ps1"));
         if ps1.exists() {
             assert_powershell_parses(&fs::read_to_string(&ps1).unwrap(), "template");
+        }
+        let csh = hooks.join(format!("{name}.csh"));
+        if csh.exists() {
+            quiet(Command::new("tcsh").args(["-f", "-n"]).arg(&csh));
         }
     }
 }
@@ -776,6 +822,8 @@ fn hooks_never_fork() {
     let h = install(&sb, &sb.path("env"));
     // Stale, so the warning branch runs too.
     simulate_transaction(&h);
+    let empty = sb.path("empty-hook");
+    fs::write(&empty, "").unwrap();
     for sh in SHELLS {
         let (execs, forks, stderr) = processes(
             sh,
@@ -787,8 +835,15 @@ fn hooks_never_fork() {
             stderr.contains("changed since"),
             "{sh:?}: the stale branch ran"
         );
-        // The one execve is the shell itself.
-        assert_eq!((execs, forks), (1, 0), "{sh:?} started processes");
+        // What the shell starts by itself, sourcing empty files (tcsh
+        // forks once at startup): the hooks add nothing to it.
+        let (base_execs, base_forks, _) = processes(sh, &empty, &empty, &sb.home());
+        assert_eq!(base_execs, 1, "{sh:?}: the one execve is the shell itself");
+        assert_eq!(
+            (execs, forks),
+            (base_execs, base_forks),
+            "{sh:?} started processes"
+        );
     }
 }
 
@@ -819,7 +874,7 @@ fn set_age(path: &Path, secs_ago: u64) {
 /// `test -nt` implementations compare whole seconds.)
 fn simulate_transaction(h: &Hooked) {
     for phase in ["activate", "deactivate"] {
-        for ext in ["sh", "fish", "ps1"] {
+        for ext in ["sh", "fish", "ps1", "csh"] {
             set_age(&h.hook(phase, ext), 20);
         }
     }

@@ -75,9 +75,43 @@ fn shells_can_be_chosen_and_others_are_removed() {
     assert!(!env.path("etc/conda/activate.d/envhook.ps1").exists());
     assert!(!env.path("etc/conda/deactivate.d/envhook.ps1").exists());
     assert!(out.contains("removed"), "{out}");
-    let (code, _, err) = install(&sb, &env.prefix, &["--shells", "tcsh"]);
+    assert!(!env.path("etc/conda/activate.d/envhook.csh").exists());
+    let (code, _, err) = install(&sb, &env.prefix, &["--shells", "cmd"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown shell 'tcsh'"), "{err}");
+    assert!(err.contains("unknown shell 'cmd'"), "{err}");
+}
+
+/// #12: tcsh gets its hook by default; a prefix csh cannot express gets
+/// none (never a broken one), and install says so with exit 1.
+#[test]
+fn csh_hooks_are_written_unless_the_prefix_cannot_be_expressed() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let (code, out, _) = install(&sb, &env.prefix, &[]);
+    assert_eq!(code, 0, "{out}");
+    for phase in ["activate.d", "deactivate.d"] {
+        assert!(
+            env.path(&format!("etc/conda/{phase}/envhook.csh"))
+                .is_file()
+        );
+    }
+    let hashed = support::cuda11_paddle(&sb.path("a#b/env"));
+    let (code, out, _) = install(&sb, &hashed.prefix, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("warning[shell-unsupported]: no csh hook: "),
+        "{out}"
+    );
+    assert!(out.contains("contains '#'"), "{out}");
+    assert!(hashed.path("etc/conda/activate.d/envhook.sh").is_file());
+    assert!(!hashed.path("etc/conda/activate.d/envhook.csh").exists());
+    // Uninstall removes the csh hooks with the others.
+    sb.envhook()
+        .args(["uninstall", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    assert!(!env.path("etc/conda/activate.d/envhook.csh").exists());
 }
 
 #[test]

@@ -44,6 +44,9 @@ pub struct Plan {
     /// Hand-written hooks to move aside now (`--replace-handwritten`).
     #[serde(serialize_with = "paths::serialize_vec")]
     pub take_over: Vec<PathBuf>,
+    /// Dialects asked for that cannot express this environment's hooks,
+    /// with the reason (no hook is better than a broken one).
+    pub skipped: Vec<(Dialect, String)>,
 }
 
 fn file_name(dialect: Dialect) -> String {
@@ -101,7 +104,12 @@ impl Plan {
             )
         }));
         let mut files = Vec::new();
+        let mut skipped = Vec::new();
         for &dialect in dialects {
+            if let Some(why) = dialect.unsupported(&dirs) {
+                skipped.push((dialect, why));
+                continue;
+            }
             let self_path = hook_path(&prefix, dialect, Phase::Activate)
                 .display()
                 .to_string();
@@ -127,6 +135,7 @@ impl Plan {
             spec,
             files,
             take_over,
+            skipped,
         }
     }
 }

@@ -63,6 +63,20 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let mut replaced = takeover::moved_aside(&prefix);
     replaced.extend(take_over.iter().cloned());
     let plan = Plan::new(spec, &shells, take_over, &replaced);
+    for (dialect, why) in &plan.skipped {
+        findings.push(Problem {
+            severity: Severity::Warning,
+            code: "shell-unsupported",
+            message: format!("no {dialect} hook: {why}"),
+            hint: Some(
+                "the other shells' hooks are written; for tcsh, a prefix without '#' \
+                 (conda's own environment names cannot contain it) gets its hook"
+                    .into(),
+            ),
+            path: Some(prefix.clone()),
+            source: None,
+        });
+    }
 
     let name = env.name.as_deref().unwrap_or("environment");
     writeln!(out, "{name}: {}", prefix.display()).map_err(w)?;

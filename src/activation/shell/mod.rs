@@ -27,12 +27,19 @@ pub enum Dialect {
     Fish,
     /// PowerShell (`*.ps1`).
     Powershell,
+    /// tcsh and csh (`*.csh`, sourced by conda's `conda.csh`).
+    Csh,
 }
 
 impl Dialect {
     /// Every dialect, in the order hooks are written.
     #[cfg(test)]
-    pub const ALL: [Dialect; 3] = [Dialect::Posix, Dialect::Fish, Dialect::Powershell];
+    pub const ALL: [Dialect; 4] = [
+        Dialect::Posix,
+        Dialect::Fish,
+        Dialect::Powershell,
+        Dialect::Csh,
+    ];
 
     /// The file extension conda, mamba and rattler match on.
     pub fn extension(self) -> &'static str {
@@ -40,6 +47,7 @@ impl Dialect {
             Dialect::Posix => "sh",
             Dialect::Fish => "fish",
             Dialect::Powershell => "ps1",
+            Dialect::Csh => "csh",
         }
     }
 
@@ -49,6 +57,22 @@ impl Dialect {
             Dialect::Posix => quote::posix(s),
             Dialect::Fish => quote::fish(s),
             Dialect::Powershell => quote::powershell(s),
+            Dialect::Csh => quote::csh(s),
+        }
+    }
+
+    /// Why this dialect cannot express hooks for these directories, if it
+    /// cannot: csh edits values with `:s#...#` modifiers, where `#` cannot
+    /// be written.
+    pub fn unsupported(self, dirs: &[String]) -> Option<String> {
+        match self {
+            Dialect::Csh => dirs.iter().find(|d| !quote::csh_modifier_ok(d)).map(|d| {
+                format!(
+                    "{d} contains '#', which csh's string editing cannot express; \
+                     no .csh hook is written (tcsh and csh users get none)"
+                )
+            }),
+            _ => None,
         }
     }
 
@@ -62,6 +86,8 @@ impl Dialect {
             (Dialect::Powershell, Phase::Deactivate) => {
                 include_str!("../../../hooks/deactivate.ps1")
             }
+            (Dialect::Csh, Phase::Activate) => include_str!("../../../hooks/activate.csh"),
+            (Dialect::Csh, Phase::Deactivate) => include_str!("../../../hooks/deactivate.csh"),
         }
     }
 }
@@ -72,6 +98,7 @@ impl fmt::Display for Dialect {
             Dialect::Posix => "sh",
             Dialect::Fish => "fish",
             Dialect::Powershell => "powershell",
+            Dialect::Csh => "csh",
         })
     }
 }
@@ -84,8 +111,9 @@ impl std::str::FromStr for Dialect {
             "sh" | "posix" | "bash" | "zsh" | "dash" => Ok(Dialect::Posix),
             "fish" => Ok(Dialect::Fish),
             "powershell" | "pwsh" | "ps1" => Ok(Dialect::Powershell),
+            "csh" | "tcsh" => Ok(Dialect::Csh),
             other => Err(format!(
-                "unknown shell '{other}' (expected sh, bash, zsh, fish or powershell)"
+                "unknown shell '{other}' (expected sh, bash, zsh, fish, powershell or csh)"
             )),
         }
     }
@@ -238,12 +266,39 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
             "WATCH_TESTS" => v
                 .watch
                 .iter()
-                .map(|w| format!("[ -e {} ] || _envhook_stale=1", quote::posix(w)))
+                .map(|w| match dialect {
+                    Dialect::Csh => format!("if ( ! -e {} ) set _envhook_stale = 1", q(w)),
+                    _ => format!("[ -e {} ] || _envhook_stale=1", quote::posix(w)),
+                })
                 .collect::<Vec<_>>()
                 .join("\n    "),
             "STALE_MESSAGE" => q(v.stale_message),
-            "STRIP" => strip_fragment(dialect),
+            "STRIP" => match dialect {
+                Dialect::Csh => csh_strip(v.dirs),
+                _ => strip_fragment(dialect),
+            },
             _ => return None,
+        })
+    })
+}
+
+/// `hooks/strip.csh` with one `:as` edit per directory of ours.
+fn csh_strip(dirs: &[String]) -> String {
+    let fragment = include_str!("../../../hooks/strip.csh")
+        .strip_prefix("# ")
+        .expect("hooks/strip.csh starts with a comment")
+        .trim_end();
+    substitute(fragment, |token| {
+        (token == "DIR_EDITS").then(|| {
+            dirs.iter()
+                .map(|d| {
+                    format!(
+                        "set _envhook_rest = ${{_envhook_rest:as#:{}:#:#:q}}",
+                        quote::csh_modifier(d)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n    ")
         })
     })
 }
@@ -257,6 +312,7 @@ fn strip_fragment(dialect: Dialect) -> String {
         Dialect::Posix => include_str!("../../../hooks/strip.sh"),
         Dialect::Fish => include_str!("../../../hooks/strip.fish"),
         Dialect::Powershell => unreachable!("the PowerShell hooks strip inline"),
+        Dialect::Csh => unreachable!("rendered by csh_strip"),
     };
     fragment
         .strip_prefix("# ")

@@ -33,6 +33,37 @@ pub fn powershell(s: &str) -> String {
     out
 }
 
+/// tcsh and csh: single quotes, where nothing is special but `'` (written
+/// `'\''`, as in POSIX sh) and `!`, which csh history-expands even there
+/// (even in a sourced file); `\!` is a literal `!`. Newlines cannot be
+/// quoted in csh at all: the caller refuses them.
+pub fn csh(s: &str) -> String {
+    debug_assert!(!s.contains(['\n', '\r']));
+    format!("'{}'", s.replace('\'', r"'\''").replace('!', r"\!"))
+}
+
+/// The text of a csh `:s#l#r#` modifier's `l`: taken literally by csh
+/// (nothing expanded), except that `\` quotes the next character, so `\`,
+/// `'`, `"` and `!` are escaped. The delimiter `#` cannot be escaped (a
+/// `\#` there does not match); [`csh_modifier_ok`] says whether `s` can be
+/// written at all.
+pub fn csh_modifier(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if matches!(c, '\\' | '\'' | '"' | '!') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether [`csh_modifier`] can express `s`: no `#` (the delimiter), no
+/// line break.
+pub fn csh_modifier_ok(s: &str) -> bool {
+    !s.contains(['#', '\n', '\r'])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +192,14 @@ mod tests {
                 .ok(),
             Some(s.to_string())
         );
+    }
+
+    #[test]
+    fn csh_quoting() {
+        assert_eq!(csh("it's"), r"'it'\''s'");
+        assert_eq!(csh("a!b $x `y` *"), r"'a\!b $x `y` *'");
+        assert_eq!(csh_modifier(r#"/it's "q" \ !"#), r#"/it\'s \"q\" \\ \!"#);
+        assert!(!csh_modifier_ok("/a#b"));
+        assert!(csh_modifier_ok("/a b/$x/{y}"));
     }
 }
