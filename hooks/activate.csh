@@ -14,13 +14,39 @@
 # expanded again, newlines kept). Builtins only: no process is started.
 
 set _envhook_dirs = __ENVHOOK_DIRS__
-set _envhook_active = 0
-if ( $?ENVHOOK_STATE___ENVHOOK_ID__ ) then
-    if ( ${ENVHOOK_STATE___ENVHOOK_ID__:q} != "" ) set _envhook_active = 1
+set _envhook_prefix = __ENVHOOK_PREFIX__
+# The prefix this hook was written for, spelled so that conda's rewriting
+# of the old prefix in a copy does not change it; a copy (clone, rename,
+# conda-unpack) keys its state by its prefix's length too (see activate.sh;
+# $% is tcsh's length). The state is read through eval, as the key is only
+# known now: the single-quoted parts keep their `$` for eval.
+set _envhook_origin = __ENVHOOK_ORIGIN__
+set _envhook_key = __ENVHOOK_ID__
+if ( ${_envhook_prefix:q} != ${_envhook_origin:q} ) set _envhook_key = __ENVHOOK_ID___$%_envhook_prefix
+set _envhook_state = ""
+set _envhook_saved = ""
+set _envhook_applied = ""
+eval 'set _envhook_has = $?ENVHOOK_STATE_'"$_envhook_key"
+if ( $_envhook_has ) eval 'set _envhook_state = ${ENVHOOK_STATE_'"$_envhook_key"':q}'
+eval 'set _envhook_has = $?ENVHOOK_SAVED_'"$_envhook_key"
+if ( $_envhook_has ) eval 'set _envhook_saved = ${ENVHOOK_SAVED_'"$_envhook_key"':q}'
+eval 'set _envhook_has = $?ENVHOOK_APPLIED_'"$_envhook_key"
+if ( $_envhook_has ) eval 'set _envhook_applied = ${ENVHOOK_APPLIED_'"$_envhook_key"':q}'
+# State under our key is ours when the value it applied starts with our
+# prefix and a '/' (the sentinel anchors the test at the start).
+set _envhook_foreign = 0
+if ( ${_envhook_state:q} != "" ) then
+    set _envhook_probe = @envhook@end@${_envhook_applied:q}
+    if ( ${_envhook_probe:s#@envhook@end@__ENVHOOK_PREFIX_EDIT__/##:q} == ${_envhook_probe:q} ) then
+        set _envhook_foreign = 1
+        set _envhook_state = ""
+    endif
 endif
+set _envhook_active = 0
+if ( ${_envhook_state:q} != "" ) set _envhook_active = 1
 set _envhook_same = 0
-if ( $_envhook_active && $?LD_LIBRARY_PATH && $?ENVHOOK_APPLIED___ENVHOOK_ID__ ) then
-    if ( ${LD_LIBRARY_PATH:q} == ${ENVHOOK_APPLIED___ENVHOOK_ID__:q} ) set _envhook_same = 1
+if ( $_envhook_active && $?LD_LIBRARY_PATH ) then
+    if ( ${LD_LIBRARY_PATH:q} == ${_envhook_applied:q} ) set _envhook_same = 1
 endif
 # A value holding the strip's sentinel is left exactly as it is.
 set _envhook_odd = 0
@@ -28,51 +54,62 @@ if ( $?LD_LIBRARY_PATH ) then
     if ( ${LD_LIBRARY_PATH:s#@envhook@end@##:q} != ${LD_LIBRARY_PATH:q} ) set _envhook_odd = 1
 endif
 
-if ( ! $_envhook_same && ! $_envhook_odd ) then
+if ( ! $_envhook_foreign && ! $_envhook_same && ! $_envhook_odd ) then
     # __ENVHOOK_STRIP__
     if ( $_envhook_active ) then
         # Active already, but changed meanwhile: the change is kept.
         if ( $?LD_LIBRARY_PATH ) then
-            setenv ENVHOOK_STATE___ENVHOOK_ID__ set
-            setenv ENVHOOK_SAVED___ENVHOOK_ID__ ${_envhook_kept:q}
+            set _envhook_state = set
+            set _envhook_saved = ${_envhook_kept:q}
         else
-            setenv ENVHOOK_STATE___ENVHOOK_ID__ unset
-            setenv ENVHOOK_SAVED___ENVHOOK_ID__ ""
+            set _envhook_state = unset
+            set _envhook_saved = ""
         endif
     else if ( $?LD_LIBRARY_PATH ) then
-        setenv ENVHOOK_STATE___ENVHOOK_ID__ set
-        setenv ENVHOOK_SAVED___ENVHOOK_ID__ ${LD_LIBRARY_PATH:q}
+        set _envhook_state = set
+        set _envhook_saved = ${LD_LIBRARY_PATH:q}
     else
-        setenv ENVHOOK_STATE___ENVHOOK_ID__ unset
-        setenv ENVHOOK_SAVED___ENVHOOK_ID__ ""
+        set _envhook_state = unset
+        set _envhook_saved = ""
     endif
     if ( ${_envhook_kept:q} == "" ) then
         setenv LD_LIBRARY_PATH ${_envhook_dirs:q}
     else
         setenv LD_LIBRARY_PATH ${_envhook_dirs:q}:${_envhook_kept:q}
     endif
-    setenv ENVHOOK_APPLIED___ENVHOOK_ID__ ${LD_LIBRARY_PATH:q}
+    eval 'setenv ENVHOOK_STATE_'"$_envhook_key"' ${_envhook_state:q}'
+    eval 'setenv ENVHOOK_SAVED_'"$_envhook_key"' ${_envhook_saved:q}'
+    eval 'setenv ENVHOOK_APPLIED_'"$_envhook_key"' ${LD_LIBRARY_PATH:q}'
 endif
 
-# Staleness: conda and mamba append to conda-meta/history on every
-# transaction, and upgrades remove the records this hook was made from.
-# tcsh's -M is a file's modification time (a builtin test).
+# Staleness, the rule `envhook check` and `audit` apply too: conda and
+# mamba append to conda-meta/history on every transaction, and upgrades
+# remove the records this hook was made from; tcsh's -M is a file's
+# modification time (a builtin test). A moved or copied environment says
+# that instead. (Blocks, not one-line ifs: `tcsh -n` mishandles a
+# redirection there, and the tests parse the hooks with it.)
 set _envhook_quiet = 0
 if ( $?ENVHOOK_QUIET ) then
     if ( ${ENVHOOK_QUIET:q} != "" ) set _envhook_quiet = 1
 endif
 if ( ! $_envhook_quiet ) then
-    set _envhook_stale = 0
-    if ( -e __ENVHOOK_HISTORY__ && -e __ENVHOOK_SELF__ ) then
-        if ( -M __ENVHOOK_HISTORY__ > -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+    if ( ${_envhook_prefix:q} != ${_envhook_origin:q} ) then
+        echo __ENVHOOK_MOVED_PREFIX__${_envhook_prefix:q}__ENVHOOK_MOVED_MIDDLE__${_envhook_origin:q}__ENVHOOK_MOVED_SUFFIX__ > /dev/stderr
+    else
+        set _envhook_stale = 0
+        if ( -e __ENVHOOK_HISTORY__ && -e __ENVHOOK_SELF__ ) then
+            if ( -M __ENVHOOK_HISTORY__ > -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+        endif
+        __ENVHOOK_WATCH_TESTS__
+        if ( $_envhook_stale ) then
+            echo __ENVHOOK_STALE_MESSAGE__ > /dev/stderr
+        endif
     endif
-    __ENVHOOK_WATCH_TESTS__
-    # (A block, not a one-line `if`: `tcsh -n` mishandles a redirection
-    # there, and the tests parse the hooks with it.)
-    if ( $_envhook_stale ) then
-        echo __ENVHOOK_STALE_MESSAGE__ > /dev/stderr
+    if ( $_envhook_foreign ) then
+        echo __ENVHOOK_FOREIGN_MESSAGE__ > /dev/stderr
     endif
 endif
 
 unset _envhook_dirs _envhook_active _envhook_same _envhook_odd _envhook_rest _envhook_prev
-unset _envhook_kept _envhook_quiet _envhook_stale
+unset _envhook_kept _envhook_quiet _envhook_stale _envhook_prefix _envhook_origin _envhook_key
+unset _envhook_state _envhook_saved _envhook_applied _envhook_has _envhook_foreign _envhook_probe

@@ -9,47 +9,81 @@
 # command substitution (those split on newlines). Builtins only; status 0.
 
 set -l _envhook_ours (string split -- : __ENVHOOK_DIRS__)
-
-# The current value without our directories and without empty elements
-# (_envhook_rest_PATH), in linear time.
-# __ENVHOOK_STRIP__
-
-if set -q ENVHOOK_STATE___ENVHOOK_ID__; and test -n "$ENVHOOK_STATE___ENVHOOK_ID__"
-    # Active already: keep the saved value unless it was changed meanwhile.
-    if test "$LD_LIBRARY_PATH" != "$ENVHOOK_APPLIED___ENVHOOK_ID__"; or not set -q LD_LIBRARY_PATH
-        if set -q LD_LIBRARY_PATH
-            set -gx ENVHOOK_STATE___ENVHOOK_ID__ set
-            set -gx ENVHOOK_SAVED___ENVHOOK_ID__ "$_envhook_rest_PATH"
-        else
-            set -gx ENVHOOK_STATE___ENVHOOK_ID__ unset
-            set -gx ENVHOOK_SAVED___ENVHOOK_ID__ ''
-        end
+set -l _envhook_prefix __ENVHOOK_PREFIX__
+# The prefix this hook was written for, spelled so that conda's rewriting
+# of the old prefix in a copy does not change it; a copy (clone, rename,
+# conda-unpack) keys its state by its prefix's length too (see activate.sh).
+set -l _envhook_origin __ENVHOOK_ORIGIN__
+set -l _envhook_key __ENVHOOK_ID__
+if test "$_envhook_prefix" != "$_envhook_origin"
+    set _envhook_key __ENVHOOK_ID___(string length -- "$_envhook_prefix")
+end
+set -l _envhook_vs ENVHOOK_STATE_$_envhook_key
+set -l _envhook_vv ENVHOOK_SAVED_$_envhook_key
+set -l _envhook_va ENVHOOK_APPLIED_$_envhook_key
+# State under our key is ours when the value it applied starts with our
+# prefix (compared by length: the prefix may hold wildcard characters).
+set -l _envhook_state
+if set -q $_envhook_vs; and test -n "$$_envhook_vs"
+    set -l _envhook_n (math (string length -- "$_envhook_prefix") + 1)
+    if test (string sub -l $_envhook_n -- "$$_envhook_va") = "$_envhook_prefix/"
+        set _envhook_state "$$_envhook_vs"
+    else
+        set _envhook_state foreign
     end
-else if set -q LD_LIBRARY_PATH
-    set -gx ENVHOOK_STATE___ENVHOOK_ID__ set
-    set -gx ENVHOOK_SAVED___ENVHOOK_ID__ "$LD_LIBRARY_PATH"
-else
-    set -gx ENVHOOK_STATE___ENVHOOK_ID__ unset
-    set -gx ENVHOOK_SAVED___ENVHOOK_ID__ ''
 end
 
-set -gx LD_LIBRARY_PATH $_envhook_ours $_envhook_rest_PATH
-set -gx ENVHOOK_APPLIED___ENVHOOK_ID__ "$LD_LIBRARY_PATH"
+if test "$_envhook_state" != foreign
+    # The current value without our directories and without empty elements
+    # (_envhook_rest_PATH), in linear time.
+    # __ENVHOOK_STRIP__
 
-# Staleness: conda and mamba append to conda-meta/history on every
-# transaction, and upgrades remove the records this hook was made from.
-if test -z "$ENVHOOK_QUIET"
-    set -l _envhook_stale
-    if test __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__
-        set _envhook_stale 1
+    if test -n "$_envhook_state"
+        # Active already: keep the saved value unless it was changed meanwhile.
+        if test "$LD_LIBRARY_PATH" != "$$_envhook_va"; or not set -q LD_LIBRARY_PATH
+            if set -q LD_LIBRARY_PATH
+                set -gx $_envhook_vs set
+                set -gx $_envhook_vv "$_envhook_rest_PATH"
+            else
+                set -gx $_envhook_vs unset
+                set -gx $_envhook_vv ''
+            end
+        end
+    else if set -q LD_LIBRARY_PATH
+        set -gx $_envhook_vs set
+        set -gx $_envhook_vv "$LD_LIBRARY_PATH"
+    else
+        set -gx $_envhook_vs unset
+        set -gx $_envhook_vv ''
     end
-    for _envhook_el in (string split -- : __ENVHOOK_WATCH__)
-        if test -n "$_envhook_el"; and not test -e "$_envhook_el"
+
+    set -gx LD_LIBRARY_PATH $_envhook_ours $_envhook_rest_PATH
+    set -gx $_envhook_va "$LD_LIBRARY_PATH"
+end
+
+# Staleness, the rule `envhook check` and `audit` apply too: conda and
+# mamba append to conda-meta/history on every transaction, and upgrades
+# remove the records this hook was made from. A moved or copied
+# environment says that instead.
+if test -z "$ENVHOOK_QUIET"
+    if test "$_envhook_prefix" != "$_envhook_origin"
+        printf __ENVHOOK_MOVED_FORMAT__ "$_envhook_prefix" "$_envhook_origin" __ENVHOOK_PASTE__ >&2
+    else
+        set -l _envhook_stale
+        if test __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__
             set _envhook_stale 1
         end
+        for _envhook_el in (string split -- : __ENVHOOK_WATCH__)
+            if test -n "$_envhook_el"; and not test -e "$_envhook_el"
+                set _envhook_stale 1
+            end
+        end
+        if test -n "$_envhook_stale"
+            printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
+        end
     end
-    if test -n "$_envhook_stale"
-        printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
+    if test "$_envhook_state" = foreign
+        printf '%s\n' __ENVHOOK_FOREIGN_MESSAGE__ >&2
     end
 end
 

@@ -14,8 +14,16 @@
 
 if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
     & {
-        $id = '__ENVHOOK_ID__'
         $ours = @((__ENVHOOK_DIRS__).Split(':'))
+        # The prefix this hook was written for, spelled so that conda's
+        # rewriting of the old prefix in a copy does not change it; a copy
+        # (clone, rename, conda-unpack) keys its state by its prefix's
+        # length too (see activate.sh).
+        $prefix = __ENVHOOK_PREFIX__
+        $origin = __ENVHOOK_ORIGIN__
+        $moved = $prefix -cne $origin
+        $id = '__ENVHOOK_ID__'
+        if ($moved) { $id = "$($id)_$($prefix.Length)" }
         $current = [System.Environment]::GetEnvironmentVariable('LD_LIBRARY_PATH')
         # .Where() filters in one pass; `$rest += $el` would copy the array
         # at every element (quadratic in the value's length).
@@ -27,7 +35,12 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
         $state = [System.Environment]::GetEnvironmentVariable("ENVHOOK_STATE_$id")
         $applied = [System.Environment]::GetEnvironmentVariable("ENVHOOK_APPLIED_$id")
         $saved = [System.Environment]::GetEnvironmentVariable("ENVHOOK_SAVED_$id")
-        if ($null -ne $state -and $state -cne '') {
+        # State under our key is ours when the value it applied starts with
+        # our prefix; else another copy applied it, and it stays as it is.
+        $foreign = $null -ne $state -and $state -cne '' -and
+            -not ("$applied").StartsWith("$prefix/", [System.StringComparison]::Ordinal)
+        if ($foreign) { }
+        elseif ($null -ne $state -and $state -cne '') {
             # Active already: keep the saved value unless it was changed meanwhile.
             if ($null -eq $current -or $current -cne $applied) {
                 if ($null -ne $current) { $state = 'set'; $saved = $rest -join ':' }
@@ -37,11 +50,13 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
         elseif ($null -ne $current) { $state = 'set'; $saved = $current }
         else { $state = 'unset'; $saved = '' }
 
-        $new = (@($ours) + $rest) -join ':'
-        [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $new)
-        [System.Environment]::SetEnvironmentVariable("ENVHOOK_STATE_$id", $state)
-        [System.Environment]::SetEnvironmentVariable("ENVHOOK_SAVED_$id", $saved)
-        [System.Environment]::SetEnvironmentVariable("ENVHOOK_APPLIED_$id", $new)
+        if (-not $foreign) {
+            $new = (@($ours) + $rest) -join ':'
+            [System.Environment]::SetEnvironmentVariable('LD_LIBRARY_PATH', $new)
+            [System.Environment]::SetEnvironmentVariable("ENVHOOK_STATE_$id", $state)
+            [System.Environment]::SetEnvironmentVariable("ENVHOOK_SAVED_$id", $saved)
+            [System.Environment]::SetEnvironmentVariable("ENVHOOK_APPLIED_$id", $new)
+        }
 
         # Staleness: conda and mamba append to conda-meta/history on every
         # transaction, and upgrades remove the records this hook was made from.
@@ -60,7 +75,16 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
                 }
             }
             $message = __ENVHOOK_STALE_MESSAGE__
-            if ($stale) { [System.Console]::Error.WriteLine($message) }
+            if ($moved) {
+                # The same sentence as the other hooks' and `envhook check`'s.
+                $lead = __ENVHOOK_MOVED_PREFIX__
+                $middle = __ENVHOOK_MOVED_MIDDLE__
+                $tail = __ENVHOOK_MOVED_SUFFIX__
+                [System.Console]::Error.WriteLine($lead + $prefix + $middle + $origin + $tail)
+            }
+            elseif ($stale) { [System.Console]::Error.WriteLine($message) }
+            $foreignMessage = __ENVHOOK_FOREIGN_MESSAGE__
+            if ($foreign) { [System.Console]::Error.WriteLine($foreignMessage) }
         }
     }
 }

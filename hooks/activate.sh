@@ -24,9 +24,42 @@
 # literal there, which shellcheck's SC2016/SC2089/SC2090 cannot know.
 # shellcheck disable=SC2016,SC2089
 _envhook_dirs=__ENVHOOK_DIRS__
+# shellcheck disable=SC2016
+_envhook_prefix=__ENVHOOK_PREFIX__
+# The prefix this hook was written for, spelled so that conda's rewriting
+# of the old prefix in a copied environment (conda create --clone, conda
+# rename, conda-unpack) does not change it: when the two differ, the hook
+# runs in a copy. A copy gets its own state variables (the id is the
+# source's; the prefix's length, a builtin, tells copies apart), so a copy
+# stacked on its source is a different environment.
+# shellcheck disable=SC2016
+_envhook_origin=__ENVHOOK_ORIGIN__
+if [ "${_envhook_prefix}" = "${_envhook_origin}" ]; then
+    _envhook_key=__ENVHOOK_ID__
+else
+    _envhook_key=__ENVHOOK_ID___${#_envhook_prefix}
+fi
+# The state, read once (the key is only known now; the value is assigned,
+# never parsed again).
+_envhook_state='' _envhook_saved='' _envhook_applied=''
+eval "_envhook_state=\${ENVHOOK_STATE_${_envhook_key}-}" \
+    "_envhook_saved=\${ENVHOOK_SAVED_${_envhook_key}-}" \
+    "_envhook_applied=\${ENVHOOK_APPLIED_${_envhook_key}-}"
+# State under our key that another environment applied (two copies whose
+# keys still coincide) is not ours to change.
+_envhook_foreign=
+if [ -n "${_envhook_state}" ]; then
+    case ${_envhook_applied} in
+        "${_envhook_prefix}"/*) ;;
+        *) _envhook_foreign=1 ;;
+    esac
+fi
 
-if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ] && [ -n "${LD_LIBRARY_PATH+x}" ] &&
-    [ "${LD_LIBRARY_PATH}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-}" ]; then
+if [ -n "${_envhook_foreign}" ]; then
+    # LD_LIBRARY_PATH stays as it is; the warning below says why.
+    :
+elif [ -n "${_envhook_state}" ] && [ -n "${LD_LIBRARY_PATH+x}" ] &&
+    [ "${LD_LIBRARY_PATH}" = "${_envhook_applied}" ]; then
     # Active and untouched since (a reactivation): nothing to change.
     :
 else
@@ -43,48 +76,82 @@ else
         *) _envhook_rest=:${LD_LIBRARY_PATH} ;;
     esac
 
-    if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
+    if [ -n "${_envhook_state}" ]; then
         # Active already, but changed meanwhile: the change is kept, and
         # becomes what deactivation returns to.
         if [ -n "${LD_LIBRARY_PATH+x}" ]; then
-            ENVHOOK_STATE___ENVHOOK_ID__='set'
-            ENVHOOK_SAVED___ENVHOOK_ID__=${_envhook_rest#:}
+            _envhook_state='set'
+            _envhook_saved=${_envhook_rest#:}
         else
-            ENVHOOK_STATE___ENVHOOK_ID__='unset'
-            ENVHOOK_SAVED___ENVHOOK_ID__=
+            _envhook_state='unset'
+            _envhook_saved=
         fi
     elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
-        ENVHOOK_STATE___ENVHOOK_ID__='set'
-        ENVHOOK_SAVED___ENVHOOK_ID__=${LD_LIBRARY_PATH}
+        _envhook_state='set'
+        _envhook_saved=${LD_LIBRARY_PATH}
     else
-        ENVHOOK_STATE___ENVHOOK_ID__='unset'
-        ENVHOOK_SAVED___ENVHOOK_ID__=
+        _envhook_state='unset'
+        _envhook_saved=
     fi
 
     LD_LIBRARY_PATH=${_envhook_dirs}${_envhook_rest}
-    ENVHOOK_APPLIED___ENVHOOK_ID__=${LD_LIBRARY_PATH}
     # shellcheck disable=SC2090
-    export LD_LIBRARY_PATH ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
+    export LD_LIBRARY_PATH
+    eval "ENVHOOK_STATE_${_envhook_key}=\${_envhook_state}" \
+        "ENVHOOK_SAVED_${_envhook_key}=\${_envhook_saved}" \
+        "ENVHOOK_APPLIED_${_envhook_key}=\${LD_LIBRARY_PATH}" \
+        "; export ENVHOOK_STATE_${_envhook_key} ENVHOOK_SAVED_${_envhook_key}" \
+        "ENVHOOK_APPLIED_${_envhook_key}"
 fi
 
-# Staleness: conda and mamba append to conda-meta/history on every
-# transaction, and upgrades remove the records this hook was made from.
+# Staleness, the rule `envhook check` and `audit` apply too: conda and
+# mamba append to conda-meta/history on every transaction, and upgrades
+# remove the records this hook was made from. A moved or copied
+# environment says that instead.
 if [ -z "${ENVHOOK_QUIET:-}" ]; then
-    _envhook_stale=
-    # -nt is not POSIX, but bash, zsh, dash, busybox sh and ksh all have it.
-    # shellcheck disable=SC3013,SC2016
-    if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
-        _envhook_stale=1
+    # xonsh runs .sh hooks through source-bash, which discards what they
+    # print; its bash has no controlling terminal (/dev/tty fails), but its
+    # standard input is the user's terminal, so the warnings go there.
+    _envhook_tty=
+    if [ -n "${XONSH_VERSION-}" ] && [ -t 0 ]; then
+        _envhook_tty=1
     fi
-    # One test per record (no list splitting: it costs more than the tests).
-    # shellcheck disable=SC2016
-    __ENVHOOK_WATCH_TESTS__
-    if [ -n "${_envhook_stale}" ]; then
-        # The message quotes the prefix for pasting (SC1003 sees the quoting).
-        # shellcheck disable=SC2016,SC1003
-        printf '%s\n' __ENVHOOK_STALE_MESSAGE__ >&2
+    _envhook_say() {
+        if [ -n "${_envhook_tty}" ]; then
+            # shellcheck disable=SC2059 # the format is the caller's literal
+            { printf "$@" >&0; } 2>/dev/null || :
+        else
+            # shellcheck disable=SC2059
+            printf "$@" >&2
+        fi
+    }
+    if [ "${_envhook_prefix}" != "${_envhook_origin}" ]; then
+        # The format is a quoted literal with three %s (SC2182 sees a word).
+        # shellcheck disable=SC2016,SC1003,SC2182
+        _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
+    else
+        _envhook_stale=
+        # -nt is not POSIX, but bash, zsh, dash, busybox sh and ksh all have it.
+        # shellcheck disable=SC3013,SC2016
+        if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
+            _envhook_stale=1
+        fi
+        # One test per record (no list splitting: it costs more than the tests).
+        # shellcheck disable=SC2016
+        __ENVHOOK_WATCH_TESTS__
+        if [ -n "${_envhook_stale}" ]; then
+            # The message quotes the prefix for pasting (SC1003 sees the quoting).
+            # shellcheck disable=SC2016,SC1003
+            _envhook_say '%s\n' __ENVHOOK_STALE_MESSAGE__
+        fi
     fi
+    if [ -n "${_envhook_foreign}" ]; then
+        _envhook_say '%s\n' __ENVHOOK_FOREIGN_MESSAGE__
+    fi
+    unset -f _envhook_say
+    unset _envhook_tty
 fi
 
-unset _envhook_dirs _envhook_rest _envhook_stale
+unset _envhook_dirs _envhook_rest _envhook_stale _envhook_prefix _envhook_origin _envhook_key \
+    _envhook_state _envhook_saved _envhook_applied _envhook_foreign
 :

@@ -6,22 +6,44 @@
 # elements. Builtins only; see activate.csh for how csh is handled.
 
 set _envhook_dirs = __ENVHOOK_DIRS__
-set _envhook_active = 0
-if ( $?ENVHOOK_STATE___ENVHOOK_ID__ ) then
-    if ( ${ENVHOOK_STATE___ENVHOOK_ID__:q} != "" ) set _envhook_active = 1
+set _envhook_prefix = __ENVHOOK_PREFIX__
+# The prefix this hook was written for, spelled so that conda's rewriting
+# of the old prefix in a copy does not change it; a copy (clone, rename,
+# conda-unpack) keys its state by its prefix's length too (see activate.sh;
+# $% is tcsh's length). The state is read through eval, as the key is only
+# known now: the single-quoted parts keep their `$` for eval.
+set _envhook_origin = __ENVHOOK_ORIGIN__
+set _envhook_key = __ENVHOOK_ID__
+if ( ${_envhook_prefix:q} != ${_envhook_origin:q} ) set _envhook_key = __ENVHOOK_ID___$%_envhook_prefix
+set _envhook_state = ""
+set _envhook_saved = ""
+set _envhook_applied = ""
+eval 'set _envhook_has = $?ENVHOOK_STATE_'"$_envhook_key"
+if ( $_envhook_has ) eval 'set _envhook_state = ${ENVHOOK_STATE_'"$_envhook_key"':q}'
+eval 'set _envhook_has = $?ENVHOOK_SAVED_'"$_envhook_key"
+if ( $_envhook_has ) eval 'set _envhook_saved = ${ENVHOOK_SAVED_'"$_envhook_key"':q}'
+eval 'set _envhook_has = $?ENVHOOK_APPLIED_'"$_envhook_key"
+if ( $_envhook_has ) eval 'set _envhook_applied = ${ENVHOOK_APPLIED_'"$_envhook_key"':q}'
+# State under our key is ours when the value it applied starts with our
+# prefix and a '/' (the sentinel anchors the test at the start).
+set _envhook_foreign = 0
+if ( ${_envhook_state:q} != "" ) then
+    set _envhook_probe = @envhook@end@${_envhook_applied:q}
+    if ( ${_envhook_probe:s#@envhook@end@__ENVHOOK_PREFIX_EDIT__/##:q} == ${_envhook_probe:q} ) then
+        set _envhook_foreign = 1
+        set _envhook_state = ""
+    endif
 endif
-if ( $_envhook_active ) then
+if ( ${_envhook_state:q} != "" ) then
     set _envhook_same = 0
-    if ( $?LD_LIBRARY_PATH && $?ENVHOOK_APPLIED___ENVHOOK_ID__ ) then
-        if ( ${LD_LIBRARY_PATH:q} == ${ENVHOOK_APPLIED___ENVHOOK_ID__:q} ) set _envhook_same = 1
+    if ( $?LD_LIBRARY_PATH ) then
+        if ( ${LD_LIBRARY_PATH:q} == ${_envhook_applied:q} ) set _envhook_same = 1
     endif
     set _envhook_set = 0
-    if ( ${ENVHOOK_STATE___ENVHOOK_ID__:q} == set ) set _envhook_set = 1
+    if ( ${_envhook_state:q} == set ) set _envhook_set = 1
     if ( $_envhook_same ) then
-        if ( $_envhook_set && $?ENVHOOK_SAVED___ENVHOOK_ID__ ) then
-            setenv LD_LIBRARY_PATH ${ENVHOOK_SAVED___ENVHOOK_ID__:q}
-        else if ( $_envhook_set ) then
-            setenv LD_LIBRARY_PATH ""
+        if ( $_envhook_set ) then
+            setenv LD_LIBRARY_PATH ${_envhook_saved:q}
         else
             unsetenv LD_LIBRARY_PATH
         endif
@@ -39,10 +61,11 @@ if ( $_envhook_active ) then
             endif
         endif
     endif
-    unsetenv ENVHOOK_STATE___ENVHOOK_ID__
-    unsetenv ENVHOOK_SAVED___ENVHOOK_ID__
-    unsetenv ENVHOOK_APPLIED___ENVHOOK_ID__
+    eval 'unsetenv ENVHOOK_STATE_'"$_envhook_key"
+    eval 'unsetenv ENVHOOK_SAVED_'"$_envhook_key"
+    eval 'unsetenv ENVHOOK_APPLIED_'"$_envhook_key"
 endif
 
-unset _envhook_dirs _envhook_active _envhook_same _envhook_set _envhook_odd _envhook_rest
-unset _envhook_prev _envhook_kept
+unset _envhook_dirs _envhook_same _envhook_set _envhook_odd _envhook_rest _envhook_prev
+unset _envhook_kept _envhook_prefix _envhook_origin _envhook_key _envhook_state _envhook_saved
+unset _envhook_applied _envhook_has _envhook_foreign _envhook_probe

@@ -9,12 +9,17 @@
 
 if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
     & {
-        $id = '__ENVHOOK_ID__'
         $ours = @((__ENVHOOK_DIRS__).Split(':'))
+        # The key, and whose state it is: see activate.ps1.
+        $prefix = __ENVHOOK_PREFIX__
+        $origin = __ENVHOOK_ORIGIN__
+        $id = '__ENVHOOK_ID__'
+        if ($prefix -cne $origin) { $id = "$($id)_$($prefix.Length)" }
         $state = [System.Environment]::GetEnvironmentVariable("ENVHOOK_STATE_$id")
+        $applied = [System.Environment]::GetEnvironmentVariable("ENVHOOK_APPLIED_$id")
+        if (-not ("$applied").StartsWith("$prefix/", [System.StringComparison]::Ordinal)) { $state = $null }
         if ($null -ne $state -and $state -cne '') {
             $current = [System.Environment]::GetEnvironmentVariable('LD_LIBRARY_PATH')
-            $applied = [System.Environment]::GetEnvironmentVariable("ENVHOOK_APPLIED_$id")
             if ($null -ne $current -and $current -ceq $applied) {
                 if ($state -ceq 'set') {
                     $saved = [System.Environment]::GetEnvironmentVariable("ENVHOOK_SAVED_$id")

@@ -11,14 +11,33 @@
 # Paths are baked in: rattler and pixi change CONDA_PREFIX before running
 # deactivate.d. Builtins only; safe under `set -euo pipefail`; status 0.
 
-# Data in single quotes; see activate.sh.
+# Data in single quotes; see activate.sh (also for the prefix, the origin
+# and the key of a moved or copied environment).
 # shellcheck disable=SC2016,SC2089
 _envhook_dirs=__ENVHOOK_DIRS__
+# shellcheck disable=SC2016
+_envhook_prefix=__ENVHOOK_PREFIX__
+# shellcheck disable=SC2016
+_envhook_origin=__ENVHOOK_ORIGIN__
+if [ "${_envhook_prefix}" = "${_envhook_origin}" ]; then
+    _envhook_key=__ENVHOOK_ID__
+else
+    _envhook_key=__ENVHOOK_ID___${#_envhook_prefix}
+fi
+_envhook_state='' _envhook_saved='' _envhook_applied=''
+eval "_envhook_state=\${ENVHOOK_STATE_${_envhook_key}-}" \
+    "_envhook_saved=\${ENVHOOK_SAVED_${_envhook_key}-}" \
+    "_envhook_applied=\${ENVHOOK_APPLIED_${_envhook_key}-}"
+# Only state this environment applied is ours to undo.
+case ${_envhook_applied} in
+    "${_envhook_prefix}"/*) ;;
+    *) _envhook_state= ;;
+esac
 
-if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
-    if [ -n "${LD_LIBRARY_PATH+x}" ] && [ "${LD_LIBRARY_PATH}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-}" ]; then
-        if [ "${ENVHOOK_STATE___ENVHOOK_ID__}" = set ]; then
-            LD_LIBRARY_PATH=${ENVHOOK_SAVED___ENVHOOK_ID__-}
+if [ -n "${_envhook_state}" ]; then
+    if [ -n "${LD_LIBRARY_PATH+x}" ] && [ "${LD_LIBRARY_PATH}" = "${_envhook_applied}" ]; then
+        if [ "${_envhook_state}" = set ]; then
+            LD_LIBRARY_PATH=${_envhook_saved}
             export LD_LIBRARY_PATH
         else
             unset LD_LIBRARY_PATH
@@ -28,7 +47,7 @@ if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
         # empty elements (_envhook_rest: ":a:b", or empty).
         _envhook_rest=
         # __ENVHOOK_STRIP__
-        if [ -n "${_envhook_rest}" ] || [ "${ENVHOOK_STATE___ENVHOOK_ID__}" = set ]; then
+        if [ -n "${_envhook_rest}" ] || [ "${_envhook_state}" = set ]; then
             LD_LIBRARY_PATH=${_envhook_rest#:}
             # shellcheck disable=SC2090
             export LD_LIBRARY_PATH
@@ -36,8 +55,10 @@ if [ -n "${ENVHOOK_STATE___ENVHOOK_ID__:-}" ]; then
             unset LD_LIBRARY_PATH
         fi
     fi
-    unset ENVHOOK_STATE___ENVHOOK_ID__ ENVHOOK_SAVED___ENVHOOK_ID__ ENVHOOK_APPLIED___ENVHOOK_ID__
+    eval "unset ENVHOOK_STATE_${_envhook_key} ENVHOOK_SAVED_${_envhook_key}" \
+        "ENVHOOK_APPLIED_${_envhook_key}"
 fi
 
-unset _envhook_dirs _envhook_rest
+unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin _envhook_key _envhook_state \
+    _envhook_saved _envhook_applied
 :

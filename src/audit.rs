@@ -35,6 +35,9 @@ pub enum Hook {
     Current,
     /// envhook's hooks, written for other packages.
     Stale,
+    /// envhook's hooks, written for another prefix (a clone, a renamed or
+    /// unpacked environment).
+    Moved,
     /// Only hand-written hooks, without known bugs.
     Foreign,
     /// Hand-written hooks with known bugs.
@@ -168,6 +171,7 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
     row.hook = match (&report.hook, inv.library_dirs.is_empty()) {
         (HookStatus::Current { .. }, _) => Hook::Current,
         (HookStatus::Stale { .. }, _) => Hook::Stale,
+        (HookStatus::Moved { .. }, _) => Hook::Moved,
         (HookStatus::None, _) if foreign.iter().any(|f| !f.bugs.is_empty()) => Hook::Legacy,
         (HookStatus::None, _) if !foreign.is_empty() => Hook::Foreign,
         (HookStatus::None, true) => Hook::NotNeeded,
@@ -189,7 +193,10 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
 fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
     let spec = HookSpec::from_inventory(inv, Mode::Isolated)?;
     let installed = status::installed(&inv.prefix);
-    match (status::hook_status(installed.as_ref(), spec.as_ref()), spec) {
+    match (
+        status::hook_status(&inv.prefix, installed.as_ref(), spec.as_ref()),
+        spec,
+    ) {
         (HookStatus::Current { .. }, _) => Ok(Vec::new()),
         (HookStatus::None, None) => Ok(Vec::new()),
         (_, None) => {

@@ -74,13 +74,7 @@ impl Plan {
         let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
         let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
         let history = prefix.join("conda-meta/history").display().to_string();
-        let stale_message = format!(
-            "envhook: the packages of {} changed since its CUDA hooks were written; \
-             refresh them with: envhook install -p {}",
-            prefix.display(),
-            // Quoted, so the command can be pasted whatever the path holds.
-            shell::quote::posix(&prefix.display().to_string())
-        );
+        let stale_message = crate::activation::status::stale_message(&prefix);
         let mut header = vec![
             format!(
                 "envhook {} | mode {} | fingerprint {}",
@@ -89,6 +83,13 @@ impl Plan {
                 spec.fingerprint
             ),
             format!("prefix {}", prefix.display()),
+            // The prefix as written, hex-encoded so that conda's rewriting
+            // of the old prefix in a copy leaves it: `check` compares it with
+            // where the hooks are now (see status::installed).
+            format!(
+                "origin-hex {}",
+                crate::activation::status::hex(&prefix.display().to_string())
+            ),
         ];
         header.extend(
             spec.dirs
@@ -113,6 +114,7 @@ impl Plan {
             let self_path = hook_path(&prefix, dialect, Phase::Activate)
                 .display()
                 .to_string();
+            let prefix_text = prefix.display().to_string();
             for phase in [Phase::Activate, Phase::Deactivate] {
                 let values = HookValues {
                     id: &spec.id,
@@ -121,6 +123,9 @@ impl Plan {
                     self_path: &self_path,
                     watch: &watch,
                     stale_message: &stale_message,
+                    prefix: &prefix_text,
+                    moved_format: &crate::activation::status::moved_format(),
+                    foreign_message: crate::activation::status::FOREIGN_MESSAGE,
                     header: &header,
                 };
                 files.push(HookFile {

@@ -23,13 +23,84 @@ pub enum HookStatus {
         /// The fingerprint in the hooks.
         fingerprint: String,
     },
-    /// Installed for other packages (or another mode) than there are now.
+    /// Installed for other packages (or another mode) than there are now,
+    /// or a conda transaction happened since: the rule the hooks apply on
+    /// activation (see [`hook_status`]).
     Stale {
         /// The fingerprint in the hooks.
         installed: String,
         /// What `envhook install` would write now (`none`: no hook needed).
         current: String,
     },
+    /// The hooks were written for another prefix: the environment was
+    /// copied or moved (`conda create --clone`, `conda rename`,
+    /// conda-pack), which rewrote the prefix inside them.
+    Moved {
+        /// The prefix the hooks were written for.
+        #[serde(serialize_with = "paths::serialize")]
+        from: PathBuf,
+        /// Where they are now.
+        #[serde(serialize_with = "paths::serialize")]
+        to: PathBuf,
+    },
+}
+
+/// The warning for a moved or copied environment, worded the same by the
+/// hooks on activation (which print [`moved_format`] with `printf`) and by
+/// `check` and `audit`.
+pub fn moved_message(to: &Path, from: &Path) -> String {
+    let to_text = to.display().to_string();
+    format!(
+        "{MOVED_LEAD}{to_text}{MOVED_MIDDLE}{}{MOVED_TAIL}{}",
+        from.display(),
+        crate::activation::shell::quote::posix(&to_text)
+    )
+}
+
+/// The pieces of [`moved_message`] around the new prefix, the origin and
+/// the new prefix quoted for pasting (the csh hook echoes them).
+pub const MOVED_LEAD: &str = "envhook: ";
+/// See [`MOVED_LEAD`].
+pub const MOVED_MIDDLE: &str = " was moved or copied from ";
+/// See [`MOVED_LEAD`].
+pub const MOVED_TAIL: &str = " (conda create --clone, conda rename or conda-pack) since its CUDA \
+     hooks were written; refresh them with: envhook install -p ";
+
+/// The warning for hooks older than the environment's packages, worded
+/// the same by the hooks and by `check` and `audit`.
+pub fn stale_message(prefix: &Path) -> String {
+    let text = prefix.display().to_string();
+    format!(
+        "envhook: the packages of {text} changed since its CUDA hooks were written; \
+         refresh them with: envhook install -p {}",
+        // Quoted, so the command can be pasted whatever the path holds.
+        crate::activation::shell::quote::posix(&text)
+    )
+}
+
+/// [`moved_message`] as a printf format: `%s` for the new prefix, the
+/// origin and the new prefix quoted for pasting, then a newline.
+pub fn moved_format() -> String {
+    format!("{MOVED_LEAD}%s{MOVED_MIDDLE}%s{MOVED_TAIL}%s\\n")
+}
+
+/// Printed by a hook that finds the state under its key applied by
+/// another copy of the same environment (copies whose keys coincide).
+pub const FOREIGN_MESSAGE: &str = "envhook: LD_LIBRARY_PATH is left as it is: another copy of this \
+     environment is active with state under the same key; refresh the copies' hooks with envhook \
+     install";
+
+/// Lower-case hex of a string's bytes (the header's `origin-hex`).
+pub fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<String> {
+    let bytes: Option<Vec<u8>> = (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
 }
 
 /// What the installed hooks record in their header (written by
@@ -41,6 +112,11 @@ pub struct InstalledHooks {
     pub fingerprint: String,
     /// The `# library path ...` lines, in order.
     pub dirs: Vec<PathBuf>,
+    /// The prefix the hooks were written for (`# origin-hex`), when they
+    /// record it (envhook 0.1 hooks after #12).
+    pub origin: Option<PathBuf>,
+    /// The activate hook's modification time: when it was written.
+    pub written: Option<std::time::SystemTime>,
 }
 
 /// Read the header of the installed activate hook (POSIX, else fish);
@@ -60,19 +136,63 @@ pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
         .filter_map(|l| l.strip_prefix("# library path "))
         .map(PathBuf::from)
         .collect();
-    Some(InstalledHooks { fingerprint, dirs })
+    let origin = header()
+        .find_map(|l| l.strip_prefix("# origin-hex "))
+        .and_then(|h| unhex(h.trim()))
+        .map(PathBuf::from);
+    let written = [Dialect::Posix, Dialect::Fish]
+        .iter()
+        .find_map(|&d| std::fs::metadata(hook_path(prefix, d, Phase::Activate)).ok())
+        .and_then(|m| m.modified().ok());
+    Some(InstalledHooks {
+        fingerprint,
+        dirs,
+        origin,
+        written,
+    })
 }
 
 /// Compare the installed hooks (see [`installed`]) with what `spec` would
-/// produce.
-pub fn hook_status(installed: Option<&InstalledHooks>, spec: Option<&HookSpec>) -> HookStatus {
-    match (installed.map(|h| h.fingerprint.clone()), spec) {
-        (None, _) => HookStatus::None,
-        (Some(installed), Some(spec)) if installed == spec.fingerprint => HookStatus::Current {
-            fingerprint: installed,
-        },
-        (Some(installed), spec) => HookStatus::Stale {
-            installed,
+/// produce, by the rule the hooks apply on activation, so that activation,
+/// `check` and `audit` say the same thing:
+///
+/// 1. written for another prefix: [`HookStatus::Moved`];
+/// 2. made from other records, or `conda-meta/history` is newer than the
+///    hooks (a conda or mamba transaction since they were written, which the
+///    hooks cannot tell from one that changed nothing of theirs):
+///    [`HookStatus::Stale`];
+/// 3. otherwise [`HookStatus::Current`].
+pub fn hook_status(
+    prefix: &Path,
+    installed: Option<&InstalledHooks>,
+    spec: Option<&HookSpec>,
+) -> HookStatus {
+    let Some(hooks) = installed else {
+        return HookStatus::None;
+    };
+    if let Some(origin) = &hooks.origin
+        && origin != prefix
+    {
+        return HookStatus::Moved {
+            from: origin.clone(),
+            to: prefix.to_path_buf(),
+        };
+    }
+    let history_newer = match (
+        std::fs::metadata(prefix.join("conda-meta/history")).and_then(|m| m.modified()),
+        hooks.written,
+    ) {
+        (Ok(history), Some(written)) => history > written,
+        _ => false,
+    };
+    match spec {
+        Some(spec) if hooks.fingerprint == spec.fingerprint && !history_newer => {
+            HookStatus::Current {
+                fingerprint: hooks.fingerprint.clone(),
+            }
+        }
+        spec => HookStatus::Stale {
+            installed: hooks.fingerprint.clone(),
             current: spec.map_or_else(|| "none".to_string(), |s| s.fingerprint.clone()),
         },
     }

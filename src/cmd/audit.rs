@@ -124,6 +124,7 @@ fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
             Hook::None => "none",
             Hook::Current => "current",
             Hook::Stale => "stale",
+            Hook::Moved => "moved",
             Hook::Foreign => "foreign",
             Hook::Legacy => "legacy",
             Hook::NotNeeded => "-",

@@ -89,6 +89,7 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
         HookStatus::None => "none".to_string(),
         HookStatus::Current { fingerprint } => format!("current ({fingerprint})"),
         HookStatus::Stale { installed, .. } => format!("stale ({installed})"),
+        HookStatus::Moved { from, .. } => format!("moved (written for {})", from.display()),
     };
     writeln!(out, "hooks        {hook}")?;
     writeln!(out, "matrix       {}", r.matrix_version)?;

@@ -4,22 +4,45 @@
 
 use super::{Facts, finding};
 use crate::activation::foreign;
-use crate::activation::status::HookStatus;
+use crate::activation::status::{self, HookStatus};
 use crate::report::{Problem, Severity};
 
 /// The hook rules: hooks written for other packages.
 pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
     let mut findings = Vec::new();
-    if let HookStatus::Stale { installed, current } = hook {
-        findings.push(finding(
+    // The same sentences the hooks print on activation (without their
+    // `envhook: `), so activation, check and audit say one thing.
+    match hook {
+        HookStatus::Stale { installed, current } => findings.push(finding(
             Severity::Warning,
             "stale-hook",
-            format!(
-                "envhook's hooks were written for other packages (fingerprint {installed}, now {current}), \
-                 so they may expose libraries that are gone or miss new ones"
+            status::stale_message(&f.inv.prefix)
+                .trim_start_matches("envhook: ")
+                .to_string(),
+            Some(if installed == current {
+                "the hooks themselves would not change (a conda transaction happened since \
+                 they were written); refreshing records that"
+                    .to_string()
+            } else {
+                format!(
+                    "they were made from other packages (fingerprint {installed}, now {current}): \
+                     they may expose libraries that are gone or miss new ones"
+                )
+            }),
+        )),
+        HookStatus::Moved { from, to } => findings.push(finding(
+            Severity::Warning,
+            "moved-hooks",
+            status::moved_message(to, from)
+                .trim_start_matches("envhook: ")
+                .to_string(),
+            Some(
+                "until then the hooks still work under their own key, unless a copy with \
+                 the same key is active, when they leave LD_LIBRARY_PATH as it is"
+                    .to_string(),
             ),
-            Some(format!("refresh them: envhook install -p {}", f.inv.prefix.display())),
-        ));
+        )),
+        _ => {}
     }
     let foreign = foreign::scan(&f.inv.prefix);
     findings.extend(

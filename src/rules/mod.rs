@@ -158,7 +158,7 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     let (inv, m, machine) = (facts.inv, facts.matrix, facts.machine);
     let mut findings: Vec<Problem> = inv.problems.clone();
     findings.extend(unsupported);
-    let hook = status::hook_status(facts.installed.as_ref(), facts.spec.as_ref());
+    let hook = status::hook_status(&inv.prefix, facts.installed.as_ref(), facts.spec.as_ref());
     // The libraries first: a framework whose CUDA stack is missing gets
     // one finding from them, not a second from the framework rules.
     let libraries = libraries::check(facts);

@@ -134,6 +134,9 @@ pub mod export {
             self_path: "",
             watch: &[],
             stale_message: "",
+            prefix: "",
+            moved_format: "",
+            foreign_message: "",
             header,
         };
         substitute(include_str!("../../../hooks/profile.sh"), |token| {
@@ -237,6 +240,14 @@ pub struct HookValues<'a> {
     pub watch: &'a [String],
     /// Printed (to stderr) on activation when stale.
     pub stale_message: &'a str,
+    /// The environment's prefix (conda rewrites it in a copy).
+    pub prefix: &'a str,
+    /// The printf format of the moved-or-copied warning, with `%s` for the
+    /// new prefix, the origin and the new prefix quoted for pasting
+    /// ([`crate::activation::status::moved_message`] writes the same text).
+    pub moved_format: &'a str,
+    /// Printed when the state under the hook's key belongs to another copy.
+    pub foreign_message: &'a str,
     /// Comment lines after the ownership mark.
     pub header: &'a [String],
 }
@@ -273,6 +284,35 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
                 .collect::<Vec<_>>()
                 .join("\n    "),
             "STALE_MESSAGE" => q(v.stale_message),
+            "PREFIX" => q(v.prefix),
+            // The prefix as conda's rewriting cannot match it: its first
+            // character and the rest as two adjacent literals (one word),
+            // so the raw bytes of the prefix never appear.
+            "ORIGIN" => {
+                let split = v
+                    .prefix
+                    .char_indices()
+                    .nth(1)
+                    .map_or(v.prefix.len(), |(i, _)| i);
+                let (first, rest) = v.prefix.split_at(split);
+                match dialect {
+                    Dialect::Powershell => format!("({} + {})", q(first), q(rest)),
+                    _ => format!("{}{}", q(first), q(rest)),
+                }
+            }
+            "MOVED_FORMAT" => q(v.moved_format),
+            "PASTE" => q(&quote::posix(v.prefix)),
+            "FOREIGN_MESSAGE" => q(v.foreign_message),
+            // csh: the prefix as a `:s` modifier's text, and the moved
+            // warning's pieces around the two prefixes (csh has no printf).
+            "PREFIX_EDIT" => quote::csh_modifier(v.prefix),
+            "MOVED_PREFIX" => q(crate::activation::status::MOVED_LEAD),
+            "MOVED_MIDDLE" => q(crate::activation::status::MOVED_MIDDLE),
+            "MOVED_SUFFIX" => q(&format!(
+                "{}{}",
+                crate::activation::status::MOVED_TAIL,
+                quote::posix(v.prefix)
+            )),
             "STRIP" => match dialect {
                 Dialect::Csh => csh_strip(v.dirs),
                 _ => strip_fragment(dialect),
@@ -368,6 +408,9 @@ mod tests {
             self_path: "/p/etc/conda/activate.d/envhook.sh",
             watch: &[],
             stale_message: "stale",
+            prefix: "/p",
+            moved_format: "%s %s %s\\n",
+            foreign_message: "foreign",
             header,
         }
     }
