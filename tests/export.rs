@@ -408,6 +408,27 @@ fn dockerfile_after_install_creates_the_link_directory_in_the_image() {
     let run = lines[0].strip_prefix("RUN ").expect("RUN first");
     assert!(lines[1].starts_with("ENV LD_LIBRARY_PATH=\""), "{text}");
     assert!(lines[1].contains("lib/envhook/cuda"), "{text}");
+    // A real Dockerfile parser (dockerfile-parse, PyPI; hadolint is not in
+    // Debian 12) reads one RUN and one ENV of LD_LIBRARY_PATH.
+    let dockerfile = sb.path("Dockerfile");
+    fs::write(&dockerfile, format!("FROM scratch\n{text}")).unwrap();
+    let parsed = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys; from dockerfile_parse import DockerfileParser\n\
+             d = DockerfileParser(sys.argv[1])\n\
+             print([i['instruction'] for i in d.structure if i['instruction'] != 'COMMENT'])\n\
+             print([i['value'].split('=')[0] for i in d.structure if i['instruction'] == 'ENV'])",
+        )
+        .arg(&dockerfile)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(parsed.stdout).unwrap(),
+        "['FROM', 'RUN', 'ENV']\n['LD_LIBRARY_PATH']\n",
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
     // The RUN line as the image's /bin/sh would run it: envhook with the
     // prefix as one argument.
     let out = Command::new("sh")
