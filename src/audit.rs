@@ -13,7 +13,7 @@ use crate::activation::install;
 use crate::activation::plan::Plan;
 use crate::activation::shell::Dialect;
 use crate::activation::spec::{HookSpec, Mode};
-use crate::activation::status::{self, HookStatus};
+use crate::activation::status::HookStatus;
 use crate::data::matrix::Matrix;
 use crate::discovery::{Context, Discovery, EnvKind, KnownEnv};
 use crate::inventory::{Claim, FrameworkBuild, Inventory};
@@ -26,7 +26,7 @@ use crate::rules::{self, Report};
 pub const SCHEMA: &str = "envhook.audit/1";
 
 /// The hook situation of one environment, as audit reports it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Hook {
     /// No LD_LIBRARY_PATH hook at all.
@@ -133,13 +133,16 @@ pub struct Audit {
     pub stale: Vec<crate::discovery::StaleEntry>,
     /// Totals.
     pub summary: Summary,
+    /// With `--fix`: the plan it followed (or, with `--dry-run`, would).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix_plan: Option<Vec<FixPlan>>,
 }
 
 /// Audit one environment.
-fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: bool) -> Row {
+fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context) -> Row {
     let mut row = Row::new(env, "ok", None);
     let prefix = std::path::absolute(&env.prefix).unwrap_or_else(|_| env.prefix.clone());
-    let mut inv = match Inventory::read(&prefix) {
+    let inv = match Inventory::read(&prefix) {
         Ok(inv) => inv,
         Err(e) => {
             row.status = "unreadable";
@@ -147,25 +150,6 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
             return row;
         }
     };
-    if fix {
-        match fix_hooks(&inv) {
-            Ok(written) => row.fixed = written,
-            Err(e) => row.findings.push(Problem {
-                severity: Severity::Error,
-                code: "fix-failed",
-                message: e.to_string(),
-                hint: e.hint(),
-                path: None,
-                source: None,
-            }),
-        }
-        if !row.fixed.is_empty() {
-            // Re-read, so the report shows the environment as fixed.
-            if let Ok(fresh) = Inventory::read(&prefix) {
-                inv = fresh;
-            }
-        }
-    }
     let report: Report = rules::run(&inv, m, machine, ctx);
     let foreign = foreign::scan(&prefix);
     row.hook = match (&report.hook, inv.library_dirs.is_empty()) {
@@ -188,34 +172,179 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context, fix: 
     row
 }
 
-/// Install or refresh the hooks where they are missing or stale; nothing
-/// when they are current or not needed.
-fn fix_hooks(inv: &Inventory) -> crate::error::Result<Vec<std::path::PathBuf>> {
-    let spec = HookSpec::from_inventory(inv, Mode::Isolated)?;
-    let installed = status::installed(&inv.prefix);
+/// What `--fix` would do to one environment.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum FixAction {
+    /// Write or refresh envhook's hooks and link directory.
+    Write {
+        /// What would be written (or cleaned, or replaced).
+        #[serde(serialize_with = "crate::paths::serialize_vec")]
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// Remove envhook's files: the environment no longer needs hooks.
+    Remove {
+        /// What would be removed.
+        #[serde(serialize_with = "crate::paths::serialize_vec")]
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// Nothing `--fix` can do would help; the reason says what would.
+    Skip {
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// Writing would fail or was refused (a planted link, something not
+    /// envhook's in the way, a prefix no hook can carry): an error of that
+    /// environment's, reported in its row.
+    Refused {
+        /// The error.
+        reason: String,
+        /// What to do about it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+}
+
+impl FixAction {
+    fn refused(e: &crate::error::Error) -> Self {
+        FixAction::Refused {
+            reason: e.to_string(),
+            hint: e.hint(),
+        }
+    }
+}
+
+/// One environment's entry in the `--fix` plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct FixPlan {
+    /// The environment.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub prefix: std::path::PathBuf,
+    /// Its name, if any.
+    pub name: Option<String>,
+    /// What `--fix` does there.
+    #[serde(flatten)]
+    pub action: FixAction,
+}
+
+/// The `--fix` plan: for every environment whose hooks are missing, stale
+/// or moved, what installing them would write (a dry run of `install`,
+/// which also finds planted links and files not envhook's), or why it is
+/// skipped: an unreadable environment, broken installs or two CUDA
+/// runtimes (hooks would expose a stack that does not work), or a
+/// hand-written hook (taking it over is `install --replace-handwritten`'s
+/// decision, not a cron job's).
+pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
+    let mut plans = Vec::new();
+    for r in &a.envs {
+        let entry = |action| FixPlan {
+            prefix: r.prefix.clone(),
+            name: r.name.clone(),
+            action,
+        };
+        let wanted = matches!(
+            r.hook,
+            Hook::None | Hook::Stale | Hook::Moved | Hook::Legacy | Hook::Foreign
+        );
+        if r.status == "unreadable" {
+            plans.push(entry(FixAction::Skip {
+                reason: format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
+            }));
+            continue;
+        }
+        if !wanted {
+            continue;
+        }
+        let inv = match Inventory::read(&r.prefix) {
+            Ok(inv) => inv,
+            Err(e) => {
+                plans.push(entry(FixAction::refused(&e)));
+                continue;
+            }
+        };
+        let spec = match HookSpec::from_inventory(&inv, Mode::Isolated) {
+            Ok(spec) => spec,
+            Err(e) => {
+                plans.push(entry(FixAction::refused(&e)));
+                continue;
+            }
+        };
+        let Some(spec) = spec else {
+            if !matches!(r.hook, Hook::Stale | Hook::Moved) {
+                continue;
+            }
+            match install::uninstall(&inv.prefix, true) {
+                Ok(changes) => plans.push(entry(FixAction::Remove {
+                    paths: changes.clean.into_iter().chain(changes.remove).collect(),
+                })),
+                Err(e) => plans.push(entry(FixAction::refused(&e))),
+            }
+            continue;
+        };
+        let blocking = inv
+            .problems
+            .iter()
+            .find(|p| matches!(p.code, "broken-install" | "mixed-cuda-runtimes"));
+        if let Some(p) = blocking {
+            plans.push(entry(FixAction::Skip {
+                reason: format!(
+                    "{} ({}): fix that first, then envhook install",
+                    p.code, p.message
+                ),
+            }));
+            continue;
+        }
+        if matches!(r.hook, Hook::Legacy | Hook::Foreign) {
+            plans.push(entry(FixAction::Skip {
+                reason: format!(
+                    "a hand-written LD_LIBRARY_PATH hook: envhook install -p {} --replace-handwritten \
+                     takes it over (reversibly), when its owner decides to",
+                    crate::activation::shell::quote::posix(&inv.prefix.display().to_string())
+                ),
+            }));
+            continue;
+        }
+        let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
+        let plan = Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced);
+        match install::install(&plan, true) {
+            Ok(changes) => plans.push(entry(FixAction::Write {
+                paths: changes
+                    .clean
+                    .into_iter()
+                    .chain(changes.write)
+                    .chain(changes.remove)
+                    .collect(),
+            })),
+            Err(e) => plans.push(entry(FixAction::refused(&e))),
+        }
+    }
+    plans
+}
+
+/// The shells `--fix` writes hooks for: `install`'s default.
+const FIX_DIALECTS: [Dialect; 4] = [
+    Dialect::Posix,
+    Dialect::Fish,
+    Dialect::Powershell,
+    Dialect::Csh,
+];
+
+/// Carry out one planned fix (a real run: under the environment's lock,
+/// surveyed again); what it wrote or removed.
+pub fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
+    let inv = Inventory::read(&plan.prefix)?;
     match (
-        status::hook_status(&inv.prefix, installed.as_ref(), spec.as_ref()),
-        spec,
+        &plan.action,
+        HookSpec::from_inventory(&inv, Mode::Isolated)?,
     ) {
-        (HookStatus::Current { .. }, _) => Ok(Vec::new()),
-        (HookStatus::None, None) => Ok(Vec::new()),
-        (_, None) => {
+        (FixAction::Skip { .. } | FixAction::Refused { .. }, _) => Ok(Vec::new()),
+        (FixAction::Remove { .. }, _) | (_, None) => {
             let changes = install::uninstall(&inv.prefix, false)?;
             Ok(changes.clean.into_iter().chain(changes.remove).collect())
         }
-        (_, Some(spec)) => {
+        (FixAction::Write { .. }, Some(spec)) => {
             let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
-            let plan = Plan::new(
-                spec,
-                &[
-                    Dialect::Posix,
-                    Dialect::Fish,
-                    Dialect::Powershell,
-                    Dialect::Csh,
-                ],
-                Vec::new(),
-                &replaced,
-            );
+            let plan = Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced);
             let changes = install::install(&plan, false)?;
             Ok(changes
                 .clean
@@ -314,21 +443,19 @@ fn timeout(ctx: &Context) -> Duration {
 /// called after each environment.
 pub fn run(
     discovery: Discovery,
-    m: Matrix,
+    m: Arc<Matrix>,
     driver: Driver,
     ctx: &Context,
-    fix: bool,
     threads: usize,
     progress: &dyn Fn(),
 ) -> Audit {
     let envs = Arc::new(discovery.envs);
     let machine = Arc::new(Machine::new(driver, ctx));
     let matrix_version = m.version.clone();
-    let m = Arc::new(m);
     let limit = timeout(ctx);
     let job = {
         let (envs, machine, m, ctx) = (envs.clone(), machine.clone(), m.clone(), ctx.clone());
-        Arc::new(move |i: usize| audit_one(&envs[i], &m, &machine, &ctx, fix))
+        Arc::new(move |i: usize| audit_one(&envs[i], &m, &machine, &ctx))
     };
     let rows: Vec<Row> = parallel_with_timeout(envs.len(), threads, limit, job, progress)
         .into_iter()
@@ -343,38 +470,39 @@ pub fn run(
             })
         })
         .collect();
-    let mut summary = Summary {
-        envs: rows.len(),
-        ..Summary::default()
-    };
-    for r in &rows {
-        match r.status {
-            "unreadable" => summary.unreadable += 1,
-            "findings" => summary.with_findings += 1,
-            _ => summary.ok += 1,
-        }
-        summary.errors += r
-            .findings
-            .iter()
-            .filter(|p| p.severity == Severity::Error)
-            .count();
-        summary.warnings += r
-            .findings
-            .iter()
-            .filter(|p| p.severity == Severity::Warning)
-            .count();
-        if !r.fixed.is_empty() {
-            summary.fixed += 1;
-        }
-    }
-    Audit {
+    let mut a = Audit {
         schema: SCHEMA,
         matrix_version,
         driver: machine.driver.clone(),
         envs: rows,
         stale: discovery.stale,
-        summary,
+        summary: Summary::default(),
+        fix_plan: None,
+    };
+    summarize(&mut a);
+    a
+}
+
+/// Count the rows into the summary (again, after `--fix` changed them).
+pub fn summarize(a: &mut Audit) {
+    let mut summary = Summary {
+        envs: a.envs.len(),
+        ..Summary::default()
+    };
+    for r in &a.envs {
+        match r.status {
+            "unreadable" => summary.unreadable += 1,
+            "findings" => summary.with_findings += 1,
+            _ => summary.ok += 1,
+        }
+        let count = |s| r.findings.iter().filter(|p| p.severity == s).count();
+        summary.errors += count(Severity::Error);
+        summary.warnings += count(Severity::Warning);
+        if !r.fixed.is_empty() {
+            summary.fixed += 1;
+        }
     }
+    a.summary = summary;
 }
 
 #[cfg(test)]

@@ -164,18 +164,50 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
+/// `envhook audit` output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuditFormat {
+    /// A table for people (colour on a terminal).
+    Table,
+    /// A JSON document (schema `envhook.audit/1`).
+    Json,
+    /// Prometheus text exposition format, for node_exporter's textfile
+    /// collector (`--output DIR/envhook.prom`).
+    Prometheus,
+}
+
 /// `envhook audit`.
 #[derive(Debug, Args)]
 pub struct AuditArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Print the audit as JSON (schema `envhook.audit/1`, see README).
-    #[arg(long)]
+    /// Print the audit as JSON (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
-    /// Install or refresh envhook's hooks where they are missing or stale
-    /// (as `envhook install` does), and report what changed.
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = AuditFormat::Table)]
+    pub format: AuditFormat,
+    /// Write the output to FILE instead of stdout, atomically (a temporary
+    /// file in the same directory, renamed over FILE), as the textfile
+    /// collector requires.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+    /// Only the totals and one line per kind of finding.
+    #[arg(long)]
+    pub summary: bool,
+    /// Install or refresh envhook's hooks where they are missing, stale or
+    /// moved (as `envhook install` does), after showing the plan (and, on a
+    /// terminal, asking), then report the state after the fix.
     #[arg(long)]
     pub fix: bool,
+    /// With --fix: print the plan (what would be written, what is skipped
+    /// and why) and write nothing.
+    #[arg(long, requires = "fix")]
+    pub dry_run: bool,
+    /// With --fix: do not ask for confirmation (never asked when stdin or
+    /// stdout is not a terminal).
+    #[arg(short = 'y', long, requires = "fix")]
+    pub yes: bool,
     /// Also audit these: envs directories, pixi projects or environments.
     #[arg(long = "envs-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub envs_dirs: Vec<PathBuf>,

@@ -55,7 +55,7 @@ fn main() -> ExitCode {
     });
     let ctx = Context::from_process();
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::new(ClosedPipeOk::new(stdout.lock()));
     let result = match &cli.command {
         Command::Show(args) => cmd::show::run(args, &ctx, &mut out),
         Command::Envs(args) => cmd::envs::run(args, &ctx, &mut out),
@@ -72,14 +72,56 @@ fn main() -> ExitCode {
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));
     match result {
         Ok(status) => status.into(),
-        // `envhook show | head`: a closed pipe is the reader's choice.
-        Err(Error::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
-            ExitStatus::Success.into()
-        }
         Err(e) => {
             drop(out);
             report_error(&e);
             ExitStatus::Error.into()
+        }
+    }
+}
+
+/// Standard output where a reader that went away (`envhook audit | head`)
+/// is not an error: once a write fails with `EPIPE`, the rest is dropped,
+/// and the command finishes and exits with the status its work earned,
+/// whatever the output format.
+struct ClosedPipeOk<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W> ClosedPipeOk<W> {
+    fn new(inner: W) -> Self {
+        ClosedPipeOk {
+            inner,
+            closed: false,
+        }
+    }
+}
+
+impl<W: Write> Write for ClosedPipeOk<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
         }
     }
 }

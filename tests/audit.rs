@@ -249,13 +249,26 @@ fn audit_writes_nothing_and_fix_installs_and_refreshes() {
     // CPU envs and unreadable ones are left alone.
     assert!(!root.join("envs/cpu/etc/conda/activate.d").exists());
     assert!(row(&json, "cpu")["fixed"].as_array().unwrap().is_empty());
-    // The hand-written hook stays, and is still reported.
+    // The hand-written hook stays, and is still reported; --fix does not
+    // take it over (that is install --replace-handwritten's decision), and
+    // writes no hooks beside it.
     assert!(
         root.join("envs/legacy/etc/conda/activate.d/env_vars.sh")
             .exists()
     );
+    assert!(
+        !root
+            .join("envs/legacy/etc/conda/activate.d/envhook.sh")
+            .exists()
+    );
     assert!(codes(row(&json, "legacy")).contains(&"foreign-hook"));
-    assert!(json["summary"]["fixed"].as_u64().unwrap() >= 4);
+    // A broken install is not papered over with hooks either.
+    assert!(row(&json, "broken")["fixed"].as_array().unwrap().is_empty());
+    assert_eq!(
+        json["summary"]["fixed"].as_u64().unwrap(),
+        2,
+        "stale, healthy"
+    );
     // A second --fix has nothing to do.
     let (json, _, _) = audit(&sb, &root, &["--fix"]);
     assert_eq!(json["summary"]["fixed"], 0);

@@ -340,8 +340,17 @@ fn closed_stdout_is_not_an_error() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "{stderr}");
-    // 0, not 1 (the findings) nor 2 (an output error): the reader chose to stop.
-    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "0");
+    // The status the work earned (1: the broken install is a finding), not
+    // 2 (an output error): the reader chose to stop, which changes nothing
+    // (#13: one contract for every format, piped or not).
+    let unpiped = sb
+        .envhook()
+        .args(["show", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(unpiped.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "1");
 }
 
 /// `mkfifo` where a record or a hook should be: opening a FIFO blocks until

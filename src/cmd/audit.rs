@@ -1,27 +1,162 @@
-//! `envhook audit`: a table for people (colour only on a terminal, NO_COLOR
-//! honoured, through anstream), a JSON document for CI, a summary line, and
-//! a progress bar on stderr when there are many environments.
+//! `envhook audit`: every environment, then (with `--fix`) the plan, a
+//! confirmation on a terminal, the fixes, and the state after them; as a
+//! table (`report::table`), JSON, or Prometheus text (`report::prometheus`),
+//! to stdout or atomically to `--output`.
 
-use std::io::{IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Instant;
 
-use anstyle::{AnsiColor, Style};
-
-use crate::audit::{self, Audit, Hook};
-use crate::cli::AuditArgs;
+use crate::audit::{self, Audit, FixAction, FixPlan};
+use crate::cli::{AuditArgs, AuditFormat};
 use crate::discovery::{Context, Discovery};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::machine::driver;
-use crate::report::Severity;
+use crate::machine::driver::{self, Driver};
+use crate::report::{Problem, Severity, table};
 
 /// Environments from which a progress bar is worth drawing.
 const PROGRESS_FROM: usize = 8;
 
 /// Run `audit`.
 pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     super::require_dirs(&args.envs_dirs)?;
-    let matrix = args.target.matrix(ctx)?;
+    let format = if args.json {
+        AuditFormat::Json
+    } else {
+        args.format
+    };
+    let matrix = std::sync::Arc::new(args.target.matrix(ctx)?);
+    let driver = driver::detect(ctx, &args.target.driver_flags(&matrix)?, &matrix);
+    let mut a = audit_all(args, ctx, &matrix, &driver)?;
+
+    let mut failed: Vec<(FixPlan, Error)> = Vec::new();
+    if args.fix {
+        let plans = audit::plan_fixes(&a);
+        let acting: Vec<&FixPlan> = plans
+            .iter()
+            .filter(|p| matches!(p.action, FixAction::Write { .. } | FixAction::Remove { .. }))
+            .collect();
+        // The plan goes where the user reads it: stdout for the table (it
+        // is part of the report), stderr for machine formats.
+        let mut plan_text = Vec::new();
+        print_plan(&plans, args.dry_run, &mut plan_text).map_err(Error::Output)?;
+        if format == AuditFormat::Table && args.output.is_none() {
+            out.write_all(&plan_text).map_err(Error::Output)?;
+        } else if crate::report::verbosity() > crate::report::Verbosity::Quiet {
+            std::io::stderr()
+                .write_all(&plan_text)
+                .map_err(Error::Output)?;
+        }
+        if args.dry_run || acting.is_empty() {
+            if args.dry_run && format == AuditFormat::Table && args.output.is_none() {
+                // The plan, then the state as it is.
+                writeln!(out).map_err(Error::Output)?;
+            }
+        } else if confirmed(args, out)? {
+            let mut written = Vec::new();
+            for plan in acting {
+                match audit::apply_fix(plan) {
+                    Ok(paths) => written.push((plan.prefix.clone(), paths)),
+                    Err(e) => failed.push((plan.clone(), e)),
+                }
+            }
+            // The state after the fix, and what it changed.
+            a = audit_all(args, ctx, &matrix, &driver)?;
+            for row in &mut a.envs {
+                if let Some((_, paths)) = written.iter().find(|(p, _)| *p == row.prefix) {
+                    row.fixed = paths.clone();
+                }
+                if let Some((_, e)) = failed.iter().find(|(p, _)| p.prefix == row.prefix) {
+                    row.findings.insert(
+                        0,
+                        Problem {
+                            severity: Severity::Error,
+                            code: "fix-failed",
+                            message: e.to_string(),
+                            hint: e.hint(),
+                            path: None,
+                            source: None,
+                        },
+                    );
+                    row.status = "findings";
+                }
+            }
+            audit::summarize(&mut a);
+        }
+        // What --fix could not do is an error of that environment's.
+        for plan in &plans {
+            if let FixAction::Refused { reason, hint } = &plan.action
+                && let Some(row) = a.envs.iter_mut().find(|r| r.prefix == plan.prefix)
+            {
+                row.findings.insert(
+                    0,
+                    Problem {
+                        severity: Severity::Error,
+                        code: "fix-failed",
+                        message: reason.clone(),
+                        hint: hint.clone(),
+                        path: None,
+                        source: None,
+                    },
+                );
+                row.status = "findings";
+            }
+        }
+        audit::summarize(&mut a);
+        a.fix_plan = Some(plans);
+    }
+    crate::report::note(&format!(
+        "audited {} environments in {} ms",
+        a.envs.len(),
+        started.elapsed().as_millis()
+    ));
+
+    let text = match format {
+        AuditFormat::Table => {
+            let layout = table::Layout {
+                width: if args.output.is_some() {
+                    None
+                } else {
+                    table::terminal_width()
+                },
+                verbose: crate::report::verbosity() == crate::report::Verbosity::Verbose,
+                summary_only: args.summary,
+            };
+            colour(&table::render(&a, layout), args.output.is_none())
+        }
+        AuditFormat::Json => {
+            let mut v = Vec::new();
+            super::write_json(&mut v, &a)?;
+            String::from_utf8(v).expect("JSON is UTF-8")
+        }
+        AuditFormat::Prometheus => crate::report::prometheus::render(&a, started.elapsed()),
+    };
+    match &args.output {
+        Some(path) => write_atomically(path, text.as_bytes())?,
+        None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
+    }
+    // The contract every command keeps: findings of warning or error
+    // severity (here: in any environment), an unreadable environment, or
+    // hooks --fix could not write, exit 1.
+    let act_on = !failed.is_empty()
+        || a.envs
+            .iter()
+            .any(|r| r.status == "unreadable" || r.worst() >= Some(Severity::Warning));
+    Ok(if act_on {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Discover and audit every environment (read-only).
+fn audit_all(
+    args: &AuditArgs,
+    ctx: &Context,
+    matrix: &std::sync::Arc<crate::data::matrix::Matrix>,
+    driver: &Driver,
+) -> Result<Audit> {
     let discovery = Discovery::run(ctx, &args.envs_dirs);
     for w in &discovery.warnings {
         crate::report::warn(w);
@@ -32,7 +167,6 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         discovery.roots.len(),
         discovery.envs_dirs.len()
     ));
-    let driver = driver::detect(ctx, &args.target.driver_flags(&matrix)?, &matrix);
     let total = discovery.envs.len();
     let bar = if total >= PROGRESS_FROM
         && std::io::stderr().is_terminal()
@@ -43,184 +177,115 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         indicatif::ProgressBar::hidden()
     };
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let a = audit::run(discovery, matrix, driver, ctx, args.fix, threads, &|| {
-        bar.inc(1)
-    });
+    let a = audit::run(
+        discovery,
+        matrix.clone(),
+        driver.clone(),
+        ctx,
+        threads,
+        &|| bar.inc(1),
+    );
     bar.finish_and_clear();
-    crate::report::note(&format!(
-        "audited {total} environments in {} ms",
-        started.elapsed().as_millis()
-    ));
-    if args.json {
-        super::write_json(out, &a)?;
-    } else {
-        render(&a, out).map_err(Error::Output)?;
-    }
-    let any_error = a
-        .envs
-        .iter()
-        .any(|r| r.status == "unreadable" || r.worst() == Some(Severity::Error));
-    Ok(if any_error {
-        ExitStatus::Findings
-    } else {
-        ExitStatus::Success
-    })
+    Ok(a)
 }
 
-fn render(a: &Audit, out: &mut impl Write) -> std::io::Result<()> {
-    let mut text = Vec::new();
-    table(a, &mut text)?;
-    // Colour only where stdout is a terminal, as anstream decides it (it
-    // honours NO_COLOR and CLICOLOR_FORCE).
-    let text = String::from_utf8_lossy(&text);
-    match anstream::AutoStream::choice(&std::io::stdout()) {
-        anstream::ColorChoice::Never => {
-            out.write_all(anstream::adapter::strip_str(&text).to_string().as_bytes())
-        }
-        _ => out.write_all(text.as_bytes()),
+/// The `--fix` plan, one environment a line (and its paths with `-v`).
+fn print_plan(plans: &[FixPlan], dry_run: bool, out: &mut impl Write) -> std::io::Result<()> {
+    let would = if dry_run { "would " } else { "" };
+    if plans.is_empty() {
+        return writeln!(out, "--fix: nothing to fix");
     }
-}
-
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
-}
-
-fn table(a: &Audit, mut out: impl Write) -> std::io::Result<()> {
-    let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
-    let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into()));
-    let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
-    let dim = Style::new().dimmed();
-    let name = |r: &audit::Row| {
-        r.name
+    writeln!(out, "--fix plan:")?;
+    let verbose = crate::report::verbosity() == crate::report::Verbosity::Verbose;
+    for p in plans {
+        let name = p
+            .name
             .clone()
-            .unwrap_or_else(|| r.prefix.display().to_string())
-    };
-    let width = a
-        .envs
-        .iter()
-        .map(|r| name(r).chars().count())
-        .max()
-        .unwrap_or(3)
-        .clamp(3, 40);
-    writeln!(
-        out,
-        "{dim}{:<width$}  {:<10} {:<10} {:<8} {:<28} STATUS{dim:#}",
-        "ENV", "CUDA", "CUDNN", "HOOK", "FRAMEWORKS"
-    )?;
-    for r in &a.envs {
-        let join = |claims: &[crate::inventory::Claim]| {
-            let v: Vec<&str> = claims.iter().map(|c| c.version.as_str()).collect();
-            if v.is_empty() {
-                "-".to_string()
-            } else {
-                v.join(",")
+            .unwrap_or_else(|| p.prefix.display().to_string());
+        match &p.action {
+            FixAction::Write { paths } => {
+                writeln!(out, "  {name}: {would}write hooks ({} paths)", paths.len())?;
+                if verbose {
+                    for path in paths {
+                        writeln!(out, "    {}", path.display())?;
+                    }
+                }
             }
-        };
-        let hook = match r.hook {
-            Hook::None => "none",
-            Hook::Current => "current",
-            Hook::Stale => "stale",
-            Hook::Moved => "moved",
-            Hook::Foreign => "foreign",
-            Hook::Legacy => "legacy",
-            Hook::NotNeeded => "-",
-        };
-        let fws: Vec<String> = r
-            .frameworks
-            .iter()
-            .map(|f| format!("{} {}", f.package, f.version))
-            .collect();
-        let fws = if fws.is_empty() {
-            "-".into()
-        } else {
-            fws.join(", ")
-        };
-        let errors = r
-            .findings
-            .iter()
-            .filter(|p| p.severity == Severity::Error)
-            .count();
-        let warnings = r
-            .findings
-            .iter()
-            .filter(|p| p.severity == Severity::Warning)
-            .count();
-        let (style, status) = match r.status {
-            "unreadable" => (
-                red,
-                format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
-            ),
-            _ if errors > 0 => (
-                red,
-                format!(
-                    "{}, {}",
-                    plural(errors, "error"),
-                    plural(warnings, "warning")
-                ),
-            ),
-            _ if warnings > 0 => (yellow, plural(warnings, "warning")),
-            _ => (green, "ok".to_string()),
-        };
-        let fixed = if r.fixed.is_empty() {
-            String::new()
-        } else {
-            " (hooks written)".to_string()
-        };
-        writeln!(
-            out,
-            "{:<width$}  {:<10} {:<10} {:<8} {:<28} {style}{status}{style:#}{fixed}",
-            name(r),
-            join(&r.cuda),
-            join(&r.cudnn),
-            hook,
-            fws
-        )?;
-        for p in r
-            .findings
-            .iter()
-            .filter(|p| p.severity >= Severity::Warning)
-        {
-            let s = if p.severity == Severity::Error {
-                red
-            } else {
-                yellow
-            };
-            writeln!(
-                out,
-                "  {s}{}[{}]{s:#}: {}",
-                p.severity.label(),
-                p.code,
-                p.message
-            )?;
+            FixAction::Remove { paths } => {
+                writeln!(
+                    out,
+                    "  {name}: {would}remove envhook's files ({} paths; no CUDA libraries left)",
+                    paths.len()
+                )?;
+                if verbose {
+                    for path in paths {
+                        writeln!(out, "    {}", path.display())?;
+                    }
+                }
+            }
+            FixAction::Skip { reason } => writeln!(out, "  {name}: skipped: {reason}")?,
+            FixAction::Refused { reason, .. } => writeln!(out, "  {name}: skipped: {reason}")?,
         }
     }
-    for s in &a.stale {
-        writeln!(
-            out,
-            "{dim}stale entry {} in {}: {}{dim:#}",
-            s.entry,
-            s.file.display(),
-            s.reason
-        )?;
+    Ok(())
+}
+
+/// Whether to go ahead: yes with `-y`, and yes without asking when stdin
+/// or stdout is not a terminal (cron, scripts: never wait for an answer);
+/// otherwise conda's question, answered on the terminal.
+fn confirmed(args: &AuditArgs, out: &mut impl Write) -> Result<bool> {
+    if args.yes || !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Ok(true);
     }
-    let t = &a.summary;
-    writeln!(
-        out,
-        "\n{}: {} ok, {} with findings, {} unreadable; {}, {}{}",
-        plural(t.envs, "environment"),
-        t.ok,
-        t.with_findings,
-        t.unreadable,
-        plural(t.errors, "error"),
-        plural(t.warnings, "warning"),
-        if t.fixed > 0 {
-            format!("; hooks written in {}", t.fixed)
-        } else {
-            String::new()
-        }
-    )
+    write!(out, "\nProceed ([y]/n)? ").map_err(Error::Output)?;
+    out.flush().map_err(Error::Output)?;
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(Error::Output)?;
+    let yes = matches!(answer.trim(), "" | "y" | "Y" | "yes" | "Yes");
+    if !yes {
+        writeln!(out, "nothing changed").map_err(Error::Output)?;
+    }
+    writeln!(out).map_err(Error::Output)?;
+    Ok(yes)
+}
+
+/// Colour only where it is seen: stdout a terminal (anstream decides,
+/// honouring NO_COLOR and CLICOLOR_FORCE), never in a file.
+fn colour(text: &str, to_stdout: bool) -> String {
+    let keep = to_stdout
+        && !matches!(
+            anstream::AutoStream::choice(&std::io::stdout()),
+            anstream::ColorChoice::Never
+        );
+    if keep {
+        text.to_string()
+    } else {
+        anstream::adapter::strip_str(text).to_string()
+    }
+}
+
+/// Write `bytes` to `path` as the textfile collector needs: a temporary
+/// file in the same directory, then a rename, so a reader never sees half
+/// a file.
+fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".envhook-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::write(&dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::write(path, e))?;
+    // Readable by the collector, whatever the umask.
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(|e| Error::write(path, e))?;
+    tmp.persist(path).map_err(|e| Error::write(path, e.error))?;
+    Ok(())
 }

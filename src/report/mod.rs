@@ -2,6 +2,9 @@
 //! the file concerned and what to do. Commands exit 1 when they report a
 //! finding of severity `warning` or `error` (see [`crate::exit`]).
 
+pub mod prometheus;
+pub mod table;
+
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -1,0 +1,228 @@
+//! `envhook audit --format prometheus`: the text exposition format that
+//! node_exporter's textfile collector reads (`*.prom` files written by a
+//! cron job or systemd timer), so a cluster's Prometheus knows which nodes'
+//! environments will fail, and since when.
+//!
+//! Per environment (labels `env`, `prefix`): whether it could be read, its
+//! findings by severity and code, its hook status, and an info metric whose
+//! labels carry the CUDA, cuDNN and framework versions; per run, when it
+//! ran, how long it took and how many environments it saw.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::audit::{Audit, Hook, Row};
+use crate::report::Severity;
+
+/// Every hook status, so each environment has one series per status
+/// (0 or 1) and a change of status is a change of value, not of series.
+const HOOK_STATES: [(Hook, &str); 7] = [
+    (Hook::None, "none"),
+    (Hook::Current, "current"),
+    (Hook::Stale, "stale"),
+    (Hook::Moved, "moved"),
+    (Hook::Foreign, "foreign"),
+    (Hook::Legacy, "legacy"),
+    (Hook::NotNeeded, "not-needed"),
+];
+
+/// A label value: `\`, `"` and line feeds escaped, as the format requires.
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', r"\\")
+        .replace('"', "\\\"")
+        .replace('\n', r"\n")
+}
+
+fn env_labels(r: &Row) -> String {
+    let name = r
+        .name
+        .clone()
+        .unwrap_or_else(|| r.prefix.display().to_string());
+    format!(
+        "env=\"{}\",prefix=\"{}\"",
+        escape(&name),
+        escape(&r.prefix.display().to_string())
+    )
+}
+
+fn versions(claims: &[crate::inventory::Claim]) -> String {
+    claims
+        .iter()
+        .map(|c| c.version.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Render the audit; `took` is how long it ran.
+pub fn render(a: &Audit, took: Duration) -> String {
+    let mut out = String::new();
+    fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    }
+    family(
+        &mut out,
+        "envhook_env_readable",
+        "gauge",
+        "1 when envhook could read the environment, 0 when not (metadata broken, mount not answering).",
+    );
+    let mut body = String::new();
+    for r in &a.envs {
+        let _ = writeln!(
+            body,
+            "envhook_env_readable{{{}}} {}",
+            env_labels(r),
+            u8::from(r.status != "unreadable")
+        );
+    }
+    out.push_str(&body);
+
+    family(
+        &mut out,
+        "envhook_env_findings",
+        "gauge",
+        "Findings of an environment by severity and code (info included).",
+    );
+    body.clear();
+    for r in &a.envs {
+        let mut seen: Vec<(Severity, &str, usize)> = Vec::new();
+        for p in &r.findings {
+            match seen
+                .iter_mut()
+                .find(|(s, c, _)| *s == p.severity && *c == p.code)
+            {
+                Some(entry) => entry.2 += 1,
+                None => seen.push((p.severity, p.code, 1)),
+            }
+        }
+        for (severity, code, n) in seen {
+            let _ = writeln!(
+                body,
+                "envhook_env_findings{{{},severity=\"{}\",code=\"{}\"}} {n}",
+                env_labels(r),
+                severity.label(),
+                escape(code)
+            );
+        }
+    }
+    out.push_str(&body);
+
+    family(
+        &mut out,
+        "envhook_env_worst_severity",
+        "gauge",
+        "The worst finding of an environment: 0 none, 1 info, 2 warning, 3 error (unreadable counts as error).",
+    );
+    body.clear();
+    for r in &a.envs {
+        let worst = if r.status == "unreadable" {
+            3
+        } else {
+            match r.worst() {
+                None => 0,
+                Some(Severity::Info) => 1,
+                Some(Severity::Warning) => 2,
+                Some(Severity::Error) => 3,
+            }
+        };
+        let _ = writeln!(
+            body,
+            "envhook_env_worst_severity{{{}}} {worst}",
+            env_labels(r)
+        );
+    }
+    out.push_str(&body);
+
+    family(
+        &mut out,
+        "envhook_env_hook_status",
+        "gauge",
+        "1 for the environment's LD_LIBRARY_PATH hook status, 0 for the others.",
+    );
+    body.clear();
+    for r in a.envs.iter().filter(|r| r.status != "unreadable") {
+        for (hook, label) in HOOK_STATES {
+            let _ = writeln!(
+                body,
+                "envhook_env_hook_status{{{},status=\"{label}\"}} {}",
+                env_labels(r),
+                u8::from(r.hook == hook)
+            );
+        }
+    }
+    out.push_str(&body);
+
+    family(
+        &mut out,
+        "envhook_env_info",
+        "gauge",
+        "Always 1; the labels carry the environment's CUDA runtime, cuDNN and framework builds.",
+    );
+    body.clear();
+    for r in a.envs.iter().filter(|r| r.status != "unreadable") {
+        let frameworks: Vec<String> = r
+            .frameworks
+            .iter()
+            .map(|f| format!("{} {}", f.package, f.version))
+            .collect();
+        let _ = writeln!(
+            body,
+            "envhook_env_info{{{},cuda=\"{}\",cudnn=\"{}\",frameworks=\"{}\"}} 1",
+            env_labels(r),
+            escape(&versions(&r.cuda)),
+            escape(&versions(&r.cudnn)),
+            escape(&frameworks.join(", "))
+        );
+    }
+    out.push_str(&body);
+
+    family(
+        &mut out,
+        "envhook_audit_environments",
+        "gauge",
+        "Environments the audit found.",
+    );
+    let _ = writeln!(out, "envhook_audit_environments {}", a.envs.len());
+    family(
+        &mut out,
+        "envhook_audit_duration_seconds",
+        "gauge",
+        "How long the audit took.",
+    );
+    let _ = writeln!(
+        out,
+        "envhook_audit_duration_seconds {:.3}",
+        took.as_secs_f64()
+    );
+    family(
+        &mut out,
+        "envhook_audit_timestamp_seconds",
+        "gauge",
+        "When the audit ran (Unix time): how fresh this file is.",
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let _ = writeln!(out, "envhook_audit_timestamp_seconds {now:.3}");
+    family(
+        &mut out,
+        "envhook_build_info",
+        "gauge",
+        "Always 1; the labels name envhook's version and its compatibility data.",
+    );
+    let _ = writeln!(
+        out,
+        "envhook_build_info{{version=\"{}\",matrix=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION"),
+        escape(&a.matrix_version)
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(super::escape("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+    }
+}
