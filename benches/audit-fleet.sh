@@ -1,56 +1,68 @@
 #!/usr/bin/env bash
-# `envhook audit` over a synthetic fleet (default 200 environments x 300
-# records, see make-fleet.py), against a plain Python baseline that loads
-# every record with json.load, as `conda list --json` does for each env.
+# `envhook audit` over a realistic fleet (default 200 environments x 300
+# records, ~4,800 files each, see make-fleet.py), against a plain Python
+# baseline that only loads every record with json.load (what `conda list
+# --json` does first, for each environment), and against real `conda list
+# --json` when CONDA (a conda executable) is given.
 #
-#   benches/audit-fleet.sh [ENVS] [RECORDS]
+#   benches/audit-fleet.sh [ENVS] [RECORDS]          FLEET=DIR reuses a fleet
 #
-# Both are timed as whole runs (best of 3), after one untimed warm-up each,
-# so the page cache is warm for both.
+# Each is run once untimed (warm page cache), then 3 times; the best wall
+# time and the CPU time (user + system, children included) of that run are
+# reported, side by side, from one invocation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 envs=${1:-200}
 records=${2:-300}
 
 cargo build -q --release --bin envhook
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-python3 benches/make-fleet.py "$work/fleet" "$envs" "$records"
-root="$work/fleet/miniconda3"
-
-best() { # best NAME CMD...: best wall time of 3 runs, in ms
-    local name=$1 best=0 t start
-    shift
-    "$@" >/dev/null 2>&1 || true
-    for _ in 1 2 3; do
-        start=$EPOCHREALTIME
-        "$@" >/dev/null 2>&1 || true
-        t=$(( (${EPOCHREALTIME/./} - ${start/./}) / 1000 ))
-        if (( best == 0 || t < best )); then best=$t; fi
-    done
-    printf '%s %d\n' "$name" "$best"
-}
-
-export HOME="$work/home"
+if [[ -n ${FLEET:-} ]]; then
+    root="$FLEET/miniconda3"
+    [[ -d $root ]] || python3 benches/make-fleet.py "$FLEET" "$envs" "$records"
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    python3 benches/make-fleet.py "$work/fleet" "$envs" "$records"
+    root="$work/fleet/miniconda3"
+fi
+export HOME=${TMPDIR:-/tmp}/envhook-bench-home
 mkdir -p "$HOME"
-envhook() { CONDA_ROOT="$root" target/release/envhook audit --json --driver-version 560.35.05; }
-baseline() {
-    python3 - "$root" <<'PY'
-import glob, json, os, sys
-root = sys.argv[1]
+
+python3 - "$root" "${CONDA:-}" <<'PY'
+import glob, os, resource, subprocess, sys, time
+
+root, conda = sys.argv[1], sys.argv[2]
 prefixes = [root] + sorted(glob.glob(os.path.join(root, "envs", "*")))
-n = 0
-for prefix in prefixes:
+
+def measure(name, argv):
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    best = None
+    for _ in range(3):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if best is None or wall < best[0]:
+            best = (wall, cpu)
+    print(f"{name:<34} wall {best[0] * 1000:8.0f} ms   cpu {best[1] * 1000:8.0f} ms")
+    return best
+
+baseline = """
+import glob, json, os, sys
+for prefix in [sys.argv[1]] + sorted(glob.glob(os.path.join(sys.argv[1], "envs", "*"))):
     for path in glob.glob(os.path.join(prefix, "conda-meta", "*.json")):
         with open(path) as f:
             json.load(f)
-        n += 1
+"""
+files = sum(len(fs) for _, _, fs in os.walk(root))
+print(f"fleet: {len(prefixes) - 1} environments + base, {files} files, {os.cpu_count()} cores")
+eh = measure("envhook audit --json", ["target/release/envhook", "audit", "--json", "--driver-version", "560.35.05", "--envs-dir", os.path.join(root, "envs")])
+py = measure("python json.load of every record", [sys.executable, "-c", baseline, root])
+print(f"{'ratio (baseline / envhook)':<34} wall {py[0] / eh[0]:7.1f}x     cpu {py[1] / eh[1]:7.1f}x")
+if conda:
+    script = "for p in " + " ".join(prefixes) + f"; do {conda} list --json -p $p; done"
+    cl = measure("conda list --json, every env", ["bash", "-c", script])
+    print(f"{'ratio (conda / envhook)':<34} wall {cl[0] / eh[0]:7.1f}x     cpu {cl[1] / eh[1]:7.1f}x")
 PY
-}
-read -r _ eh < <(best envhook envhook)
-read -r _ py < <(best baseline baseline)
-found=$(CONDA_ROOT="$root" target/release/envhook audit --json --driver-version 560.35.05 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["summary"]["envs"])' || true)
-echo "fleet: $envs environments x $records records ($found audited, $(nproc) cores)"
-echo "envhook audit --json   ${eh} ms"
-echo "python json.load all   ${py} ms"
-awk -v a="$eh" -v b="$py" 'BEGIN { printf "ratio                  %.1fx faster\n", b / a }'

@@ -37,7 +37,9 @@ pub fn dir_entries(dir: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-    paths.sort();
+    // One directory: ordering by name is ordering by path, without
+    // comparing the shared parent component by component each time.
+    paths.sort_unstable_by(|a, b| a.file_name().cmp(&b.file_name()));
     paths
 }
 
@@ -45,6 +47,11 @@ pub fn dir_entries(dir: &Path) -> Vec<PathBuf> {
 /// blocks until someone writes to it, and a device can be endless, so a
 /// stray `mkfifo` in `conda-meta/` or `activate.d/` must not hang envhook.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    open_regular_with_len(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], with the file's length from the same `stat`.
+fn open_regular_with_len(path: &Path) -> std::io::Result<(std::fs::File, u64)> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         let what = if meta.is_dir() {
@@ -54,14 +61,13 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
         };
         return Err(std::io::Error::other(what));
     }
-    std::fs::File::open(path)
+    Ok((std::fs::File::open(path)?, meta.len()))
 }
 
 /// Read a regular file whole, refusing files larger than `max` bytes.
 pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut file = open_regular(path)?;
-    let len = file.metadata()?.len();
+    let (mut file, len) = open_regular_with_len(path)?;
     let too_large = || {
         std::io::Error::new(
             std::io::ErrorKind::FileTooLarge,
@@ -71,11 +77,21 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     if len > max {
         return Err(too_large());
     }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.by_ref().take(max + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(too_large());
+    // The length the stat gave, in one read where the file system allows
+    // (read_to_end would read once more to see the end); a file that
+    // shrank meanwhile ends early, one that grew is read to the stat's
+    // length, as metadata files are written whole and renamed.
+    let mut bytes = vec![0; len as usize];
+    let mut got = 0;
+    while got < bytes.len() {
+        match file.read(&mut bytes[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
+    bytes.truncate(got);
     Ok(bytes)
 }
 
@@ -122,5 +138,287 @@ mod tests {
         }
         assert!(is_stub(Path::new("/p/lib/stubs/libcuda.so")));
         assert!(!is_stub(Path::new("/p/lib/libcuda_stubs.so")));
+    }
+}
+
+thread_local! {
+    /// Resolved paths, per thread (an audit's worker audits environments
+    /// one after another; directories do not move during a run): each
+    /// directory is resolved once, not once per file under it.
+    static RESOLVED: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, PathBuf>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// `lstat` answers, per thread, for the same reason: the inventory, the
+    /// link resolution and the hooks' spec look at the same library files.
+    static LSTAT: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<std::fs::Metadata>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// What is at a path, without following a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Link,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl Kind {
+    /// Whether it is a regular file.
+    pub fn is_file(self) -> bool {
+        self == Kind::File
+    }
+
+    /// Whether it is a symbolic link.
+    pub fn is_symlink(self) -> bool {
+        self == Kind::Link
+    }
+
+    fn of(t: std::fs::FileType) -> Kind {
+        if t.is_file() {
+            Kind::File
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_symlink() {
+            Kind::Link
+        } else {
+            Kind::Other
+        }
+    }
+}
+
+/// Call `f` with the name and kind of every entry of `dir` (not `.` and
+/// `..`; the kind is `None` where the file system does not report it). On
+/// Linux the entries are read in place from `getdents` buffers, without an
+/// allocation per entry: `conda-meta/` and `site-packages/` hold hundreds
+/// of entries of which envhook wants a few.
+pub fn for_each_entry(
+    dir: &Path,
+    mut f: impl FnMut(&std::ffi::OsStr, Option<Kind>),
+) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{FileType, Mode, OFlags, RawDir};
+        use std::os::unix::ffi::OsStrExt;
+        let fd = rustix::fs::open(
+            dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let mut buf = vec![std::mem::MaybeUninit::<u8>::uninit(); 32 << 10];
+        let mut raw = RawDir::new(&fd, &mut buf);
+        while let Some(entry) = raw.next() {
+            let entry = entry?;
+            let name = std::ffi::OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            let kind = match entry.file_type() {
+                FileType::RegularFile => Some(Kind::File),
+                FileType::Directory => Some(Kind::Dir),
+                FileType::Symlink => Some(Kind::Link),
+                FileType::Unknown => None,
+                _ => Some(Kind::Other),
+            };
+            f(name, kind);
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            f(&entry.file_name(), entry.file_type().ok().map(Kind::of));
+        }
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// Kinds learnt from directory listings (`getdents` carries each
+    /// entry's type), so a directory with many files of interest is read
+    /// once instead of one `lstat` per file (see [`learn_directory`]).
+    static TYPES: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<Kind>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// List `dir` once and remember the kind of each of `wanted`, or that it
+/// is not there: checking 60 files of a `lib/` then costs one to three
+/// `getdents` instead of 60 `lstat`s. Entries whose kind the file system
+/// does not report are left to `lstat`.
+pub fn learn_directory(dir: &Path, wanted: &[&Path]) {
+    let names: std::collections::HashSet<&std::ffi::OsStr> =
+        wanted.iter().filter_map(|p| p.file_name()).collect();
+    let mut seen: std::collections::HashMap<std::ffi::OsString, Kind> = Default::default();
+    let mut unknown = std::collections::HashSet::new();
+    let listed = for_each_entry(dir, |name, kind| {
+        if names.contains(name) {
+            match kind {
+                Some(k) => {
+                    seen.insert(name.to_owned(), k);
+                }
+                None => {
+                    unknown.insert(name.to_owned());
+                }
+            }
+        }
+    });
+    if listed.is_err() {
+        return;
+    }
+    TYPES.with(|c| {
+        let mut c = c.borrow_mut();
+        for name in names {
+            if !unknown.contains(name) {
+                c.insert(dir.join(name).into_os_string(), seen.get(name).copied());
+            }
+        }
+    });
+}
+
+/// The kind of what is at `path` (not following a link), from a listing
+/// [`learn_directory`] made, else from [`lstat`].
+pub fn file_type(path: &Path) -> std::io::Result<Kind> {
+    if let Some(known) = TYPES.with(|c| c.borrow().get(path.as_os_str()).copied()) {
+        return known.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    lstat(path).map(|m| Kind::of(m.file_type()))
+}
+
+/// `std::fs::symlink_metadata`, asked of the file system once per path
+/// and thread (a missing path is remembered too). For reading
+/// environments, which do not change while envhook reads them; code that
+/// writes (`activation`) never uses it.
+pub fn lstat(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    // Keys are the paths' bytes: hashing a Path walks its components.
+    if let Some(known) = LSTAT.with(|c| c.borrow().get(path.as_os_str()).cloned()) {
+        return known.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
+    }
+    let answer = std::fs::symlink_metadata(path);
+    match &answer {
+        Ok(m) => LSTAT.with(|c| {
+            c.borrow_mut()
+                .insert(path.as_os_str().to_owned(), Some(m.clone()))
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            LSTAT.with(|c| c.borrow_mut().insert(path.as_os_str().to_owned(), None))
+        }
+        Err(_) => None,
+    };
+    answer
+}
+
+/// Symbolic links followed at most, as the kernel does (`ELOOP`).
+const MAX_LINKS: u32 = 40;
+
+/// `std::fs::canonicalize`, with what was resolved remembered: realpath(3)
+/// reads the link at every component of every path it is given (a
+/// `readlink` per component, a round trip each on NFS, where clusters keep
+/// conda environments), so resolving the 30 libraries of an environment
+/// cost ~300 system calls; here each component is looked at once per run
+/// (`lstat`, and `readlink` only for links). Errors are canonicalize's:
+/// `NotFound` for a missing component or a dangling link, `ELOOP` for a
+/// loop.
+pub fn real_path(path: &Path) -> std::io::Result<PathBuf> {
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::path::absolute(path)?
+    };
+    let mut links = 0;
+    resolve(&path, &mut links)
+}
+
+fn resolve(path: &Path, links: &mut u32) -> std::io::Result<PathBuf> {
+    use std::path::Component;
+    let mut cur = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(name) => {
+                let candidate = cur.join(name);
+                if let Some(done) =
+                    RESOLVED.with(|r| r.borrow().get(candidate.as_os_str()).cloned())
+                {
+                    cur = done;
+                    continue;
+                }
+                let kind = file_type(&candidate)?;
+                let real = if kind.is_symlink() {
+                    *links += 1;
+                    if *links > MAX_LINKS {
+                        return Err(std::io::Error::from_raw_os_error(40));
+                    }
+                    let target = std::fs::read_link(&candidate)?;
+                    resolve(&cur.join(target), links)?
+                } else {
+                    candidate.clone()
+                };
+                RESOLVED.with(|r| {
+                    r.borrow_mut()
+                        .insert(candidate.into_os_string(), real.clone())
+                });
+                cur = real;
+            }
+        }
+    }
+    Ok(cur)
+}
+
+#[cfg(test)]
+mod real_path_tests {
+    use super::real_path;
+
+    /// The same answers as the standard library's canonicalize, on links
+    /// relative and absolute, chains, `..` through links, dangling links
+    /// and loops.
+    #[test]
+    fn agrees_with_canonicalize() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("targets/x86_64-linux/lib")).unwrap();
+        std::fs::write(d.join("targets/x86_64-linux/lib/libcudart.so.12.6.77"), "").unwrap();
+        std::fs::create_dir_all(d.join("lib")).unwrap();
+        let link = |target: &str, at: &str| std::os::unix::fs::symlink(target, d.join(at)).unwrap();
+        link(
+            "libcudart.so.12.6.77",
+            "targets/x86_64-linux/lib/libcudart.so.12",
+        );
+        link(
+            "../targets/x86_64-linux/lib/libcudart.so.12",
+            "lib/libcudart.so.12",
+        );
+        link("libcudart.so.12", "lib/libcudart.so");
+        link(d.join("targets").to_str().unwrap(), "abs");
+        link("nowhere", "lib/dangling");
+        link("loop-b", "lib/loop-a");
+        link("loop-a", "lib/loop-b");
+        for rel in [
+            "lib/libcudart.so",
+            "lib/libcudart.so.12",
+            "abs/x86_64-linux/lib/libcudart.so.12",
+            "abs/../lib/libcudart.so.12",
+            "targets/x86_64-linux/lib",
+        ] {
+            assert_eq!(
+                real_path(&d.join(rel)).unwrap(),
+                std::fs::canonicalize(d.join(rel)).unwrap(),
+                "{rel}"
+            );
+        }
+        assert_eq!(
+            real_path(&d.join("lib/dangling")).unwrap_err().kind(),
+            std::io::ErrorKind::NotFound
+        );
+        assert_eq!(
+            real_path(&d.join("lib/loop-a")).unwrap_err().raw_os_error(),
+            Some(40)
+        );
     }
 }

@@ -301,7 +301,7 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
 /// Whether two paths lead to the same file (after symlinks).
 fn same_file(a: &Path, b: &Path) -> bool {
     a == b
-        || match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        || match (crate::paths::real_path(a), crate::paths::real_path(b)) {
             (Ok(x), Ok(y)) => x == y,
             _ => false,
         }

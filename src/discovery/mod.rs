@@ -541,5 +541,5 @@ impl Builder {
 /// The path with symlinks resolved, or the path itself when that fails
 /// (a directory that does not exist yet still de-duplicates by spelling).
 fn canonical(path: &Path) -> PathBuf {
-    fs_err::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    crate::paths::real_path(path).unwrap_or_else(|_| path.to_path_buf())
 }

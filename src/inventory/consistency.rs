@@ -15,6 +15,17 @@ use crate::report::{Problem, Severity};
 impl Inventory {
     /// Look every listed library up on disk (metadata only).
     pub(super) fn check_libraries(&mut self) {
+        // A directory holding many of the listed libraries (a toolkit's
+        // lib/) is listed once rather than stat'ed file by file.
+        let mut by_dir: std::collections::HashMap<&Path, Vec<&Path>> = Default::default();
+        for lib in self.packages.iter().flat_map(|p| &p.libraries) {
+            if let Some(dir) = lib.path.parent() {
+                by_dir.entry(dir).or_default().push(&lib.path);
+            }
+        }
+        for (dir, paths) in by_dir.iter().filter(|(_, paths)| paths.len() >= LIST_FROM) {
+            crate::paths::learn_directory(dir, paths);
+        }
         for pkg in &mut self.packages {
             for lib in &mut pkg.libraries {
                 (lib.status, lib.resolves_to) = check_on_disk(&lib.path);
@@ -168,13 +179,20 @@ impl Inventory {
     }
 }
 
+/// Listed libraries in one directory from which listing it beats one
+/// `lstat` each (a listing returns about a thousand entries per call).
+const LIST_FROM: usize = 8;
+
 /// What is at a listed library path, from metadata alone.
 fn check_on_disk(path: &Path) -> (LibStatus, Option<PathBuf>) {
-    match std::fs::symlink_metadata(path) {
+    match crate::paths::file_type(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => (LibStatus::Missing, None),
         Err(_) => (LibStatus::Unusable, None),
-        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
-            Ok(real) if real.is_file() => (LibStatus::Ok, Some(real)),
+        Ok(m) if m.is_symlink() => match crate::paths::real_path(path) {
+            // The resolution looked at the real file already.
+            Ok(real) if crate::paths::file_type(&real).is_ok_and(|m| m.is_file()) => {
+                (LibStatus::Ok, Some(real))
+            }
             Ok(_) => (LibStatus::Unusable, None),
             Err(e) if e.kind() == io::ErrorKind::NotFound => (LibStatus::DanglingSymlink, None),
             Err(e) if is_loop(&e) => (LibStatus::SymlinkLoop, None),

@@ -301,7 +301,7 @@ impl Inventory {
             packages: Vec::new(),
             problems: Vec::new(),
             stats: Stats {
-                records_total: meta.entries.len(),
+                records_total: meta.total,
                 ..Stats::default()
             },
         };
@@ -671,5 +671,5 @@ fn major_minor(version: &str) -> String {
 }
 
 fn canonical(path: &Path) -> PathBuf {
-    fs_err::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    crate::paths::real_path(path).unwrap_or_else(|_| path.to_path_buf())
 }

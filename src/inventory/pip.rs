@@ -107,27 +107,26 @@ pub fn site_packages(prefix: &Path, meta: &MetaIndex) -> Vec<PathBuf> {
 
 /// List the dist-info directories of one site-packages without opening any.
 pub fn scan(site: &Path) -> Result<Vec<DistInfoEntry>> {
-    let read = std::fs::read_dir(site).map_err(|e| Error::read(site, e))?;
     let mut out = Vec::new();
-    for item in read {
-        let item = item.map_err(|e| Error::read(site, e))?;
-        let file_name = item.file_name();
+    crate::paths::for_each_entry(site, |file_name, _| {
         let Some(stem) = file_name
             .to_str()
             .and_then(|n| n.strip_suffix(".dist-info"))
         else {
-            continue;
+            return;
         };
         let Some((name, _version)) = stem.split_once('-') else {
-            continue;
+            return;
         };
         out.push(DistInfoEntry {
             name: normalize(name),
-            dir: item.path(),
+            dir: site.join(file_name),
             site: site.to_path_buf(),
         });
-    }
-    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    })
+    .map_err(|e| Error::read(site, e))?;
+    // One directory: by name (a Path comparison walks components).
+    out.sort_unstable_by(|a, b| a.dir.file_name().cmp(&b.dir.file_name()));
     Ok(out)
 }
 

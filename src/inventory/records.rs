@@ -35,34 +35,40 @@ pub struct MetaEntry {
 /// The listing of a `conda-meta/` directory.
 #[derive(Debug, Default)]
 pub struct MetaIndex {
-    /// Every `*.json` file whose name splits into name, version and build,
-    /// sorted by file name.
+    /// The `*.json` files whose name splits into name, version and build
+    /// and names a package envhook reads (the catalog's, and `python`),
+    /// sorted by file name. The others are only counted: an environment's
+    /// hundreds of other records cost no allocation.
     pub entries: Vec<MetaEntry>,
+    /// Every record file, read or not.
+    pub total: usize,
 }
 
 impl MetaIndex {
     /// List `PREFIX/conda-meta` without opening any record.
     pub fn scan(prefix: &Path) -> Result<Self> {
         let dir = prefix.join("conda-meta");
-        let read = std::fs::read_dir(&dir).map_err(|e| Error::read(&dir, e))?;
         let mut entries = Vec::new();
-        for item in read {
-            let item = item.map_err(|e| Error::read(&dir, e))?;
-            let file_name = item.file_name();
-            let Some(file_name) = file_name.to_str() else {
-                continue; // conda never writes such names
+        let mut total = 0;
+        crate::paths::for_each_entry(&dir, |file_name, _| {
+            // conda never writes names that are not UTF-8.
+            let Some((name, version, build)) = file_name.to_str().and_then(split_file_name) else {
+                return;
             };
-            if let Some((name, version, build)) = split_file_name(file_name) {
+            total += 1;
+            if name == "python" || crate::data::catalog::CATALOG.conda(name).is_some() {
                 entries.push(MetaEntry {
                     name: name.to_string(),
                     version: version.to_string(),
                     build: build.to_string(),
-                    path: item.path(),
+                    path: dir.join(file_name),
                 });
             }
-        }
-        entries.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(MetaIndex { entries })
+        })
+        .map_err(|e| Error::read(&dir, e))?;
+        // All in conda-meta/: by file name (a Path comparison walks components).
+        entries.sort_unstable_by(|a, b| a.path.file_name().cmp(&b.path.file_name()));
+        Ok(MetaIndex { entries, total })
     }
 
     /// The entries for one package name (normally one; two after an

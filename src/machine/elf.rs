@@ -66,20 +66,38 @@ impl Seek for Counting<'_> {
 /// Whether a file starts like a 64-bit ELF of `machine` (or any machine
 /// when `None`): what the loader checks before accepting a candidate.
 pub fn is_compatible(path: &Path, machine: Option<u16>) -> bool {
-    let mut head = [0u8; 20];
-    let Ok(mut f) = crate::paths::open_regular(path) else {
-        return false;
+    thread_local! {
+        /// Each candidate's ELF machine (`None`: not a 64-bit ELF, or not
+        /// readable), per thread: the loader simulation asks for the same
+        /// files for every object of a framework.
+        static MACHINES: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<u16>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    let known = MACHINES.with(|m| m.borrow().get(path.as_os_str()).copied());
+    let m = match known {
+        Some(m) => m,
+        None => {
+            let m = elf_machine(path);
+            MACHINES.with(|c| c.borrow_mut().insert(path.as_os_str().to_owned(), m));
+            m
+        }
     };
+    m.is_some_and(|m| machine.is_none_or(|want| want == m))
+}
+
+/// The `e_machine` of a 64-bit ELF file.
+fn elf_machine(path: &Path) -> Option<u16> {
+    let mut head = [0u8; 20];
+    let mut f = crate::paths::open_regular(path).ok()?;
     if f.read_exact(&mut head).is_err() || &head[..4] != b"\x7fELF" || head[4] != elf::ELFCLASS64.0
     {
-        return false;
+        return None;
     }
-    let m = if head[5] == elf::ELFDATA2MSB.0 {
+    Some(if head[5] == elf::ELFDATA2MSB.0 {
         u16::from_be_bytes([head[18], head[19]])
     } else {
         u16::from_le_bytes([head[18], head[19]])
-    };
-    machine.is_none_or(|want| want == m)
+    })
 }
 
 /// Open `path` (a regular file, never a device or FIFO) for lazy reading
