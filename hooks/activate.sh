@@ -20,6 +20,22 @@
 #   splits or globs, and bash copies an unquoted expansion three times
 #   faster than a quoted one.
 
+# Values are data in single quotes: `$` or backticks in a prefix are
+# literal there, and so are quotes in LD_LIBRARY_PATH (a directive before
+# the first command covers the file).
+# shellcheck disable=SC2016,SC2089,SC2090
+# Already active and untouched since (a reactivation: rattler and a stacked
+# deactivate re-run activate.d): nothing to do. The cheapest test first,
+# before anything else is parsed; state under our id that another copy of
+# the environment applied does not start with our directories.
+if [ "${LD_LIBRARY_PATH-}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}" ]; then
+    # shellcheck disable=SC2016 # data in single quotes
+    case ${LD_LIBRARY_PATH} in
+        __ENVHOOK_DIRS__ | __ENVHOOK_DIRS__:*) return 0 ;;
+        *) ;;
+    esac
+fi
+
 # The values below are data in single quotes; `$` or quotes in a prefix are
 # literal there, which shellcheck's SC2016/SC2089/SC2090 cannot know.
 # shellcheck disable=SC2016,SC2089
@@ -55,103 +71,116 @@ if [ -n "${_envhook_state}" ]; then
     esac
 fi
 
-if [ -n "${_envhook_foreign}" ]; then
-    # LD_LIBRARY_PATH stays as it is; the warning below says why.
-    :
-elif [ -n "${_envhook_state}" ] && [ -n "${LD_LIBRARY_PATH+x}" ] &&
-    [ "${LD_LIBRARY_PATH}" = "${_envhook_applied}" ]; then
-    # Active and untouched since (a reactivation): nothing to change.
-    :
-else
-    # The current value without our directories and without empty elements,
-    # each kept element preceded by ':' (_envhook_rest: ":a:b", or empty).
-    # Stripping is linear in the value's length, but only happens when
-    # there is something to strip.
+# What to do: nothing (state another copy applied, or a reactivation), put
+# our directories in front of the value as it is, or first strip ours and
+# empty elements from it (_envhook_rest: ":a:b", or empty).
+_envhook_apply=
+_envhook_strip=
+if [ -z "${_envhook_foreign}" ] && ! {
+    [ -n "${_envhook_state}" ] && [ -n "${LD_LIBRARY_PATH+x}" ] &&
+        [ "${LD_LIBRARY_PATH}" = "${_envhook_applied}" ]
+}; then
+    _envhook_apply=1
     # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
     case :${LD_LIBRARY_PATH:-}: in
         ::) _envhook_rest= ;;
-        *::* | __ENVHOOK_DIR_PATTERNS__)
-            # __ENVHOOK_STRIP__
-            ;;
+        *::* | __ENVHOOK_DIR_PATTERNS__) _envhook_strip=1 ;;
         *) _envhook_rest=:${LD_LIBRARY_PATH} ;;
     esac
+fi
 
-    if [ -n "${_envhook_state}" ]; then
-        # Active already, but changed meanwhile: the change is kept, and
-        # becomes what deactivation returns to.
-        if [ -n "${LD_LIBRARY_PATH+x}" ]; then
+# The rest of the work, in a function so that the stripping code (long,
+# and rarely needed) is parsed only when it runs: a shell parses a sourced
+# file one top-level command at a time, and this hook returns before it.
+_envhook_finish() {
+    if [ -n "${_envhook_apply}" ]; then
+        if [ -n "${_envhook_state}" ]; then
+            # Active already, but changed meanwhile: the change is kept, and
+            # becomes what deactivation returns to.
+            if [ -n "${LD_LIBRARY_PATH+x}" ]; then
+                _envhook_state='set'
+                _envhook_saved=${_envhook_rest#:}
+            else
+                _envhook_state='unset'
+                _envhook_saved=
+            fi
+        elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
             _envhook_state='set'
-            _envhook_saved=${_envhook_rest#:}
+            _envhook_saved=${LD_LIBRARY_PATH}
         else
             _envhook_state='unset'
             _envhook_saved=
         fi
-    elif [ -n "${LD_LIBRARY_PATH+x}" ]; then
-        _envhook_state='set'
-        _envhook_saved=${LD_LIBRARY_PATH}
-    else
-        _envhook_state='unset'
-        _envhook_saved=
+        LD_LIBRARY_PATH=${_envhook_dirs}${_envhook_rest}
+        # shellcheck disable=SC2090
+        export LD_LIBRARY_PATH
+        eval "ENVHOOK_STATE_${_envhook_key}=\${_envhook_state}" \
+            "ENVHOOK_SAVED_${_envhook_key}=\${_envhook_saved}" \
+            "ENVHOOK_APPLIED_${_envhook_key}=\${LD_LIBRARY_PATH}" \
+            "; export ENVHOOK_STATE_${_envhook_key} ENVHOOK_SAVED_${_envhook_key}" \
+            "ENVHOOK_APPLIED_${_envhook_key}"
     fi
 
-    LD_LIBRARY_PATH=${_envhook_dirs}${_envhook_rest}
-    # shellcheck disable=SC2090
-    export LD_LIBRARY_PATH
-    eval "ENVHOOK_STATE_${_envhook_key}=\${_envhook_state}" \
-        "ENVHOOK_SAVED_${_envhook_key}=\${_envhook_saved}" \
-        "ENVHOOK_APPLIED_${_envhook_key}=\${LD_LIBRARY_PATH}" \
-        "; export ENVHOOK_STATE_${_envhook_key} ENVHOOK_SAVED_${_envhook_key}" \
-        "ENVHOOK_APPLIED_${_envhook_key}"
-fi
-
-# Staleness, the rule `envhook check` and `audit` apply too: conda and
-# mamba append to conda-meta/history on every transaction, and upgrades
-# remove the records this hook was made from. A moved or copied
-# environment says that instead.
-if [ -z "${ENVHOOK_QUIET:-}" ]; then
-    # xonsh runs .sh hooks through source-bash, which discards what they
-    # print; its bash has no controlling terminal (/dev/tty fails), but its
-    # standard input is the user's terminal, so the warnings go there.
-    _envhook_tty=
-    if [ -n "${XONSH_VERSION-}" ] && [ -t 0 ]; then
-        _envhook_tty=1
-    fi
-    _envhook_say() {
-        if [ -n "${_envhook_tty}" ]; then
-            # shellcheck disable=SC2059 # the format is the caller's literal
-            { printf "$@" >&0; } 2>/dev/null || :
+    # Staleness, the rule `envhook check` and `audit` apply too: conda and
+    # mamba append to conda-meta/history on every transaction, and upgrades
+    # remove the records this hook was made from. A moved or copied
+    # environment says that instead.
+    if [ -z "${ENVHOOK_QUIET:-}" ]; then
+        # xonsh runs .sh hooks through source-bash, which discards what they
+        # print; its bash has no controlling terminal (/dev/tty fails), but its
+        # standard input is the user's terminal, so the warnings go there.
+        _envhook_tty=
+        if [ -n "${XONSH_VERSION-}" ] && [ -t 0 ]; then
+            _envhook_tty=1
+        fi
+        _envhook_say() {
+            if [ -n "${_envhook_tty}" ]; then
+                # shellcheck disable=SC2059 # the format is the caller's literal
+                { printf "$@" >&0; } 2>/dev/null || :
+            else
+                # shellcheck disable=SC2059
+                printf "$@" >&2
+            fi
+        }
+        if [ "${_envhook_prefix}" != "${_envhook_origin}" ]; then
+            # The format is a quoted literal with three %s (SC2182 sees a word).
+            # shellcheck disable=SC2016,SC1003,SC2182
+            _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
         else
-            # shellcheck disable=SC2059
-            printf "$@" >&2
+            _envhook_stale=
+            # -nt is not POSIX, but bash, zsh, dash, busybox sh and ksh all have it.
+            # shellcheck disable=SC3013,SC2016
+            if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
+                _envhook_stale=1
+            fi
+            # One test per record (no list splitting: it costs more than the tests).
+            # shellcheck disable=SC2016
+            __ENVHOOK_WATCH_TESTS__
+            if [ -n "${_envhook_stale}" ]; then
+                # The message quotes the prefix for pasting (SC1003 sees the quoting).
+                # shellcheck disable=SC2016,SC1003
+                _envhook_say '%s\n' __ENVHOOK_STALE_MESSAGE__
+            fi
         fi
-    }
-    if [ "${_envhook_prefix}" != "${_envhook_origin}" ]; then
-        # The format is a quoted literal with three %s (SC2182 sees a word).
-        # shellcheck disable=SC2016,SC1003,SC2182
-        _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
-    else
-        _envhook_stale=
-        # -nt is not POSIX, but bash, zsh, dash, busybox sh and ksh all have it.
-        # shellcheck disable=SC3013,SC2016
-        if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
-            _envhook_stale=1
+        if [ -n "${_envhook_foreign}" ]; then
+            _envhook_say '%s\n' __ENVHOOK_FOREIGN_MESSAGE__
         fi
-        # One test per record (no list splitting: it costs more than the tests).
-        # shellcheck disable=SC2016
-        __ENVHOOK_WATCH_TESTS__
-        if [ -n "${_envhook_stale}" ]; then
-            # The message quotes the prefix for pasting (SC1003 sees the quoting).
-            # shellcheck disable=SC2016,SC1003
-            _envhook_say '%s\n' __ENVHOOK_STALE_MESSAGE__
-        fi
+        unset -f _envhook_say
+        unset _envhook_tty
     fi
-    if [ -n "${_envhook_foreign}" ]; then
-        _envhook_say '%s\n' __ENVHOOK_FOREIGN_MESSAGE__
-    fi
-    unset -f _envhook_say
-    unset _envhook_tty
+
+    unset _envhook_dirs _envhook_rest _envhook_stale _envhook_prefix _envhook_origin \
+        _envhook_key _envhook_state _envhook_saved _envhook_applied _envhook_foreign \
+        _envhook_apply _envhook_strip
+}
+
+if [ -z "${_envhook_strip}" ]; then
+    _envhook_finish
+    unset -f _envhook_finish
+    return 0
 fi
 
-unset _envhook_dirs _envhook_rest _envhook_stale _envhook_prefix _envhook_origin _envhook_key \
-    _envhook_state _envhook_saved _envhook_applied _envhook_foreign
+# __ENVHOOK_STRIP__
+_envhook_finish
+unset -f _envhook_finish
 :

@@ -256,6 +256,35 @@ pub struct HookValues<'a> {
 /// (they are `:`-joined), nor newlines in `header` lines; the caller
 /// ([`crate::activation::spec`]) refuses such prefixes.
 pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
+    let text = render_full(dialect, phase, v);
+    match dialect {
+        // The shells parse what they source, comments included, on every
+        // activation: the rendered hook keeps the header (the ownership
+        // mark and what `check` reads) and shellcheck's directives, and
+        // leaves the explanations to the templates in hooks/.
+        Dialect::Posix | Dialect::Fish | Dialect::Csh => strip_comments(&text, 1 + v.header.len()),
+        Dialect::Powershell => text,
+    }
+}
+
+/// `text` without comment lines and blank lines, except its first
+/// `header` lines and `# shellcheck` directives. Hooks hold no multi-line
+/// literals (values with line breaks are refused), so a line whose first
+/// non-blank character is `#` is a comment.
+fn strip_comments(text: &str, header: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        let comment = t.starts_with('#') && !t.starts_with("# shellcheck");
+        if i < header || !(comment || t.is_empty()) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn render_full(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
     debug_assert!(v.id.bytes().all(|b| b.is_ascii_hexdigit()));
     let q = |s: &str| dialect.quote(s);
     substitute(dialect.template(phase), |token| {
