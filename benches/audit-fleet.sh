@@ -12,21 +12,9 @@
 # reported, side by side, from one invocation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-envs=${1:-200}
-records=${2:-300}
 
-cargo build -q --release --bin envhook
-if [[ -n ${FLEET:-} ]]; then
-    root="$FLEET/miniconda3"
-    [[ -d $root ]] || python3 benches/make-fleet.py "$FLEET" "$envs" "$records"
-else
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
-    python3 benches/make-fleet.py "$work/fleet" "$envs" "$records"
-    root="$work/fleet/miniconda3"
-fi
-export HOME=${TMPDIR:-/tmp}/envhook-bench-home
-mkdir -p "$HOME"
+# shellcheck source=benches/fleet.sh
+. benches/fleet.sh "$@"
 
 python3 - "$root" "${CONDA:-}" <<'PY'
 import glob, os, resource, subprocess, sys, time

@@ -6,20 +6,8 @@
 #   benches/audit-syscalls.sh [ENVS] [RECORDS]        FLEET=DIR reuses a fleet
 set -euo pipefail
 cd "$(dirname "$0")/.."
-envs=${1:-200}
-records=${2:-300}
-cargo build -q --release --bin envhook
-if [[ -n ${FLEET:-} ]]; then
-    root="$FLEET/miniconda3"
-    [[ -d $root ]] || python3 benches/make-fleet.py "$FLEET" "$envs" "$records"
-else
-    work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
-    python3 benches/make-fleet.py "$work/fleet" "$envs" "$records"
-    root="$work/fleet/miniconda3"
-fi
-export HOME=${TMPDIR:-/tmp}/envhook-bench-home
-mkdir -p "$HOME"
+# shellcheck source=benches/fleet.sh
+. benches/fleet.sh "$@"
 n=$(find "$root/envs" -mindepth 1 -maxdepth 1 -type d | wc -l)
 out=$(mktemp)
 strace -f -c -o "$out" target/release/envhook audit --json --driver-version 560.35.05 --envs-dir "$root/envs" >/dev/null || true
