@@ -81,6 +81,16 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     // (read_to_end would read once more to see the end); a file that
     // shrank meanwhile ends early, one that grew is read to the stat's
     // length, as metadata files are written whole and renamed.
+    if len == 0 {
+        // A file system that reports no size (procfs-like): read to the
+        // end, within the limit.
+        let mut bytes = Vec::new();
+        file.by_ref().take(max + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > max {
+            return Err(too_large());
+        }
+        return Ok(bytes);
+    }
     let mut bytes = vec![0; len as usize];
     let mut got = 0;
     while got < bytes.len() {
