@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Cost of sourcing envhook's generated activate hook in bash, against the
-# field notes' one-liner `export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH`,
-# measured in one bash process, and the number of processes the hook starts.
+# Cost of sourcing envhook's generated activate hook in bash, zsh and dash,
+# against the field notes' one-liner
+# `export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH`, each shell
+# measured in one process of its own, in one run; and the number of
+# processes the hook starts.
 #
-#   benches/hook-cost.sh [ITERATIONS]     (default 20000)
+#   benches/hook-cost.sh [ITERATIONS]     (default 10000)
 #
 # ENVHOOK_BIN=path/to/envhook measures the hook another build writes.
 #
 # Each iteration resets LD_LIBRARY_PATH (and the hook's state, so every
 # source is a first activation), then sources the hook; the cost of the
-# reset alone is measured too and subtracted. Timing uses bash's
-# $EPOCHREALTIME, so the loop itself forks nothing.
+# reset alone is measured too and subtracted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-iterations=${1:-20000}
+iterations=${1:-10000}
 
 cargo build -q --release --bin envhook --example demo-env
 work=$(mktemp -d)
@@ -26,37 +27,53 @@ hook="$prefix/etc/conda/activate.d/envhook.sh"
 printf 'export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n' >"$work/one-line.sh"
 id=$(sed -n 's/.*ENVHOOK_STATE_\([0-9a-f]\{8\}\).*/\1/p' "$hook" | head -n 1)
 
-bash --noprofile --norc -s "$iterations" "$hook" "$work/one-line.sh" "$id" "$prefix" <<'BASH'
-set -u
+# The same script in each shell: POSIX sh, timed with `date +%s%N` around
+# each loop (two processes per measurement, none inside the loops).
+cat >"$work/measure.sh" <<'SH'
 n=$1 hook=$2 oneline=$3 id=$4
-export CONDA_PREFIX=$5
-state=ENVHOOK_STATE_$id
-reset() { LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/lib/wsl/lib; unset "$state"; }
-run() { # run FILE: seconds for n resets + sources (FILE empty: resets only)
-    local start=$EPOCHREALTIME i
-    for ((i = 0; i < n; i++)); do
+CONDA_PREFIX=$5
+export CONDA_PREFIX
+now() { date +%s%N; }
+reset() { LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/lib/wsl/lib; unset "ENVHOOK_STATE_$id" "ENVHOOK_APPLIED_$id"; }
+run() { # run FILE: nanoseconds for n resets + sources (FILE empty: resets only)
+    start=$(now)
+    i=0
+    while [ "$i" -lt "$n" ]; do
         reset
-        if [[ -n $1 ]]; then . "$1"; fi
+        if [ -n "$1" ]; then . "$1"; fi
+        i=$((i + 1))
     done
-    echo $(( ${EPOCHREALTIME/./} - ${start/./} ))
+    echo $(($(now) - start))
 }
 base=$(run "")
 one=$(run "$oneline")
 env=$(run "$hook")
-# Steady state: already active, the hook only re-checks its entries.
-start=$EPOCHREALTIME
-reset; . "$hook"
-for ((i = 0; i < n; i++)); do . "$hook"; done
-steady=$(( ${EPOCHREALTIME/./} - ${start/./} ))
-awk -v v="$BASH_VERSION" -v n="$n" -v b="$base" -v o="$one" -v e="$env" -v s="$steady" 'BEGIN {
-    one = (o - b) / n; hook = (e - b) / n;
-    printf "bash %s, %d iterations\n", v, n
-    printf "one-line hook      %7.2f us per source\n", one
-    printf "envhook hook       %7.2f us per source (first activation)\n", hook
-    printf "envhook hook       %7.2f us per source (reactivation)\n", s / n
-    printf "ratio              %7.1fx\n", hook / one
-}'
-BASH
+# Steady state: already active, the hook re-checks one value.
+reset
+. "$hook"
+start=$(now)
+i=0
+while [ "$i" -lt "$n" ]; do
+    . "$hook"
+    i=$((i + 1))
+done
+steady=$(($(now) - start))
+echo "$n $base $one $env $steady"
+SH
+printf '%-10s %12s %22s %22s\n' shell one-liner "first activation" reactivation
+for sh in bash zsh dash; do
+    command -v "$sh" >/dev/null || continue
+    case $sh in
+        bash) args=(--noprofile --norc) ;;
+        zsh) args=(-f) ;;
+        *) args=() ;;
+    esac
+    read -r n base one env steady < <("$sh" "${args[@]}" "$work/measure.sh" "$iterations" "$hook" "$work/one-line.sh" "$id" "$prefix")
+    awk -v sh="$sh" -v n="$n" -v b="$base" -v o="$one" -v e="$env" -v s="$steady" 'BEGIN {
+        one = (o - b) / n / 1000; first = (e - b) / n / 1000; re = s / n / 1000
+        printf "%-10s %9.2f us %13.2f us (%4.1fx) %11.2f us (%4.1fx)\n", sh, one, first, first / one, re, re / one
+    }'
+done
 
 # Processes started while activating and deactivating: strace sees every
 # fork/clone/execve; the only execve is bash itself.
