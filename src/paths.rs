@@ -157,9 +157,12 @@ thread_local! {
     /// directory is resolved once, not once per file under it.
     static RESOLVED: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, PathBuf>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
-    /// `lstat` answers, per thread, for the same reason: the inventory, the
-    /// link resolution and the hooks' spec look at the same library files.
-    static LSTAT: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<std::fs::Metadata>>> =
+    /// What is at each path looked at (`None`: nothing), per thread, for
+    /// the same reason: the inventory, the link resolution and the hooks'
+    /// spec look at the same library files. Filled by `lstat` and by
+    /// directory listings ([`learn_directory`]); keys are the paths' bytes
+    /// (hashing a Path walks its components).
+    static KINDS: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<Kind>>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
@@ -247,14 +250,6 @@ pub fn for_each_entry(
     }
 }
 
-thread_local! {
-    /// Kinds learnt from directory listings (`getdents` carries each
-    /// entry's type), so a directory with many files of interest is read
-    /// once instead of one `lstat` per file (see [`learn_directory`]).
-    static TYPES: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<Kind>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
-}
-
 /// List `dir` once and remember the kind of each of `wanted`, or that it
 /// is not there: checking 60 files of a `lib/` then costs one to three
 /// `getdents` instead of 60 `lstat`s. Entries whose kind the file system
@@ -279,7 +274,7 @@ pub fn learn_directory(dir: &Path, wanted: &[&Path]) {
     if listed.is_err() {
         return;
     }
-    TYPES.with(|c| {
+    KINDS.with(|c| {
         let mut c = c.borrow_mut();
         for name in names {
             if !unknown.contains(name) {
@@ -289,35 +284,25 @@ pub fn learn_directory(dir: &Path, wanted: &[&Path]) {
     });
 }
 
-/// The kind of what is at `path` (not following a link), from a listing
-/// [`learn_directory`] made, else from [`lstat`].
+/// The kind of what is at `path` (not following a link), asked of the
+/// file system once per path and thread: from a listing
+/// [`learn_directory`] made, else from `lstat` (a missing path is
+/// remembered too). For reading environments, which do not change while
+/// envhook reads them; code that writes (`activation`'s install) never
+/// uses it.
 pub fn file_type(path: &Path) -> std::io::Result<Kind> {
-    if let Some(known) = TYPES.with(|c| c.borrow().get(path.as_os_str()).copied()) {
+    if let Some(known) = KINDS.with(|c| c.borrow().get(path.as_os_str()).copied()) {
         return known.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
     }
-    lstat(path).map(|m| Kind::of(m.file_type()))
-}
-
-/// `std::fs::symlink_metadata`, asked of the file system once per path
-/// and thread (a missing path is remembered too). For reading
-/// environments, which do not change while envhook reads them; code that
-/// writes (`activation`) never uses it.
-pub fn lstat(path: &Path) -> std::io::Result<std::fs::Metadata> {
-    // Keys are the paths' bytes: hashing a Path walks its components.
-    if let Some(known) = LSTAT.with(|c| c.borrow().get(path.as_os_str()).cloned()) {
-        return known.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
-    }
-    let answer = std::fs::symlink_metadata(path);
-    match &answer {
-        Ok(m) => LSTAT.with(|c| {
-            c.borrow_mut()
-                .insert(path.as_os_str().to_owned(), Some(m.clone()))
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            LSTAT.with(|c| c.borrow_mut().insert(path.as_os_str().to_owned(), None))
-        }
+    let answer = std::fs::symlink_metadata(path).map(|m| Kind::of(m.file_type()));
+    let remembered = match &answer {
+        Ok(kind) => Some(Some(*kind)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
         Err(_) => None,
     };
+    if let Some(kind) = remembered {
+        KINDS.with(|c| c.borrow_mut().insert(path.as_os_str().to_owned(), kind));
+    }
     answer
 }
 
