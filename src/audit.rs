@@ -275,7 +275,7 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
             }
             match install::uninstall(&inv.prefix, true) {
                 Ok(changes) => plans.push(entry(FixAction::Remove {
-                    paths: changes.clean.into_iter().chain(changes.remove).collect(),
+                    paths: changes.touched(),
                 })),
                 Err(e) => plans.push(entry(FixAction::refused(&e))),
             }
@@ -304,16 +304,9 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
             }));
             continue;
         }
-        let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
-        let plan = Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced);
-        match install::install(&plan, true) {
+        match install::install(&hooks_plan(&inv, spec), true) {
             Ok(changes) => plans.push(entry(FixAction::Write {
-                paths: changes
-                    .clean
-                    .into_iter()
-                    .chain(changes.write)
-                    .chain(changes.remove)
-                    .collect(),
+                paths: changes.touched(),
             })),
             Err(e) => plans.push(entry(FixAction::refused(&e))),
         }
@@ -329,6 +322,13 @@ const FIX_DIALECTS: [Dialect; 4] = [
     Dialect::Csh,
 ];
 
+/// The hooks `--fix` writes for an environment: `install`'s default
+/// shells, keeping the record of hand-written hooks moved aside earlier.
+fn hooks_plan(inv: &Inventory, spec: HookSpec) -> Plan {
+    let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
+    Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced)
+}
+
 /// Carry out one planned fix (a real run: under the environment's lock,
 /// surveyed again); what it wrote or removed.
 pub fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
@@ -339,19 +339,10 @@ pub fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>
     ) {
         (FixAction::Skip { .. } | FixAction::Refused { .. }, _) => Ok(Vec::new()),
         (FixAction::Remove { .. }, _) | (_, None) => {
-            let changes = install::uninstall(&inv.prefix, false)?;
-            Ok(changes.clean.into_iter().chain(changes.remove).collect())
+            Ok(install::uninstall(&inv.prefix, false)?.touched())
         }
         (FixAction::Write { .. }, Some(spec)) => {
-            let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
-            let plan = Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced);
-            let changes = install::install(&plan, false)?;
-            Ok(changes
-                .clean
-                .into_iter()
-                .chain(changes.write)
-                .chain(changes.remove)
-                .collect())
+            Ok(install::install(&hooks_plan(&inv, spec), false)?.touched())
         }
     }
 }

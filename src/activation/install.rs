@@ -77,6 +77,15 @@ impl Changes {
             && self.move_aside.is_empty()
             && self.restore.is_empty()
     }
+
+    /// Every path the run cleans, writes or removes, in that order.
+    pub fn touched(self) -> Vec<PathBuf> {
+        self.clean
+            .into_iter()
+            .chain(self.write)
+            .chain(self.remove)
+            .collect()
+    }
 }
 
 /// Carry `plan` out (or, with `dry_run`, only say what it would change).

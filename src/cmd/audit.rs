@@ -30,7 +30,6 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
     let driver = driver::detect(ctx, &args.target.driver_flags(&matrix)?, &matrix);
     let mut a = audit_all(args, ctx, &matrix, &driver)?;
 
-    let mut failed: Vec<(FixPlan, Error)> = Vec::new();
     if args.fix {
         let plans = audit::plan_fixes(&a);
         let acting: Vec<&FixPlan> = plans
@@ -48,6 +47,17 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
                 .write_all(&plan_text)
                 .map_err(Error::Output)?;
         }
+        // What --fix could not do, refused at planning or failed when
+        // applied, is an error of that environment's.
+        let mut errors: Vec<(std::path::PathBuf, String, Option<String>)> = plans
+            .iter()
+            .filter_map(|p| match &p.action {
+                FixAction::Refused { reason, hint } => {
+                    Some((p.prefix.clone(), reason.clone(), hint.clone()))
+                }
+                _ => None,
+            })
+            .collect();
         if args.dry_run || acting.is_empty() {
             if args.dry_run && format == AuditFormat::Table && args.output.is_none() {
                 // The plan, then the state as it is.
@@ -58,44 +68,26 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
             for plan in acting {
                 match audit::apply_fix(plan) {
                     Ok(paths) => written.push((plan.prefix.clone(), paths)),
-                    Err(e) => failed.push((plan.clone(), e)),
+                    Err(e) => errors.push((plan.prefix.clone(), e.to_string(), e.hint())),
                 }
             }
             // The state after the fix, and what it changed.
             a = audit_all(args, ctx, &matrix, &driver)?;
-            for row in &mut a.envs {
-                if let Some((_, paths)) = written.iter().find(|(p, _)| *p == row.prefix) {
-                    row.fixed = paths.clone();
-                }
-                if let Some((_, e)) = failed.iter().find(|(p, _)| p.prefix == row.prefix) {
-                    row.findings.insert(
-                        0,
-                        Problem {
-                            severity: Severity::Error,
-                            code: "fix-failed",
-                            message: e.to_string(),
-                            hint: e.hint(),
-                            path: None,
-                            source: None,
-                        },
-                    );
-                    row.status = "findings";
+            for (prefix, paths) in written {
+                if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
+                    row.fixed = paths;
                 }
             }
-            audit::summarize(&mut a);
         }
-        // What --fix could not do is an error of that environment's.
-        for plan in &plans {
-            if let FixAction::Refused { reason, hint } = &plan.action
-                && let Some(row) = a.envs.iter_mut().find(|r| r.prefix == plan.prefix)
-            {
+        for (prefix, message, hint) in errors {
+            if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
                 row.findings.insert(
                     0,
                     Problem {
                         severity: Severity::Error,
                         code: "fix-failed",
-                        message: reason.clone(),
-                        hint: hint.clone(),
+                        message,
+                        hint,
                         path: None,
                         source: None,
                     },
@@ -137,12 +129,12 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
     }
     // The contract every command keeps: findings of warning or error
-    // severity (here: in any environment), an unreadable environment, or
-    // hooks --fix could not write, exit 1.
-    let act_on = !failed.is_empty()
-        || a.envs
-            .iter()
-            .any(|r| r.status == "unreadable" || r.worst() >= Some(Severity::Warning));
+    // severity (here: in any environment, hooks --fix could not write
+    // among them), or an unreadable environment, exit 1.
+    let act_on = a
+        .envs
+        .iter()
+        .any(|r| r.status == "unreadable" || r.worst() >= Some(Severity::Warning));
     Ok(if act_on {
         ExitStatus::Findings
     } else {
@@ -202,29 +194,27 @@ fn print_plan(plans: &[FixPlan], dry_run: bool, out: &mut impl Write) -> std::io
             .name
             .clone()
             .unwrap_or_else(|| p.prefix.display().to_string());
-        match &p.action {
-            FixAction::Write { paths } => {
-                writeln!(out, "  {name}: {would}write hooks ({} paths)", paths.len())?;
-                if verbose {
-                    for path in paths {
-                        writeln!(out, "    {}", path.display())?;
-                    }
-                }
-            }
-            FixAction::Remove { paths } => {
-                writeln!(
-                    out,
-                    "  {name}: {would}remove envhook's files ({} paths; no CUDA libraries left)",
+        let (what, paths) = match &p.action {
+            FixAction::Write { paths } => (
+                format!("{would}write hooks ({} paths)", paths.len()),
+                paths.as_slice(),
+            ),
+            FixAction::Remove { paths } => (
+                format!(
+                    "{would}remove envhook's files ({} paths; no CUDA libraries left)",
                     paths.len()
-                )?;
-                if verbose {
-                    for path in paths {
-                        writeln!(out, "    {}", path.display())?;
-                    }
-                }
+                ),
+                paths.as_slice(),
+            ),
+            FixAction::Skip { reason } | FixAction::Refused { reason, .. } => {
+                (format!("skipped: {reason}"), &[][..])
             }
-            FixAction::Skip { reason } => writeln!(out, "  {name}: skipped: {reason}")?,
-            FixAction::Refused { reason, .. } => writeln!(out, "  {name}: skipped: {reason}")?,
+        };
+        writeln!(out, "  {name}: {what}")?;
+        if verbose {
+            for path in paths {
+                writeln!(out, "    {}", path.display())?;
+            }
         }
     }
     Ok(())
