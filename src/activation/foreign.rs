@@ -251,14 +251,10 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
             hook.path.display()
         )
     } else {
-        let scripts: Vec<String> = all
+        // The scripts --replace-handwritten moves, both halves.
+        let scripts: Vec<String> = crate::activation::takeover::scripts(all)
             .iter()
-            .filter(|h| {
-                h.path
-                    .parent()
-                    .is_some_and(|d| d.ends_with(h.phase.dir_name()))
-            })
-            .map(|h| format!("'{}'", h.path.display()))
+            .map(|p| format!("'{}'", p.display()))
             .collect();
         format!(
             "envhook install -p {} --replace-handwritten takes over: it writes envhook's hooks \

@@ -353,11 +353,7 @@ fn render_full(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
 
 /// `hooks/strip.csh` with one `:as` edit per directory of ours.
 fn csh_strip(dirs: &[String]) -> String {
-    let fragment = include_str!("../../../hooks/strip.csh")
-        .strip_prefix("# ")
-        .expect("hooks/strip.csh starts with a comment")
-        .trim_end();
-    substitute(fragment, |token| {
+    substitute(&strip_fragment(Dialect::Csh), |token| {
         (token == "DIR_EDITS").then(|| {
             dirs.iter()
                 .map(|d| {
@@ -381,11 +377,12 @@ fn strip_fragment(dialect: Dialect) -> String {
         Dialect::Posix => include_str!("../../../hooks/strip.sh"),
         Dialect::Fish => include_str!("../../../hooks/strip.fish"),
         Dialect::Powershell => unreachable!("the PowerShell hooks strip inline"),
-        Dialect::Csh => unreachable!("rendered by csh_strip"),
+        // With a placeholder of its own; see csh_strip.
+        Dialect::Csh => include_str!("../../../hooks/strip.csh"),
     };
     fragment
         .strip_prefix("# ")
-        .expect("hooks/strip.sh starts with a comment")
+        .expect("hooks/strip.* start with a comment")
         .trim_end()
         .to_string()
 }
