@@ -75,7 +75,40 @@ pub struct Row {
     pub findings: Vec<Problem>,
 }
 
+impl Hook {
+    /// Every status, in the order they are listed.
+    pub const ALL: [Hook; 7] = [
+        Hook::None,
+        Hook::Current,
+        Hook::Stale,
+        Hook::Moved,
+        Hook::Foreign,
+        Hook::Legacy,
+        Hook::NotNeeded,
+    ];
+
+    /// The status as the JSON document spells it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Hook::None => "none",
+            Hook::Current => "current",
+            Hook::Stale => "stale",
+            Hook::Moved => "moved",
+            Hook::Foreign => "foreign",
+            Hook::Legacy => "legacy",
+            Hook::NotNeeded => "not-needed",
+        }
+    }
+}
+
 impl Row {
+    /// The environment as people name it: its name, else its prefix.
+    pub fn label(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| self.prefix.display().to_string())
+    }
+
     /// A row for `env` with nothing found yet.
     fn new(env: &KnownEnv, status: &'static str, error: Option<String>) -> Row {
         Row {

@@ -52,6 +52,16 @@ pub struct Problem {
     pub source: Option<String>,
 }
 
+/// The versions of some claims (`12.6,11.8`; empty for none), as the
+/// audit's table and metrics show them.
+pub fn versions(claims: &[crate::inventory::Claim]) -> String {
+    claims
+        .iter()
+        .map(|c| c.version.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Whether any problem counts as a finding for the exit code.
 pub fn has_findings(problems: &[Problem]) -> bool {
     problems.iter().any(|p| p.severity >= Severity::Warning)

@@ -14,18 +14,6 @@ use std::time::Duration;
 use crate::audit::{Audit, Hook, Row};
 use crate::report::Severity;
 
-/// Every hook status, so each environment has one series per status
-/// (0 or 1) and a change of status is a change of value, not of series.
-const HOOK_STATES: [(Hook, &str); 7] = [
-    (Hook::None, "none"),
-    (Hook::Current, "current"),
-    (Hook::Stale, "stale"),
-    (Hook::Moved, "moved"),
-    (Hook::Foreign, "foreign"),
-    (Hook::Legacy, "legacy"),
-    (Hook::NotNeeded, "not-needed"),
-];
-
 /// A label value: `\`, `"` and line feeds escaped, as the format requires.
 fn escape(value: &str) -> String {
     value
@@ -35,23 +23,11 @@ fn escape(value: &str) -> String {
 }
 
 fn env_labels(r: &Row) -> String {
-    let name = r
-        .name
-        .clone()
-        .unwrap_or_else(|| r.prefix.display().to_string());
     format!(
         "env=\"{}\",prefix=\"{}\"",
-        escape(&name),
+        escape(&r.label()),
         escape(&r.prefix.display().to_string())
     )
-}
-
-fn versions(claims: &[crate::inventory::Claim]) -> String {
-    claims
-        .iter()
-        .map(|c| c.version.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// Render the audit; `took` is how long it ran.
@@ -141,11 +117,15 @@ pub fn render(a: &Audit, took: Duration) -> String {
     );
     body.clear();
     for r in a.envs.iter().filter(|r| r.status != "unreadable") {
-        for (hook, label) in HOOK_STATES {
+        // Every status, so each environment has one series per status
+        // (0 or 1) and a change of status is a change of value, not of
+        // series.
+        for hook in Hook::ALL {
             let _ = writeln!(
                 body,
-                "envhook_env_hook_status{{{},status=\"{label}\"}} {}",
+                "envhook_env_hook_status{{{},status=\"{}\"}} {}",
                 env_labels(r),
+                hook.label(),
                 u8::from(r.hook == hook)
             );
         }
@@ -169,8 +149,8 @@ pub fn render(a: &Audit, took: Duration) -> String {
             body,
             "envhook_env_info{{{},cuda=\"{}\",cudnn=\"{}\",frameworks=\"{}\"}} 1",
             env_labels(r),
-            escape(&versions(&r.cuda)),
-            escape(&versions(&r.cudnn)),
+            escape(&crate::report::versions(&r.cuda)),
+            escape(&crate::report::versions(&r.cudnn)),
             escape(&frameworks.join(", "))
         );
     }

@@ -117,31 +117,18 @@ pub fn render(a: &Audit, layout: Layout) -> String {
     out
 }
 
-fn name(r: &Row) -> String {
-    r.name
-        .clone()
-        .unwrap_or_else(|| r.prefix.display().to_string())
-}
-
+/// The HOOK cell: as the JSON names it, with a dash for "not needed".
 fn hook(r: &Row) -> &'static str {
     match r.hook {
-        Hook::None => "none",
-        Hook::Current => "current",
-        Hook::Stale => "stale",
-        Hook::Moved => "moved",
-        Hook::Foreign => "foreign",
-        Hook::Legacy => "legacy",
         Hook::NotNeeded => "-",
+        h => h.label(),
     }
 }
 
+/// The CUDA and CUDNN cells: a dash for none.
 fn versions(claims: &[crate::inventory::Claim]) -> String {
-    let v: Vec<&str> = claims.iter().map(|c| c.version.as_str()).collect();
-    if v.is_empty() {
-        "-".into()
-    } else {
-        v.join(",")
-    }
+    let v = crate::report::versions(claims);
+    if v.is_empty() { "-".into() } else { v }
 }
 
 fn counts(r: &Row) -> (usize, usize) {
@@ -264,7 +251,7 @@ fn rows(a: &Audit, layout: Layout, out: &mut String) {
                 .map(|f| format!("{} {}", f.package, f.version))
                 .collect();
             [
-                name(r),
+                r.label(),
                 versions(&r.cuda),
                 versions(&r.cudnn),
                 hook(r).to_string(),
@@ -307,7 +294,7 @@ fn changed(a: &Audit, out: &mut String) {
         .envs
         .iter()
         .filter(|r| !r.fixed.is_empty())
-        .map(name)
+        .map(Row::label)
         .collect();
     if !fixed.is_empty() {
         let _ = writeln!(out, "\nhooks written or refreshed: {}", fixed.join(", "));
@@ -357,7 +344,7 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
                     code: p.code,
                     message: general(&p.message),
                     fix,
-                    envs: vec![name(r)],
+                    envs: vec![r.label()],
                     more: 0,
                 }),
             }
@@ -368,7 +355,7 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
                 code: "unreadable",
                 message: r.error.clone().unwrap_or_default(),
                 fix: None,
-                envs: vec![name(r)],
+                envs: vec![r.label()],
                 more: 0,
             });
         }
@@ -391,7 +378,7 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
     // own prefix back in.
     for g in &mut groups {
         if g.envs.len() == 1
-            && let Some(r) = a.envs.iter().find(|r| name(r) == g.envs[0])
+            && let Some(r) = a.envs.iter().find(|r| r.label() == g.envs[0])
         {
             let prefix = r.prefix.display().to_string();
             g.message = g.message.replace("<env>", &prefix);
