@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use support::Sandbox;
+use support::terminal::Terminal;
 
 /// Three Paddle environments without hooks (the same warning each), a
 /// healthy pip one with hooks, a CPU one: a fleet where grouping matters.
@@ -154,41 +155,9 @@ fn fix_dry_run_plans_and_writes_nothing() {
 /// fixes and shows the state after. Driven in a real terminal (tmux).
 #[test]
 fn fix_asks_on_a_terminal() {
+    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(15);
     let sb = Sandbox::new();
     let envs = fleet(&sb);
-    // One tmux server per run: a new session on the socket of a server
-    // still shutting down fails ("server exited unexpectedly").
-    let socket = std::cell::RefCell::new(sb.path("tmux1.sock"));
-    let tmux = |args: &[&str]| {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&*socket.borrow())
-            .arg("-f")
-            .arg("/dev/null")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success() || args[0] != "new-session",
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let wait = |want: &str| {
-        let t0 = std::time::Instant::now();
-        loop {
-            let pane = tmux(&["capture-pane", "-p", "-J", "-S", "-100"]);
-            if pane.contains(want) {
-                return pane;
-            }
-            if t0.elapsed() > std::time::Duration::from_secs(15) {
-                tmux(&["kill-server"]);
-                panic!("no {want:?} in:\n{pane}");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    };
     let bin = assert_cmd::cargo::cargo_bin("envhook");
     let command = |answer_mark: &str| {
         format!(
@@ -199,41 +168,23 @@ fn fix_asks_on_a_terminal() {
             envs.display()
         )
     };
-    tmux(&[
-        "new-session",
-        "-d",
-        "-x",
-        "200",
-        "-y",
-        "50",
-        &command("EXIT1"),
-    ]);
-    wait("Proceed ([y]/n)? ");
-    tmux(&["send-keys", "n", "Enter"]);
-    let pane = wait("EXIT1=");
-    assert!(pane.contains("nothing changed"), "{pane}");
-    assert!(pane.contains("EXIT1=1"), "{pane}");
-    assert!(
-        !envs
-            .join("paddle-a/etc/conda/activate.d/envhook.sh")
-            .exists()
-    );
-    tmux(&["kill-server"]);
-
-    *socket.borrow_mut() = sb.path("tmux2.sock");
-    tmux(&[
-        "new-session",
-        "-d",
-        "-x",
-        "200",
-        "-y",
-        "50",
-        &command("EXIT2"),
-    ]);
-    wait("Proceed ([y]/n)? ");
-    tmux(&["send-keys", "y", "Enter"]);
-    let pane = wait("EXIT2=");
-    tmux(&["kill-server"]);
+    {
+        let term = Terminal::start(&sb.path("tmux1.sock"), &command("EXIT1"), PATIENCE);
+        term.wait_for("Proceed ([y]/n)? ");
+        term.keys(&["n", "Enter"]);
+        let pane = term.wait_for("EXIT1=");
+        assert!(pane.contains("nothing changed"), "{pane}");
+        assert!(pane.contains("EXIT1=1"), "{pane}");
+        assert!(
+            !envs
+                .join("paddle-a/etc/conda/activate.d/envhook.sh")
+                .exists()
+        );
+    }
+    let term = Terminal::start(&sb.path("tmux2.sock"), &command("EXIT2"), PATIENCE);
+    term.wait_for("Proceed ([y]/n)? ");
+    term.keys(&["y", "Enter"]);
+    let pane = term.wait_for("EXIT2=");
     assert!(
         pane.contains("hooks written or refreshed: paddle-a, paddle-b"),
         "{pane}"
@@ -245,7 +196,6 @@ fn fix_asks_on_a_terminal() {
     );
 }
 
-/// Not on a terminal, --fix never waits for an answer.
 #[test]
 fn fix_without_a_terminal_does_not_ask() {
     let sb = Sandbox::new();

@@ -5,9 +5,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::{Env, Sandbox};
 
@@ -195,47 +195,26 @@ fn zsh_completes_from_fpath_on_the_first_tab() {
     term.wait_for("install -n paddle");
 }
 
-/// An interactive `zsh -f` in a private tmux server, killed on drop.
-struct ZshTerminal {
-    socket: PathBuf,
-}
+/// An interactive `zsh -f` in a real terminal.
+struct ZshTerminal(support::terminal::Terminal);
 
 impl ZshTerminal {
     fn start(sb: &Sandbox) -> Self {
-        let term = ZshTerminal {
-            socket: sb.path("tmux.sock"),
-        };
         let command = format!(
             "env -i HOME={} PATH={} ENVHOOK_SYSROOT={} TERM=xterm zsh -f",
             sb.home().display(),
             path(sb),
             sb.path("sysroot").display()
         );
-        term.tmux(&["new-session", "-d", "-x", "150", "-y", "40", &command]);
-        term
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("-f")
-            .arg("/dev/null")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        ZshTerminal(support::terminal::Terminal::start(
+            &sb.path("tmux.sock"),
+            &command,
+            Duration::from_secs(10),
+        ))
     }
 
     fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
+        self.0.keys(keys);
     }
 
     /// Type a command line, press Enter, and wait until it has run.
@@ -244,30 +223,8 @@ impl ZshTerminal {
         self.wait_for("\nready");
     }
 
-    /// Poll the screen until it shows `want` (10 s at most).
     fn wait_for(&self, want: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let text = self.tmux(&["capture-pane", "-p"]);
-            if text.contains(want) {
-                return text;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no {want:?} in:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for ZshTerminal {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
+        self.0.wait_for(want)
     }
 }
 

@@ -684,47 +684,23 @@ fn xonsh_users_see_the_staleness_warning() {
     let sb = Sandbox::new();
     let a = install(&sb, &sb.path("envs/xonsh-env"));
     simulate_transaction(&a);
-    let socket = sb.path("tmux.sock");
-    let tmux = |args: &[&str]| {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .arg("-f")
-            .arg("/dev/null")
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout).unwrap()
-    };
     let start = format!(
         "env -i HOME={} PATH={} TERM=xterm T_ACT={} xonsh --no-rc",
         sb.home().display(),
         std::env::var("PATH").unwrap(),
         a.hook("activate", "sh").display()
     );
-    tmux(&["new-session", "-d", "-x", "250", "-y", "30", &start]);
-    let wait = |want: &str| {
-        let t0 = std::time::Instant::now();
-        loop {
-            let pane = tmux(&["capture-pane", "-p", "-J"]);
-            if pane.contains(want) {
-                return pane;
-            }
-            if t0.elapsed() > std::time::Duration::from_secs(20) {
-                tmux(&["kill-server"]);
-                panic!("no {want:?} in:\n{pane}");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    };
-    wait("@");
-    tmux(&[
-        "send-keys",
+    let term = support::terminal::Terminal::start(
+        &sb.path("tmux.sock"),
+        &start,
+        std::time::Duration::from_secs(20),
+    );
+    term.wait_for("@");
+    term.keys(&[
         "source-bash --suppress-skip-message -n $T_ACT; print('sourced')",
         "Enter",
     ]);
-    let pane = wait("\nsourced");
-    tmux(&["kill-server"]);
+    let pane = term.wait_for("\nsourced");
     assert!(
         pane.contains(&format!(
             "envhook: the packages of {} changed",
