@@ -116,33 +116,23 @@ fn a_copy_stacked_on_its_source_is_a_different_environment() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // And the other way round: the source stacked on its copy.
+    let steps = [
+        Step::ActA,
+        Step::ActB,
+        Step::DeactB,
+        Step::ActA,
+        Step::DeactA,
+    ];
+    let initial = Some(b"/sys/a".to_vec());
     let r = run_with(
         Sh::Bash,
         &clone,
         &source,
-        &[
-            Step::ActA,
-            Step::ActB,
-            Step::DeactB,
-            Step::ActA,
-            Step::DeactA,
-        ],
-        &Some(b"/sys/a".to_vec()),
+        &steps,
+        &initial,
         &[("ENVHOOK_QUIET", "1")],
     );
-    let bad = check(
-        &clone,
-        &source,
-        &[
-            Step::ActA,
-            Step::ActB,
-            Step::DeactB,
-            Step::ActA,
-            Step::DeactA,
-        ],
-        &Some(b"/sys/a".to_vec()),
-        &r,
-    );
+    let bad = check(&clone, &source, &steps, &initial, &r);
     assert!(bad.is_empty(), "{bad:#?}");
 }
 
