@@ -22,8 +22,10 @@
 
 # Values are data in single quotes: `$` or backticks in a prefix are
 # literal there, and so are quotes in LD_LIBRARY_PATH (a directive before
-# the first command covers the file).
-# shellcheck disable=SC2016,SC2089,SC2090
+# the first command covers the file). The variables the key fragment
+# sets (key.sh) are assigned where it is rendered, which shellcheck
+# cannot see in the template.
+# shellcheck disable=SC2016,SC2089,SC2090,SC2154
 # Already active and untouched since (a reactivation: rattler and a stacked
 # deactivate re-run activate.d): nothing to do. The cheapest test first,
 # before anything else is parsed; state under our id that another copy of
@@ -36,31 +38,7 @@ if [ "${LD_LIBRARY_PATH-}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}" ]; then
     esac
 fi
 
-# The values below are data in single quotes; `$` or quotes in a prefix are
-# literal there, which shellcheck's SC2016/SC2089/SC2090 cannot know.
-# shellcheck disable=SC2016,SC2089
-_envhook_dirs=__ENVHOOK_DIRS__
-# shellcheck disable=SC2016
-_envhook_prefix=__ENVHOOK_PREFIX__
-# The prefix this hook was written for, spelled so that conda's rewriting
-# of the old prefix in a copied environment (conda create --clone, conda
-# rename, conda-unpack) does not change it: when the two differ, the hook
-# runs in a copy. A copy gets its own state variables (the id is the
-# source's; the prefix's length, a builtin, tells copies apart), so a copy
-# stacked on its source is a different environment.
-# shellcheck disable=SC2016
-_envhook_origin=__ENVHOOK_ORIGIN__
-if [ "${_envhook_prefix}" = "${_envhook_origin}" ]; then
-    _envhook_key=__ENVHOOK_ID__
-else
-    _envhook_key=__ENVHOOK_ID___${#_envhook_prefix}
-fi
-# The state, read once (the key is only known now; the value is assigned,
-# never parsed again).
-_envhook_state='' _envhook_saved='' _envhook_applied=''
-eval "_envhook_state=\${ENVHOOK_STATE_${_envhook_key}-}" \
-    "_envhook_saved=\${ENVHOOK_SAVED_${_envhook_key}-}" \
-    "_envhook_applied=\${ENVHOOK_APPLIED_${_envhook_key}-}"
+# __ENVHOOK_KEY__
 # State under our key that another environment applied (two copies whose
 # keys still coincide) is not ours to change.
 _envhook_foreign=

@@ -11,23 +11,11 @@
 # Paths are baked in: rattler and pixi change CONDA_PREFIX before running
 # deactivate.d. Builtins only; safe under `set -euo pipefail`; status 0.
 
-# Data in single quotes; see activate.sh (also for the prefix, the origin
-# and the key of a moved or copied environment).
-# shellcheck disable=SC2016,SC2089
-_envhook_dirs=__ENVHOOK_DIRS__
-# shellcheck disable=SC2016
-_envhook_prefix=__ENVHOOK_PREFIX__
-# shellcheck disable=SC2016
-_envhook_origin=__ENVHOOK_ORIGIN__
-if [ "${_envhook_prefix}" = "${_envhook_origin}" ]; then
-    _envhook_key=__ENVHOOK_ID__
-else
-    _envhook_key=__ENVHOOK_ID___${#_envhook_prefix}
-fi
-_envhook_state='' _envhook_saved='' _envhook_applied=''
-eval "_envhook_state=\${ENVHOOK_STATE_${_envhook_key}-}" \
-    "_envhook_saved=\${ENVHOOK_SAVED_${_envhook_key}-}" \
-    "_envhook_applied=\${ENVHOOK_APPLIED_${_envhook_key}-}"
+# The variables the key fragment sets (key.sh) are assigned where it is
+# rendered, which shellcheck cannot see in the template (a directive
+# before the first command covers the file).
+# shellcheck disable=SC2154
+# __ENVHOOK_KEY__
 # Only state this environment applied is ours to undo.
 case ${_envhook_applied} in
     "${_envhook_prefix}"/*) ;;

@@ -243,7 +243,7 @@ fn templates_are_real_scripts() {
     let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
     // The stripping fragments (rendered where a template says
     // `# __ENVHOOK_STRIP__`) and the profile snippet are real scripts too.
-    for name in ["activate", "deactivate", "strip", "profile"] {
+    for name in ["activate", "deactivate", "strip", "key", "profile"] {
         let sh = hooks.join(format!("{name}.sh"));
         quiet(
             Command::new("shellcheck")

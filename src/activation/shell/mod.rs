@@ -143,7 +143,7 @@ pub mod export {
             Some(match token {
                 "HEADER" => super::header_text(&v),
                 "DIRS" => super::quote::posix(&dirs.join(":")),
-                "STRIP" => super::strip_fragment(super::Dialect::Posix),
+                "STRIP" => super::fragment(super::Dialect::Posix, super::Fragment::Strip),
                 _ => return None,
             })
         })
@@ -286,74 +286,79 @@ fn strip_comments(text: &str, header: usize) -> String {
 
 fn render_full(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
     debug_assert!(v.id.bytes().all(|b| b.is_ascii_hexdigit()));
+    substitute(dialect.template(phase), |token| value(dialect, v, token))
+}
+
+/// What a placeholder of a hook template becomes.
+fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
     let q = |s: &str| dialect.quote(s);
-    substitute(dialect.template(phase), |token| {
-        Some(match token {
-            "HEADER" => header_text(v),
-            "ID" => v.id.to_string(),
-            "DIRS" => q(&v.dirs.join(":")),
-            "HISTORY" => q(v.history),
-            "SELF" => q(v.self_path),
-            "WATCH" => q(&v.watch.join(":")),
-            // POSIX only: `case` patterns matching any of our directories,
-            // and one existence test per watched file.
-            "DIR_PATTERNS" => v
-                .dirs
-                .iter()
-                .map(|d| format!("*{}*", quote::posix(&format!(":{d}:"))))
-                .collect::<Vec<_>>()
-                .join(" | "),
-            "WATCH_TESTS" => v
-                .watch
-                .iter()
-                .map(|w| match dialect {
-                    Dialect::Csh => format!("if ( ! -e {} ) set _envhook_stale = 1", q(w)),
-                    _ => format!("[ -e {} ] || _envhook_stale=1", quote::posix(w)),
-                })
-                .collect::<Vec<_>>()
-                .join("\n    "),
-            "STALE_MESSAGE" => q(v.stale_message),
-            "PREFIX" => q(v.prefix),
-            // The prefix as conda's rewriting cannot match it: its first
-            // character and the rest as two adjacent literals (one word),
-            // so the raw bytes of the prefix never appear.
-            "ORIGIN" => {
-                let split = v
-                    .prefix
-                    .char_indices()
-                    .nth(1)
-                    .map_or(v.prefix.len(), |(i, _)| i);
-                let (first, rest) = v.prefix.split_at(split);
-                match dialect {
-                    Dialect::Powershell => format!("({} + {})", q(first), q(rest)),
-                    _ => format!("{}{}", q(first), q(rest)),
-                }
+    Some(match token {
+        "HEADER" => header_text(v),
+        "ID" => v.id.to_string(),
+        "DIRS" => q(&v.dirs.join(":")),
+        "HISTORY" => q(v.history),
+        "SELF" => q(v.self_path),
+        "WATCH" => q(&v.watch.join(":")),
+        // POSIX only: `case` patterns matching any of our directories,
+        // and one existence test per watched file.
+        "DIR_PATTERNS" => v
+            .dirs
+            .iter()
+            .map(|d| format!("*{}*", quote::posix(&format!(":{d}:"))))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "WATCH_TESTS" => v
+            .watch
+            .iter()
+            .map(|w| match dialect {
+                Dialect::Csh => format!("if ( ! -e {} ) set _envhook_stale = 1", q(w)),
+                _ => format!("[ -e {} ] || _envhook_stale=1", quote::posix(w)),
+            })
+            .collect::<Vec<_>>()
+            .join("\n    "),
+        "STALE_MESSAGE" => q(v.stale_message),
+        "PREFIX" => q(v.prefix),
+        // The prefix as conda's rewriting cannot match it: its first
+        // character and the rest as two adjacent literals (one word),
+        // so the raw bytes of the prefix never appear.
+        "ORIGIN" => {
+            let split = v
+                .prefix
+                .char_indices()
+                .nth(1)
+                .map_or(v.prefix.len(), |(i, _)| i);
+            let (first, rest) = v.prefix.split_at(split);
+            match dialect {
+                Dialect::Powershell => format!("({} + {})", q(first), q(rest)),
+                _ => format!("{}{}", q(first), q(rest)),
             }
-            "MOVED_FORMAT" => q(v.moved_format),
-            "PASTE" => q(&quote::posix(v.prefix)),
-            "FOREIGN_MESSAGE" => q(v.foreign_message),
-            // csh: the prefix as a `:s` modifier's text, and the moved
-            // warning's pieces around the two prefixes (csh has no printf).
-            "PREFIX_EDIT" => quote::csh_modifier(v.prefix),
-            "MOVED_PREFIX" => q(crate::activation::status::MOVED_LEAD),
-            "MOVED_MIDDLE" => q(crate::activation::status::MOVED_MIDDLE),
-            "MOVED_SUFFIX" => q(&format!(
-                "{}{}",
-                crate::activation::status::MOVED_TAIL,
-                quote::posix(v.prefix)
-            )),
-            "STRIP" => match dialect {
-                Dialect::Csh => csh_strip(v.dirs),
-                _ => strip_fragment(dialect),
-            },
-            _ => return None,
-        })
+        }
+        "MOVED_FORMAT" => q(v.moved_format),
+        "PASTE" => q(&quote::posix(v.prefix)),
+        "FOREIGN_MESSAGE" => q(v.foreign_message),
+        // csh: the prefix as a `:s` modifier's text, and the moved
+        // warning's pieces around the two prefixes (csh has no printf).
+        "PREFIX_EDIT" => quote::csh_modifier(v.prefix),
+        "MOVED_PREFIX" => q(crate::activation::status::MOVED_LEAD),
+        "MOVED_MIDDLE" => q(crate::activation::status::MOVED_MIDDLE),
+        "MOVED_SUFFIX" => q(&format!(
+            "{}{}",
+            crate::activation::status::MOVED_TAIL,
+            quote::posix(v.prefix)
+        )),
+        "STRIP" => match dialect {
+            Dialect::Csh => csh_strip(v.dirs),
+            _ => fragment(dialect, Fragment::Strip),
+        },
+        // The key fragment's own placeholders are the template's.
+        "KEY" => substitute(&fragment(dialect, Fragment::Key), |t| value(dialect, v, t)),
+        _ => return None,
     })
 }
 
 /// `hooks/strip.csh` with one `:as` edit per directory of ours.
 fn csh_strip(dirs: &[String]) -> String {
-    substitute(&strip_fragment(Dialect::Csh), |token| {
+    substitute(&fragment(Dialect::Csh, Fragment::Strip), |token| {
         (token == "DIR_EDITS").then(|| {
             dirs.iter()
                 .map(|d| {
@@ -368,21 +373,33 @@ fn csh_strip(dirs: &[String]) -> String {
     })
 }
 
-/// The code that strips our directories and empty elements from
-/// `LD_LIBRARY_PATH` (`hooks/strip.sh`, `hooks/strip.fish`), rendered
-/// where a template says `# __ENVHOOK_STRIP__`: the template line keeps
-/// its `# `, so the text starts after the fragment's own first `# `.
-fn strip_fragment(dialect: Dialect) -> String {
-    let fragment = match dialect {
-        Dialect::Posix => include_str!("../../../hooks/strip.sh"),
-        Dialect::Fish => include_str!("../../../hooks/strip.fish"),
-        Dialect::Powershell => unreachable!("the PowerShell hooks strip inline"),
+/// A piece of code shared by several hooks of one dialect, kept in a file
+/// of its own in `hooks/` and rendered where a template says
+/// `# __ENVHOOK_STRIP__` or `# __ENVHOOK_KEY__`, so every hook stays one
+/// file. The template line keeps its `# `, so the text starts after the
+/// fragment's own first `# `.
+#[derive(Clone, Copy)]
+enum Fragment {
+    /// Strips our directories and empty elements from `LD_LIBRARY_PATH`
+    /// (`strip.*`), in linear time.
+    Strip,
+    /// The prefix, the state's key and the state (`key.*`).
+    Key,
+}
+
+fn fragment(dialect: Dialect, which: Fragment) -> String {
+    let text = match (dialect, which) {
+        (Dialect::Posix, Fragment::Strip) => include_str!("../../../hooks/strip.sh"),
+        (Dialect::Fish, Fragment::Strip) => include_str!("../../../hooks/strip.fish"),
         // With a placeholder of its own; see csh_strip.
-        Dialect::Csh => include_str!("../../../hooks/strip.csh"),
+        (Dialect::Csh, Fragment::Strip) => include_str!("../../../hooks/strip.csh"),
+        (Dialect::Posix, Fragment::Key) => include_str!("../../../hooks/key.sh"),
+        (Dialect::Fish, Fragment::Key) => include_str!("../../../hooks/key.fish"),
+        (Dialect::Csh, Fragment::Key) => include_str!("../../../hooks/key.csh"),
+        (Dialect::Powershell, _) => unreachable!("the PowerShell hooks are whole"),
     };
-    fragment
-        .strip_prefix("# ")
-        .expect("hooks/strip.* start with a comment")
+    text.strip_prefix("# ")
+        .expect("hook fragments start with a comment")
         .trim_end()
         .to_string()
 }
