@@ -11,7 +11,8 @@
 #
 # Each iteration resets LD_LIBRARY_PATH (and the hook's state, so every
 # source is a first activation), then sources the hook; the cost of the
-# reset alone is measured too and subtracted.
+# reset alone is measured too and subtracted. Reactivation sources the
+# hook again and again; the cost of the bare loop is subtracted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations=${1:-10000}
@@ -28,37 +29,42 @@ printf 'export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n' >"$work/one
 id=$(sed -n 's/.*ENVHOOK_STATE_\([0-9a-f]\{8\}\).*/\1/p' "$hook" | head -n 1)
 
 # The same script in each shell: POSIX sh, timed with `date +%s%N` around
-# each loop (two processes per measurement, none inside the loops).
+# each loop (two processes per measurement, none inside the loops); each
+# figure is the best of three loops.
 cat >"$work/measure.sh" <<'SH'
 n=$1 hook=$2 oneline=$3 id=$4
 CONDA_PREFIX=$5
 export CONDA_PREFIX
 now() { date +%s%N; }
 reset() { LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/lib/wsl/lib; unset "ENVHOOK_STATE_$id" "ENVHOOK_APPLIED_$id"; }
-run() { # run FILE: nanoseconds for n resets + sources (FILE empty: resets only)
+run() { # run RESET FILE: nanoseconds for n iterations of [reset;] [. FILE]
     start=$(now)
     i=0
     while [ "$i" -lt "$n" ]; do
-        reset
-        if [ -n "$1" ]; then . "$1"; fi
+        if [ -n "$1" ]; then reset; fi
+        if [ -n "$2" ]; then . "$2"; fi
         i=$((i + 1))
     done
     echo $(($(now) - start))
 }
-base=$(run "")
-one=$(run "$oneline")
-env=$(run "$hook")
-# Steady state: already active, the hook re-checks one value.
+best() { # best of three runs (each in a subshell, from the same state)
+    b=
+    for _ in 1 2 3; do
+        t=$(run "$1" "$2")
+        if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
+    done
+    echo "$b"
+}
+base=$(best 1 "")
+one=$(best 1 "$oneline")
+env=$(best 1 "$hook")
+# Steady state: already active, the hook re-checks one value; the loop
+# alone is measured too and subtracted.
+idle=$(best "" "")
 reset
 . "$hook"
-start=$(now)
-i=0
-while [ "$i" -lt "$n" ]; do
-    . "$hook"
-    i=$((i + 1))
-done
-steady=$(($(now) - start))
-echo "$n $base $one $env $steady"
+steady=$(best "" "$hook")
+echo "$n $base $one $env $idle $steady"
 SH
 printf '%-10s %12s %22s %22s\n' shell one-liner "first activation" reactivation
 for sh in bash zsh dash; do
@@ -68,9 +74,9 @@ for sh in bash zsh dash; do
         zsh) args=(-f) ;;
         *) args=() ;;
     esac
-    read -r n base one env steady < <("$sh" "${args[@]}" "$work/measure.sh" "$iterations" "$hook" "$work/one-line.sh" "$id" "$prefix")
-    awk -v sh="$sh" -v n="$n" -v b="$base" -v o="$one" -v e="$env" -v s="$steady" 'BEGIN {
-        one = (o - b) / n / 1000; first = (e - b) / n / 1000; re = s / n / 1000
+    read -r n base one env idle steady < <("$sh" "${args[@]}" "$work/measure.sh" "$iterations" "$hook" "$work/one-line.sh" "$id" "$prefix")
+    awk -v sh="$sh" -v n="$n" -v b="$base" -v o="$one" -v e="$env" -v l="$idle" -v s="$steady" 'BEGIN {
+        one = (o - b) / n / 1000; first = (e - b) / n / 1000; re = (s - l) / n / 1000
         printf "%-10s %9.2f us %13.2f us (%4.1fx) %11.2f us (%4.1fx)\n", sh, one, first, first / one, re, re / one
     }'
 done

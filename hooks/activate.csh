@@ -85,3 +85,4 @@ endif
 unset _envhook_dirs _envhook_active _envhook_same _envhook_odd _envhook_rest _envhook_prev
 unset _envhook_kept _envhook_quiet _envhook_stale _envhook_prefix _envhook_origin _envhook_key
 unset _envhook_state _envhook_saved _envhook_applied _envhook_has _envhook_foreign _envhook_probe
+# __ENVHOOK_DETAILS__

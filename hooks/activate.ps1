@@ -88,3 +88,4 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
         }
     }
 }
+# __ENVHOOK_DETAILS__

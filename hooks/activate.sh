@@ -24,17 +24,52 @@
 # literal there, and so are quotes in LD_LIBRARY_PATH (a directive before
 # the first command covers the file). The variables the key fragment
 # sets (key.sh) are assigned where it is rendered, which shellcheck
-# cannot see in the template.
-# shellcheck disable=SC2016,SC2089,SC2090,SC2154
-# Already active and untouched since (a reactivation: rattler and a stacked
-# deactivate re-run activate.d): nothing to do. The cheapest test first,
-# before anything else is parsed; state under our id that another copy of
-# the environment applied does not start with our directories.
+# cannot see in the template. The freshness test compares with -nt (not
+# POSIX, but bash, zsh, dash, busybox sh and ksh all have it) and chains
+# its files with -a (XSI, in all of them too), one builtin for all. The
+# prefix compared with the origin looks constant, but conda rewrites the
+# first in a copy.
+# shellcheck disable=SC2016,SC2050,SC2089,SC2090,SC2154,SC2166,SC3013
+#
+# The common cases come first and return, so that a shell parses nothing
+# more (a shell parses a sourced file one top-level command at a time, and
+# bash spends more on parsing the hook's literals than on running it).
+#
+# 1. Already active and untouched since (a reactivation: conda re-runs
+#    activate.d after every install, rattler and a stacked deactivate too):
+#    nothing to do. State under our id that another copy of the
+#    environment applied does not start with our directories.
 if [ "${LD_LIBRARY_PATH-}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}" ]; then
-    # shellcheck disable=SC2016 # data in single quotes
-    case ${LD_LIBRARY_PATH} in
-        __ENVHOOK_DIRS__ | __ENVHOOK_DIRS__:*) return 0 ;;
+    case ${LD_LIBRARY_PATH}: in
+        __ENVHOOK_DIRS__:*) return 0 ;;
         *) ;;
+    esac
+fi
+# 2. A first activation in place (not a copy: the prefix as conda may have
+#    rewritten it equals the prefix as written), with nothing to warn about
+#    (ENVHOOK_QUIET, or the hooks are fresh), of a value with no empty
+#    element and none of our directories: save it and prepend ours, in one
+#    builtin. Anything else takes the general path below, which does the
+#    same here.
+if [ -z "${ENVHOOK_STATE___ENVHOOK_ID__-}" ] && [ __ENVHOOK_PREFIX__ = __ENVHOOK_ORIGIN__ ] &&
+    { [ -n "${ENVHOOK_QUIET:-}" ] || __ENVHOOK_FRESH__; }; then
+    # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
+    case ${LD_LIBRARY_PATH+x}:${LD_LIBRARY_PATH-}: in
+        ::)
+            export ENVHOOK_STATE___ENVHOOK_ID__=unset ENVHOOK_SAVED___ENVHOOK_ID__='' \
+                ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__ LD_LIBRARY_PATH=__ENVHOOK_DIRS__
+            return 0
+            ;;
+        *::* | __ENVHOOK_DIR_PATTERNS__) ;;
+        *)
+            # Every value is expanded before export assigns any (dash expands
+            # all of a command's assignments first), so each is written from
+            # the value as it was; quoted, so that no shell splits them.
+            export ENVHOOK_STATE___ENVHOOK_ID__=set ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}" \
+                ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}" \
+                LD_LIBRARY_PATH=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}"
+            return 0
+            ;;
     esac
 fi
 
@@ -125,16 +160,8 @@ _envhook_finish() {
             # shellcheck disable=SC2016,SC1003,SC2182
             _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
         else
-            _envhook_stale=
-            # -nt is not POSIX, but bash, zsh, dash, busybox sh and ksh all have it.
-            # shellcheck disable=SC3013,SC2016
-            if [ __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__ ]; then
-                _envhook_stale=1
-            fi
-            # One test per record (no list splitting: it costs more than the tests).
-            # shellcheck disable=SC2016
-            __ENVHOOK_WATCH_TESTS__
-            if [ -n "${_envhook_stale}" ]; then
+            # One test for the history and every record (see FRESH above).
+            if ! __ENVHOOK_FRESH__; then
                 # The message quotes the prefix for pasting (SC1003 sees the quoting).
                 # shellcheck disable=SC2016,SC1003
                 _envhook_say '%s\n' __ENVHOOK_STALE_MESSAGE__
@@ -147,7 +174,7 @@ _envhook_finish() {
         unset _envhook_tty
     fi
 
-    unset _envhook_dirs _envhook_rest _envhook_stale _envhook_prefix _envhook_origin \
+    unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin \
         _envhook_key _envhook_state _envhook_saved _envhook_applied _envhook_foreign \
         _envhook_apply _envhook_strip
 }
@@ -162,3 +189,4 @@ fi
 _envhook_finish
 unset -f _envhook_finish
 :
+# __ENVHOOK_DETAILS__

@@ -29,3 +29,4 @@ end
 
 set -e _envhook_el _envhook_i
 true
+# __ENVHOOK_DETAILS__

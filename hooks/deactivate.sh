@@ -50,3 +50,4 @@ fi
 unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin _envhook_key _envhook_state \
     _envhook_saved _envhook_applied
 :
+# __ENVHOOK_DETAILS__

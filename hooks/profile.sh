@@ -17,3 +17,4 @@ LD_LIBRARY_PATH=${_envhook_dirs}${_envhook_rest}
 export LD_LIBRARY_PATH
 unset _envhook_dirs _envhook_rest
 :
+# __ENVHOOK_DETAILS__

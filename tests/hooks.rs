@@ -416,6 +416,56 @@ fn hooks_never_fork() {
     }
 }
 
+/// The common activations (a reactivation; a first activation in place of
+/// an unset value or one with no empty element and none of ours) return
+/// before the shell parses the general path: a copy of the hook whose
+/// general path is a syntax error still does them, in bash, zsh and dash.
+/// Any other value reaches the broken part, so the test can fail.
+#[test]
+fn common_activations_return_before_the_general_path() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    let text = fs::read_to_string(h.hook("activate", "sh")).unwrap();
+    let general = text.find("\n_envhook_dirs=").expect("the key fragment");
+    let broken = sb.path("broken.sh");
+    fs::write(&broken, format!("{}\nif then ( ;;\n", &text[..general])).unwrap();
+    for sh in [Sh::Bash, Sh::Zsh, Sh::Dash] {
+        let run = |initial: Option<&str>, twice: bool| {
+            let set = initial.map_or("unset LD_LIBRARY_PATH\n".to_string(), |v| {
+                format!("LD_LIBRARY_PATH='{v}'; export LD_LIBRARY_PATH\n")
+            });
+            let again = if twice { sh.source("HOOK") } else { String::new() };
+            let script = format!(
+                "{set}{}{again}printf '%s' \"${{LD_LIBRARY_PATH-unset}}\"",
+                sh.source("HOOK")
+            );
+            let out = sh.command(&script).env("HOOK", &broken).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), err)
+        };
+        let ours = &h.dir;
+        for (initial, want) in [
+            (None, ours.clone()),
+            (Some("/a:/b c"), format!("{ours}:/a:/b c")),
+        ] {
+            for twice in [false, true] {
+                assert_eq!(
+                    run(initial, twice),
+                    (Some(0), want.clone(), String::new()),
+                    "{sh:?} from {initial:?}, sourced twice: {twice}"
+                );
+            }
+        }
+        for initial in ["/a::/b", &format!("/a:{ours}")] {
+            let (code, _, err) = run(Some(initial), false);
+            assert!(
+                code != Some(0) || !err.is_empty(),
+                "{sh:?}: {initial} must take the general path"
+            );
+        }
+    }
+}
+
 /// The fork check can fail: a hook with a command substitution is caught.
 #[test]
 fn fork_check_catches_a_subshell() {

@@ -103,7 +103,7 @@ fn unhex(s: &str) -> Option<String> {
     String::from_utf8(bytes?).ok()
 }
 
-/// What the installed hooks record in their header (written by
+/// What the installed hooks record in their details lines (written by
 /// [`Plan::new`](crate::activation::plan::Plan::new)): the fingerprint and the directories they put on
 /// `LD_LIBRARY_PATH`. Every dialect records the same header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,7 +128,9 @@ pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
     if !shell::is_owned(&text) {
         return None;
     }
-    let header = || text.lines().take_while(|l| l.starts_with('#'));
+    // The details are comment lines at the end (before envhook 0.1's
+    // hooks put them there, at the top): any line may hold them.
+    let header = || text.lines().filter(|l| l.starts_with("# "));
     let fingerprint = header()
         .find_map(|l| l.split("| fingerprint ").nth(1))
         .map(|f| f.trim().to_string())?;

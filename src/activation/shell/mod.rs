@@ -141,7 +141,8 @@ pub mod export {
         };
         substitute(include_str!("../../../hooks/profile.sh"), |token| {
             Some(match token {
-                "HEADER" => super::header_text(&v),
+                "HEADER" => super::header_text(),
+                "DETAILS" => super::details_text(&v),
                 "DIRS" => super::quote::posix(&dirs.join(":")),
                 "STRIP" => super::fragment(super::Dialect::Posix, super::Fragment::Strip),
                 _ => return None,
@@ -248,7 +249,8 @@ pub struct HookValues<'a> {
     pub moved_format: &'a str,
     /// Printed when the state under the hook's key belongs to another copy.
     pub foreign_message: &'a str,
-    /// Comment lines after the ownership mark.
+    /// Comment lines at the end of the hook: what it was written from
+    /// (see [`crate::activation::status::installed`]).
     pub header: &'a [String],
 }
 
@@ -259,24 +261,28 @@ pub fn render(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
     let text = render_full(dialect, phase, v);
     match dialect {
         // The shells parse what they source, comments included, on every
-        // activation: the rendered hook keeps the header (the ownership
-        // mark and what `check` reads) and shellcheck's directives, and
-        // leaves the explanations to the templates in hooks/.
+        // activation: the rendered hook keeps the ownership mark, the
+        // details at its end (what `check` reads, after the last command,
+        // so never parsed on the way to a `return`) and shellcheck's
+        // directives, and leaves the explanations to the templates in
+        // hooks/.
         Dialect::Posix | Dialect::Fish | Dialect::Csh => strip_comments(&text, 1 + v.header.len()),
         Dialect::Powershell => text,
     }
 }
 
-/// `text` without comment lines and blank lines, except its first
-/// `header` lines and `# shellcheck` directives. Hooks hold no multi-line
-/// literals (values with line breaks are refused), so a line whose first
-/// non-blank character is `#` is a comment.
-fn strip_comments(text: &str, header: usize) -> String {
+/// `text` without comment lines and blank lines, except its first line
+/// (the ownership mark), its last `details` lines and `# shellcheck`
+/// directives. Hooks hold no multi-line literals (values with line breaks
+/// are refused), so a line whose first non-blank character is `#` is a
+/// comment.
+fn strip_comments(text: &str, details: usize) -> String {
     let mut out = String::with_capacity(text.len());
+    let kept_tail = text.lines().count().saturating_sub(details);
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
         let comment = t.starts_with('#') && !t.starts_with("# shellcheck");
-        if i < header || !(comment || t.is_empty()) {
+        if i == 0 || i >= kept_tail || !(comment || t.is_empty()) {
             out.push_str(line);
             out.push('\n');
         }
@@ -293,7 +299,8 @@ fn render_full(dialect: Dialect, phase: Phase, v: &HookValues<'_>) -> String {
 fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
     let q = |s: &str| dialect.quote(s);
     Some(match token {
-        "HEADER" => header_text(v),
+        "HEADER" => header_text(),
+        "DETAILS" => details_text(v),
         "ID" => v.id.to_string(),
         "DIRS" => q(&v.dirs.join(":")),
         "HISTORY" => q(v.history),
@@ -316,6 +323,23 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
             })
             .collect::<Vec<_>>()
             .join("\n    "),
+        // POSIX only: one `test` that is true when the hooks are fresh:
+        // the history is not newer than the hook, and every watched file
+        // exists (`-a` chains them in one builtin; paths are absolute, so
+        // none reads as an operator).
+        "FRESH" => {
+            let mut test = format!(
+                "[ ! {} -nt {}",
+                quote::posix(v.history),
+                quote::posix(v.self_path)
+            );
+            for w in v.watch {
+                test.push_str(" -a -e ");
+                test.push_str(&quote::posix(w));
+            }
+            test.push_str(" ]");
+            test
+        }
         "STALE_MESSAGE" => q(v.stale_message),
         "PREFIX" => q(v.prefix),
         // The prefix as conda's rewriting cannot match it: its first
@@ -404,19 +428,27 @@ fn fragment(dialect: Dialect, which: Fragment) -> String {
         .to_string()
 }
 
-/// The ownership header: the template line is `# __ENVHOOK_HEADER__`, so
-/// the text starts after its `# `.
-fn header_text(v: &HookValues<'_>) -> String {
+/// The ownership mark, the first line: the template line is
+/// `# __ENVHOOK_HEADER__`, so the text starts after its `# `.
+fn header_text() -> String {
     let mut header = OWNER_MARK.trim_start_matches("# ").to_string();
-    header.push_str(
-        " -- generated; do not edit (`envhook install` rewrites, `envhook uninstall` removes)",
-    );
+    // Short: shells read it on every activation.
+    header.push_str(" -- generated, do not edit; see the end of this file");
+    header
+}
+
+/// What the hook was written from, the last lines: the template's last
+/// line is `# __ENVHOOK_DETAILS__`.
+fn details_text(v: &HookValues<'_>) -> String {
+    let mut text =
+        "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it"
+            .to_string();
     for line in v.header {
         debug_assert!(!line.contains('\n'));
-        header.push_str("\n# ");
-        header.push_str(line);
+        text.push_str("\n# ");
+        text.push_str(line);
     }
-    header
+    text
 }
 
 /// Replace every `__ENVHOOK_<NAME>__` in `template` in one pass, so that a
