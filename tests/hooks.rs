@@ -434,14 +434,22 @@ fn common_activations_return_before_the_general_path() {
             let set = initial.map_or("unset LD_LIBRARY_PATH\n".to_string(), |v| {
                 format!("LD_LIBRARY_PATH='{v}'; export LD_LIBRARY_PATH\n")
             });
-            let again = if twice { sh.source("HOOK") } else { String::new() };
+            let again = if twice {
+                sh.source("HOOK")
+            } else {
+                String::new()
+            };
             let script = format!(
                 "{set}{}{again}printf '%s' \"${{LD_LIBRARY_PATH-unset}}\"",
                 sh.source("HOOK")
             );
             let out = sh.command(&script).env("HOOK", &broken).output().unwrap();
             let err = String::from_utf8_lossy(&out.stderr).into_owned();
-            (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), err)
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                err,
+            )
         };
         let ours = &h.dir;
         for (initial, want) in [

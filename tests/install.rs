@@ -300,10 +300,7 @@ fn interrupted_install_leaves_old_or_new_never_half() {
     assert_eq!((code, err.as_str()), (0, ""));
     let text = fs::read_to_string(&hook).unwrap();
     // Whole: the mark first, the last command, then the details last.
-    let last = format!(
-        "# library path {}",
-        env.path("lib/envhook/cuda").display()
-    );
+    let last = format!("# library path {}", env.path("lib/envhook/cuda").display());
     assert!(text.starts_with("# envhook:owned"), "{text}");
     assert!(text.contains("\n:\n# written by envhook"), "{text}");
     assert!(text.trim_end().ends_with(&last), "{text}");

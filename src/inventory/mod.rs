@@ -343,38 +343,26 @@ impl Inventory {
             seen.push(&entry.name);
             let record = records::read_record(&entry.path)?;
             self.stats.records_parsed += 1;
-            let pkg = &record.repodata_record.package_record;
-            if pkg.name.as_normalized() != entry.name {
+            // conda normalises names to lower case; so did rattler here.
+            if record.name.to_ascii_lowercase() != entry.name {
                 self.problems.push(Problem {
                     severity: Severity::Warning,
                     code: "record-name-mismatch",
                     message: format!(
                         "the record is named {} but describes package {}",
-                        entry.name,
-                        pkg.name.as_normalized()
+                        entry.name, record.name
                     ),
                     hint: Some("remove the stray file, or reinstall the package".into()),
                     path: Some(entry.path.clone()),
                     source: None,
                 });
             }
-            if self.platform.is_none() && pkg.subdir != "noarch" && !pkg.subdir.is_empty() {
-                self.platform = Some(pkg.subdir.clone());
+            if self.platform.is_none() && record.subdir != "noarch" && !record.subdir.is_empty() {
+                self.platform = Some(record.subdir.clone());
             }
-            // `files` is what conda itself uses to unlink; rattler-written
-            // records always fill it, but fall back to `paths_data`.
-            let listed: Vec<&Path> = if record.files.is_empty() {
-                record
-                    .paths_data
-                    .paths
-                    .iter()
-                    .map(|p| p.relative_path.as_path())
-                    .collect()
-            } else {
-                record.files.iter().map(PathBuf::as_path).collect()
-            };
-            let libraries = listed
-                .into_iter()
+            let libraries = record
+                .files
+                .iter()
                 .filter(|rel| {
                     rel.file_name()
                         .and_then(|n| n.to_str())
@@ -384,8 +372,8 @@ impl Inventory {
                 .collect();
             self.packages.push(Package {
                 name: entry.name.clone(),
-                version: pkg.version.to_string(),
-                build: Some(pkg.build.to_string()),
+                version: record.version,
+                build: Some(record.build),
                 installer: Installer::Conda,
                 metadata: entry.path.clone(),
                 role: row.role,

@@ -7,6 +7,7 @@
 //! from conda's (conda-forge python packages write `conda`), and `RECORD`
 //! lists the installed files, relative to site-packages.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -173,23 +174,50 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
     })
 }
 
+thread_local! {
+    /// csv_core's reader: building its state machine costs more than
+    /// reading a short RECORD, so each thread keeps one and resets it.
+    static CSV: RefCell<csv_core::Reader> = RefCell::new(csv_core::Reader::new());
+}
+
 /// The first column of a RECORD file (a CSV: paths with commas are quoted).
 fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<PathBuf>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
-    let mut files = Vec::new();
-    for row in reader.records() {
-        let row = row.map_err(|e| Error::BadDistInfo {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-        if let Some(file) = row.get(0).filter(|f| !f.is_empty()) {
-            files.push(PathBuf::from(file));
+    use csv_core::ReadFieldResult;
+    CSV.with_borrow_mut(|reader| {
+        reader.reset();
+        let mut files = Vec::new();
+        let mut input = bytes;
+        let mut out = [0u8; 512];
+        let mut field = Vec::new();
+        let mut first = true;
+        let mut line = 1;
+        loop {
+            let (result, read, written) = reader.read_field(input, &mut out);
+            input = &input[read..];
+            if first {
+                field.extend_from_slice(&out[..written]);
+            }
+            match result {
+                // An empty input on the next call is the end of the file.
+                ReadFieldResult::InputEmpty | ReadFieldResult::OutputFull => {}
+                ReadFieldResult::Field { record_end } => {
+                    if first && !field.is_empty() {
+                        let file = String::from_utf8(std::mem::take(&mut field)).map_err(|_| {
+                            Error::BadDistInfo {
+                                path: path.to_path_buf(),
+                                reason: format!("record {line}: a path that is not valid UTF-8"),
+                            }
+                        })?;
+                        files.push(PathBuf::from(file));
+                    }
+                    field.clear();
+                    first = record_end;
+                    line += usize::from(record_end);
+                }
+                ReadFieldResult::End => return Ok(files),
+            }
         }
-    }
-    Ok(files)
+    })
 }
 
 /// Read a small text file as UTF-8, naming the file on failure.
@@ -249,5 +277,21 @@ mod tests {
         assert_eq!(files[0], PathBuf::from("nvidia/cudnn/lib/libcudnn.so.9"));
         assert_eq!(files[1], PathBuf::from("odd,name.py"));
         assert_eq!(files.len(), 3);
+        // CRLF, a path longer than one output chunk, no final newline; the
+        // reader is reused between files and starts afresh each time.
+        let long = "d/".repeat(400) + "libx.so";
+        let rec = format!("a.so,,\r\n{long},sha256=x,1\r\n\"b\"\"q.so\",,");
+        let files = record_files(rec.as_bytes(), Path::new("RECORD")).unwrap();
+        assert_eq!(
+            files,
+            [
+                PathBuf::from("a.so"),
+                PathBuf::from(&long),
+                PathBuf::from("b\"q.so")
+            ]
+        );
+        let err = record_files(b"ok.so,,\n\xff.so,,\n", Path::new("RECORD")).unwrap_err();
+        assert!(err.to_string().contains("RECORD"), "{err}");
+        assert!(format!("{err:?}").contains("record 2"), "{err:?}");
     }
 }
