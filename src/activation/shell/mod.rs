@@ -306,21 +306,18 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
         "HISTORY" => q(v.history),
         "SELF" => q(v.self_path),
         "WATCH" => q(&v.watch.join(":")),
-        // POSIX only: `case` patterns matching any of our directories,
-        // and one existence test per watched file.
+        // POSIX only: `case` patterns matching any of our directories.
         "DIR_PATTERNS" => v
             .dirs
             .iter()
             .map(|d| format!("*{}*", quote::posix(&format!(":{d}:"))))
             .collect::<Vec<_>>()
             .join(" | "),
+        // csh only: one existence test per watched file.
         "WATCH_TESTS" => v
             .watch
             .iter()
-            .map(|w| match dialect {
-                Dialect::Csh => format!("if ( ! -e {} ) set _envhook_stale = 1", q(w)),
-                _ => format!("[ -e {} ] || _envhook_stale=1", quote::posix(w)),
-            })
+            .map(|w| format!("if ( ! -e {} ) set _envhook_stale = 1", q(w)))
             .collect::<Vec<_>>()
             .join("\n    "),
         // POSIX only: one `test` that is true when the hooks are fresh:
