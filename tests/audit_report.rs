@@ -1,7 +1,8 @@
 //! `envhook audit` as people and monitoring read it (#13): findings once
 //! with their fix, grouped across environments; columns that fit the
 //! terminal; `--summary`; `--fix --dry-run`, the confirmation on a
-//! terminal; Prometheus text checked by the real `promtool`; one exit-code
+//! terminal; Prometheus text checked by the real `promtool` and served by the
+//! real node_exporter's textfile collector; one exit-code
 //! contract, closed pipes included.
 
 mod support;
@@ -290,6 +291,125 @@ fn prometheus_output_passes_promtool() {
     ] {
         assert!(text.contains(&line), "{line}\n{text}");
     }
+}
+
+/// What a monitoring system ingests: the real node_exporter (Debian's
+/// prometheus-node-exporter) reads the file through its textfile collector,
+/// as a cron job would leave it, and serves every envhook sample with no
+/// scrape error.
+#[test]
+fn node_exporter_textfile_collector_serves_every_sample() {
+    let sb = Sandbox::new();
+    let envs = fleet(&sb);
+    let dir = sb.path("textfile");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("envhook.prom");
+    let out = sb
+        .envhook()
+        .args([
+            "audit",
+            "--format",
+            "prometheus",
+            "--driver-version",
+            "560.35.05",
+        ])
+        .arg("--output")
+        .arg(&file)
+        .arg("--envs-dir")
+        .arg(&envs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let written = fs::read_to_string(&file).unwrap();
+
+    // A free port: bind, read the number, let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    struct Exporter(std::process::Child);
+    impl Drop for Exporter {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _exporter = Exporter(
+        Command::new("prometheus-node-exporter")
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .args(["--collector.disable-defaults", "--collector.textfile"])
+            .arg(format!("--collector.textfile.directory={}", dir.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus-node-exporter (scripts/test installs it)"),
+    );
+    let scrape = || -> std::io::Result<String> {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", port))?;
+        conn.write_all(b"GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n")?;
+        let mut body = String::new();
+        conn.read_to_string(&mut body)?;
+        Ok(body)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let served = loop {
+        match scrape() {
+            Ok(body) if body.contains("node_textfile_scrape_error") => break body,
+            _ if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
+            other => panic!("node_exporter did not answer: {other:?}"),
+        }
+    };
+    assert!(
+        served.contains("\nnode_textfile_scrape_error 0\n"),
+        "{served}"
+    );
+    // Every sample, by name and label set (the exporter sorts labels).
+    let samples = |text: &str| -> Vec<String> {
+        let mut v: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("envhook_"))
+            .map(|l| {
+                let (series, value) = l.rsplit_once(' ').unwrap();
+                let (name, labels) = series.split_once('{').unwrap_or((series, "}"));
+                let mut labels: Vec<&str> = split_labels(labels.trim_end_matches('}'));
+                labels.sort();
+                // Values as numbers: the exporter may print 0.05 as 0.05 or 5e-02.
+                let value: f64 = value.parse().unwrap();
+                format!("{name}{{{}}} {value}", labels.join(","))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let expected = samples(&written);
+    assert!(expected.len() > 30, "{written}");
+    assert_eq!(samples(&served), expected);
+}
+
+/// `a="x",b="y, \"z\""` into its `name="value"` pairs.
+fn split_labels(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
 }
 
 /// One exit-code contract for every command and format: 0 nothing to act
