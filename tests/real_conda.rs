@@ -1,0 +1,259 @@
+//! Opt-in tier: the generated hooks under real conda. Environments made by
+//! the real `conda create` (then given a CUDA 11 Paddle layout), hooks from
+//! `envhook install`, and the real `conda activate` / `--stack` /
+//! `deactivate` of conda's own shell integration in bash, zsh, dash, fish
+//! and tcsh, from several starting values of `LD_LIBRARY_PATH`: every value
+//! on the way is what it must be, the end is exactly the start, no state
+//! variable is left behind and nothing is printed.
+//!
+//! Off unless `ENVHOOK_REAL_CONDA` names a conda installation's root prefix
+//! (`etc/profile.d/conda.sh`, `conda.csh`, `etc/fish/conf.d/conda.fish`,
+//! `bin/conda`); it runs offline. See the README, "Testing", for building
+//! conda from its source for this.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::Sandbox;
+
+fn conda_root() -> Option<PathBuf> {
+    let root = std::env::var_os("ENVHOOK_REAL_CONDA").map(PathBuf::from);
+    if root.is_none() {
+        eprintln!("skipped: set ENVHOOK_REAL_CONDA=<conda root prefix> to run the real-conda tier");
+    }
+    root
+}
+
+/// A real `conda create -p` environment with a CUDA 11 Paddle layout and
+/// envhook's hooks; returns the directory the hooks put first.
+fn environment(sb: &Sandbox, root: &Path, name: &str) -> String {
+    let prefix = sb.path(&format!("envs/{name}"));
+    let out = Command::new(root.join("bin/conda"))
+        .args(["create", "-y", "-q", "--offline", "-p"])
+        .arg(&prefix)
+        .env("HOME", sb.home())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "conda create: {out:?}");
+    support::cuda11_paddle(&prefix);
+    sb.install(&prefix);
+    prefix.join("lib/envhook/cuda").display().to_string()
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Shell {
+    Bash,
+    Zsh,
+    Dash,
+    Fish,
+    Tcsh,
+}
+
+impl Shell {
+    /// The script: conda's integration, then the sequence, the
+    /// environment dumped (`env -0`) before and after each step.
+    fn script(self, root: &Path) -> String {
+        let root = root.display();
+        let (setup, a, b) = match self {
+            Shell::Fish => (
+                format!("source {root}/etc/fish/conf.d/conda.fish"),
+                "\"$T_A\"",
+                "\"$T_B\"",
+            ),
+            Shell::Tcsh => (
+                format!("source {root}/etc/profile.d/conda.csh"),
+                "$T_A:q",
+                "$T_B:q",
+            ),
+            _ => (
+                format!(". {root}/etc/profile.d/conda.sh"),
+                "\"$T_A\"",
+                "\"$T_B\"",
+            ),
+        };
+        let dump = |n: usize| match self {
+            Shell::Tcsh => format!("env -0 > $T_DUMP:q/{n}\n"),
+            _ => format!("env -0 > \"$T_DUMP/{n}\"\n"),
+        };
+        let mut script = format!("{setup}\n{}", dump(0));
+        for (n, step) in [
+            format!("conda activate {a}"),
+            // Reactivation: conda runs deactivate.d, then activate.d.
+            format!("conda activate {a}"),
+            format!("conda activate --stack {b}"),
+            "conda deactivate".to_string(),
+            "conda deactivate".to_string(),
+        ]
+        .iter()
+        .enumerate()
+        {
+            script.push_str(step);
+            script.push('\n');
+            script.push_str(&dump(n + 1));
+        }
+        script
+    }
+
+    fn command(self, script: &Path) -> Command {
+        let (bin, args): (&str, &[&str]) = match self {
+            Shell::Bash => ("bash", &["--noprofile", "--norc"]),
+            Shell::Zsh => ("zsh", &["-f"]),
+            Shell::Dash => ("dash", &[]),
+            Shell::Fish => ("fish", &["--no-config"]),
+            // A file, not -c: csh expands an alias only on a later line.
+            Shell::Tcsh => ("tcsh", &["-f"]),
+        };
+        let mut cmd = Command::new(bin);
+        cmd.args(args).arg(script);
+        cmd
+    }
+}
+
+type Env = BTreeMap<Vec<u8>, Vec<u8>>;
+
+fn parse_env(bytes: &[u8]) -> Env {
+    bytes
+        .split(|&b| b == 0)
+        .filter(|kv| !kv.is_empty())
+        .filter_map(|kv| {
+            let eq = kv.iter().position(|&b| b == b'=')?;
+            Some((kv[..eq].to_vec(), kv[eq + 1..].to_vec()))
+        })
+        .collect()
+}
+
+fn ld(env: &Env) -> Option<String> {
+    env.get(b"LD_LIBRARY_PATH".as_slice())
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+}
+
+#[test]
+fn conda_activation_sequences_restore_exactly_in_every_shell() {
+    let Some(root) = conda_root() else { return };
+    let sb = Sandbox::new();
+    let a = environment(&sb, &root, "alpha");
+    let b = environment(&sb, &root, "beta");
+    let initials: [Option<&str>; 5] = [
+        None,
+        Some(""),
+        Some("/usr/local/nvidia/lib64"),
+        Some("/a:/b c"),
+        Some("::/lead::/mid:"),
+    ];
+    let mut failures = Vec::new();
+    for shell in [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Dash,
+        Shell::Fish,
+        Shell::Tcsh,
+    ] {
+        let script = sb.path(&format!("sequence-{shell:?}"));
+        fs::write(&script, shell.script(&root)).unwrap();
+        for initial in initials {
+            let dumps = tempfile::tempdir().unwrap();
+            let mut cmd = shell.command(&script);
+            cmd.env("HOME", sb.home())
+                .env("T_A", sb.path("envs/alpha"))
+                .env("T_B", sb.path("envs/beta"))
+                .env("T_DUMP", dumps.path())
+                .env_remove("CONDA_PREFIX")
+                .env_remove("CONDA_SHLVL")
+                .env_remove("CONDA_DEFAULT_ENV");
+            match initial {
+                Some(v) => cmd.env("LD_LIBRARY_PATH", v),
+                None => cmd.env_remove("LD_LIBRARY_PATH"),
+            };
+            let out = cmd.output().unwrap();
+            let got: Vec<Env> = (0..6)
+                .map(|n| parse_env(&fs::read(dumps.path().join(n.to_string())).unwrap_or_default()))
+                .collect();
+            // What activation must give: ours first, then the value with
+            // its empty elements dropped (an empty element is the
+            // current directory).
+            let rest: Vec<&str> = initial
+                .unwrap_or("")
+                .split(':')
+                .filter(|e| !e.is_empty())
+                .collect();
+            let active = std::iter::once(a.as_str())
+                .chain(rest.iter().copied())
+                .collect::<Vec<_>>()
+                .join(":");
+            let want = [
+                initial.map(String::from),
+                Some(active.clone()),
+                Some(active.clone()),
+                Some(format!("{b}:{active}")),
+                Some(active.clone()),
+                initial.map(String::from),
+            ];
+            let seen: Vec<Option<String>> = got.iter().map(ld).collect();
+            if seen != want {
+                failures.push(format!(
+                    "{shell:?} from {initial:?}:\n  want {want:?}\n  got  {seen:?}"
+                ));
+            }
+            let left: Vec<String> = got[5]
+                .keys()
+                .filter(|k| {
+                    [
+                        b"ENVHOOK_STATE_".as_slice(),
+                        b"ENVHOOK_SAVED_",
+                        b"ENVHOOK_APPLIED_",
+                    ]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+                })
+                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .collect();
+            if !left.is_empty() {
+                failures.push(format!("{shell:?} from {initial:?}: left {left:?}"));
+            }
+            if !out.status.success() || !out.stderr.is_empty() {
+                failures.push(format!(
+                    "{shell:?} from {initial:?}: status {:?}, stderr {}",
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The byte values envhook compares are the ones conda exported: a value
+/// that is not UTF-8 comes back byte for byte too (bash only; conda's
+/// Python reads the environment as bytes-escaped text).
+#[test]
+fn conda_keeps_a_non_utf8_value_exactly() {
+    let Some(root) = conda_root() else { return };
+    let sb = Sandbox::new();
+    environment(&sb, &root, "alpha");
+    environment(&sb, &root, "beta");
+    let script = sb.path("sequence");
+    fs::write(&script, Shell::Bash.script(&root)).unwrap();
+    let dumps = tempfile::tempdir().unwrap();
+    let value = OsString::from_vec(b"/opt/caf\xe9/lib:/x".to_vec());
+    let out = Shell::Bash
+        .command(&script)
+        .env("HOME", sb.home())
+        .env("T_A", sb.path("envs/alpha"))
+        .env("T_B", sb.path("envs/beta"))
+        .env("T_DUMP", dumps.path())
+        .env("LD_LIBRARY_PATH", &value)
+        .output()
+        .unwrap();
+    let end = parse_env(&fs::read(dumps.path().join("5")).unwrap_or_default());
+    assert_eq!(
+        end.get(b"LD_LIBRARY_PATH".as_slice()).map(Vec::as_slice),
+        Some(value.as_bytes()),
+        "{out:?}"
+    );
+}
