@@ -62,9 +62,10 @@ if [ -z "${ENVHOOK_STATE___ENVHOOK_ID__-}" ] && [ __ENVHOOK_PREFIX__ = __ENVHOOK
             ;;
         *::* | __ENVHOOK_DIR_PATTERNS__) ;;
         *)
-            # Every value is expanded before export assigns any (dash expands
-            # all of a command's assignments first), so each is written from
-            # the value as it was; quoted, so that no shell splits them.
+            # LD_LIBRARY_PATH is assigned last: whether a shell expands all
+            # the arguments first (dash, bash) or assigns them in order
+            # (zsh's typeset-like export), each value is made from the value
+            # as it was. Quoted, so that no shell splits them.
             export ENVHOOK_STATE___ENVHOOK_ID__=set ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}" \
                 ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}" \
                 LD_LIBRARY_PATH=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}"
