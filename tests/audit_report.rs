@@ -214,13 +214,9 @@ fn fix_without_a_terminal_does_not_ask() {
     );
 }
 
-/// The Prometheus text, as the real promtool reads it, written atomically.
-#[test]
-fn prometheus_output_passes_promtool() {
-    let sb = Sandbox::new();
-    let envs = fleet(&sb);
-    let broken = support::cuda11_paddle(&envs.join("corrupt \"quoted\""));
-    fs::write(broken.path("conda-meta/cudnn-8.9.2.26-cuda11_0.json"), "{").unwrap();
+/// `audit --format prometheus --output DIR/envhook.prom` over `envs`, as a
+/// node's cron job runs it: the directory, the file and the run.
+fn write_prometheus(sb: &Sandbox, envs: &Path) -> (PathBuf, PathBuf, std::process::Output) {
     let dir = sb.path("textfile");
     fs::create_dir_all(&dir).unwrap();
     let file = dir.join("envhook.prom");
@@ -232,13 +228,24 @@ fn prometheus_output_passes_promtool() {
             "prometheus",
             "--driver-version",
             "560.35.05",
-            "--output",
         ])
+        .arg("--output")
         .arg(&file)
         .arg("--envs-dir")
-        .arg(&envs)
+        .arg(envs)
         .output()
         .unwrap();
+    (dir, file, out)
+}
+
+/// The Prometheus text, as the real promtool reads it, written atomically.
+#[test]
+fn prometheus_output_passes_promtool() {
+    let sb = Sandbox::new();
+    let envs = fleet(&sb);
+    let broken = support::cuda11_paddle(&envs.join("corrupt \"quoted\""));
+    fs::write(broken.path("conda-meta/cudnn-8.9.2.26-cuda11_0.json"), "{").unwrap();
+    let (dir, file, out) = write_prometheus(&sb, &envs);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -301,24 +308,7 @@ fn prometheus_output_passes_promtool() {
 fn node_exporter_textfile_collector_serves_every_sample() {
     let sb = Sandbox::new();
     let envs = fleet(&sb);
-    let dir = sb.path("textfile");
-    fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("envhook.prom");
-    let out = sb
-        .envhook()
-        .args([
-            "audit",
-            "--format",
-            "prometheus",
-            "--driver-version",
-            "560.35.05",
-        ])
-        .arg("--output")
-        .arg(&file)
-        .arg("--envs-dir")
-        .arg(&envs)
-        .output()
-        .unwrap();
+    let (dir, file, out) = write_prometheus(&sb, &envs);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let written = fs::read_to_string(&file).unwrap();
 
