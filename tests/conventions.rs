@@ -7,28 +7,19 @@ use std::fs;
 
 use support::{Env, Sandbox};
 
-fn run(sb: &Sandbox, args: &[&str]) -> (i32, String, String) {
-    let out = sb.envhook().args(args).output().unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 #[test]
 fn a_driver_version_that_is_not_one_is_a_usage_error() {
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("envs/paddle"));
     let prefix = env.prefix.to_str().unwrap();
     for bad in ["abc", "535.", "5.3.5.1", "", "535.104.05x"] {
-        let (code, out, err) = run(&sb, &["check", "-p", prefix, "--driver-version", bad]);
+        let (code, out, err) = sb.run(&["check", "-p", prefix, "--driver-version", bad]);
         assert_eq!(code, 2, "{bad}: {out}{err}");
         assert!(out.is_empty(), "{out}");
         assert!(err.starts_with("error: invalid value"), "{err}");
     }
     for good in ["535.104.05", "470.57", "580"] {
-        let (code, _, err) = run(&sb, &["check", "-p", prefix, "--driver-version", good]);
+        let (code, _, err) = sb.run(&["check", "-p", prefix, "--driver-version", good]);
         assert_ne!(code, 2, "{good}: {err}");
     }
 }
@@ -38,7 +29,7 @@ fn an_unknown_gpu_is_an_error_with_names_like_it() {
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("envs/paddle"));
     let prefix = env.prefix.to_str().unwrap();
-    let (code, out, err) = run(&sb, &["check", "-p", prefix, "--gpu", "RTX 9999"]);
+    let (code, out, err) = sb.run(&["check", "-p", prefix, "--gpu", "RTX 9999"]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.starts_with("error: --gpu RTX 9999: not a compute capability"),
@@ -46,11 +37,11 @@ fn an_unknown_gpu_is_an_error_with_names_like_it() {
     );
     assert!(err.contains("  hint: known names like it: RTX "), "{err}");
     for good in ["sm_90", "8.6", "86", "H100", "NVIDIA A100-SXM4-80GB"] {
-        let (code, _, err) = run(&sb, &["check", "-p", prefix, "--gpu", good]);
+        let (code, _, err) = sb.run(&["check", "-p", prefix, "--gpu", good]);
         assert_ne!(code, 2, "{good}: {err}");
     }
     // audit checks the same flag the same way.
-    let (code, _, err) = run(&sb, &["audit", "--gpu", "nonsense"]);
+    let (code, _, err) = sb.run(&["audit", "--gpu", "nonsense"]);
     assert_eq!(code, 2, "{err}");
 }
 
@@ -59,7 +50,7 @@ fn a_missing_envs_dir_is_an_error_naming_it() {
     let sb = Sandbox::new();
     let missing = sb.path("no/such/dir");
     for cmd in ["envs", "audit"] {
-        let (code, out, err) = run(&sb, &[cmd, "--envs-dir", missing.to_str().unwrap()]);
+        let (code, out, err) = sb.run(&[cmd, "--envs-dir", missing.to_str().unwrap()]);
         assert_eq!(code, 2, "{cmd}: {out}{err}");
         assert!(
             err.starts_with(&format!(
@@ -121,7 +112,7 @@ fn envs_marks_the_active_environment_and_names_each_source_once() {
 #[test]
 fn no_environments_found_says_where_it_looked() {
     let sb = Sandbox::new();
-    let (code, out, _) = run(&sb, &["envs"]);
+    let (code, out, _) = sb.run(&["envs"]);
     assert_eq!(code, 0);
     assert!(
         out.starts_with("no environments found\n  hint: envhook looks where conda does"),
@@ -135,21 +126,21 @@ fn quiet_silences_warnings_and_verbose_adds_notes() {
     let sb = Sandbox::new();
     Env::new(sb.path("home/.conda/envs/ok"));
     fs::write(sb.path("home/.condarc"), "envs_dirs: [unclosed\n").unwrap();
-    let (code, out, err) = run(&sb, &["envs"]);
+    let (code, out, err) = sb.run(&["envs"]);
     assert_eq!(code, 0);
     assert!(err.starts_with("warning: ignoring "), "{err}");
-    let (code, quiet_out, err) = run(&sb, &["-q", "envs"]);
+    let (code, quiet_out, err) = sb.run(&["-q", "envs"]);
     assert_eq!(code, 0);
     assert_eq!(err, "");
     assert_eq!(quiet_out, out, "-q changes stderr only");
     // Global flags go after the subcommand too.
-    let (_, _, err) = run(&sb, &["audit", "-v", "--driver-version", "535.104.05"]);
+    let (_, _, err) = sb.run(&["audit", "-v", "--driver-version", "535.104.05"]);
     assert!(
         err.contains("note: driver: 535.104.05 (--driver-version/--gpu)"),
         "{err}"
     );
     assert!(err.contains("note: audited 1 environments in "), "{err}");
-    let (code, _, err) = run(&sb, &["-q", "-v", "envs"]);
+    let (code, _, err) = sb.run(&["-q", "-v", "envs"]);
     assert_eq!(code, 2, "{err}");
 }
 
@@ -159,7 +150,7 @@ fn show_never_says_build_unknown() {
     let mut env = Env::new(sb.path("envs/x"));
     env.python("3.11");
     env.pip(support::PipDist::new("torch", "2.4.1"));
-    let (_, out, err) = run(&sb, &["show", "-p", env.prefix.to_str().unwrap()]);
+    let (_, out, err) = sb.run(&["show", "-p", env.prefix.to_str().unwrap()]);
     assert!(!out.contains("build unknown"), "{out}{err}");
     assert!(out.contains("CPU or GPU build not recorded"), "{out}{err}");
 }

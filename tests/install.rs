@@ -14,19 +14,7 @@ const FOLK_DEACTIVATE: &str = "unset LD_LIBRARY_PATH\n";
 
 /// Run `envhook VERB [EXTRA...] -p PREFIX`: (exit code, stdout, stderr).
 fn envhook(sb: &Sandbox, verb: &str, prefix: &Path, extra: &[&str]) -> (i32, String, String) {
-    let out = sb
-        .envhook()
-        .arg(verb)
-        .args(extra)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    sb.run_on(&[&[verb], extra].concat(), prefix)
 }
 
 fn install(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (i32, String, String) {

@@ -13,14 +13,13 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::Sandbox;
+use support::{EnvDump, Sandbox, ld, parse_env};
 
 fn conda_root() -> Option<PathBuf> {
     let root = std::env::var_os("ENVHOOK_REAL_CONDA").map(PathBuf::from);
@@ -115,22 +114,9 @@ impl Shell {
     }
 }
 
-type Env = BTreeMap<Vec<u8>, Vec<u8>>;
-
-fn parse_env(bytes: &[u8]) -> Env {
-    bytes
-        .split(|&b| b == 0)
-        .filter(|kv| !kv.is_empty())
-        .filter_map(|kv| {
-            let eq = kv.iter().position(|&b| b == b'=')?;
-            Some((kv[..eq].to_vec(), kv[eq + 1..].to_vec()))
-        })
-        .collect()
-}
-
-fn ld(env: &Env) -> Option<String> {
-    env.get(b"LD_LIBRARY_PATH".as_slice())
-        .map(|v| String::from_utf8_lossy(v).into_owned())
+/// `LD_LIBRARY_PATH` in a dump, as text; `None` when unset.
+fn ld_text(env: &EnvDump) -> Option<String> {
+    ld(env).map(|v| String::from_utf8_lossy(v).into_owned())
 }
 
 #[test]
@@ -171,7 +157,7 @@ fn conda_activation_sequences_restore_exactly_in_every_shell() {
                 None => cmd.env_remove("LD_LIBRARY_PATH"),
             };
             let out = cmd.output().unwrap();
-            let got: Vec<Env> = (0..6)
+            let got: Vec<EnvDump> = (0..6)
                 .map(|n| parse_env(&fs::read(dumps.path().join(n.to_string())).unwrap_or_default()))
                 .collect();
             // What activation must give: ours first, then the value with
@@ -194,7 +180,7 @@ fn conda_activation_sequences_restore_exactly_in_every_shell() {
                 Some(active.clone()),
                 initial.map(String::from),
             ];
-            let seen: Vec<Option<String>> = got.iter().map(ld).collect();
+            let seen: Vec<Option<String>> = got.iter().map(ld_text).collect();
             if seen != want {
                 failures.push(format!(
                     "{shell:?} from {initial:?}:\n  want {want:?}\n  got  {seen:?}"
@@ -209,9 +195,9 @@ fn conda_activation_sequences_restore_exactly_in_every_shell() {
                         b"ENVHOOK_APPLIED_",
                     ]
                     .iter()
-                    .any(|p| k.starts_with(p))
+                    .any(|p| k.as_bytes().starts_with(p))
                 })
-                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .map(|k| k.to_string_lossy().into_owned())
                 .collect();
             if !left.is_empty() {
                 failures.push(format!("{shell:?} from {initial:?}: left {left:?}"));
@@ -251,9 +237,5 @@ fn conda_keeps_a_non_utf8_value_exactly() {
         .output()
         .unwrap();
     let end = parse_env(&fs::read(dumps.path().join("5")).unwrap_or_default());
-    assert_eq!(
-        end.get(b"LD_LIBRARY_PATH".as_slice()).map(Vec::as_slice),
-        Some(value.as_bytes()),
-        "{out:?}"
-    );
+    assert_eq!(ld(&end), Some(value.as_bytes()), "{out:?}");
 }

@@ -34,15 +34,8 @@ fn handwritten(prefix: &Path) {
 }
 
 fn envhook(sb: &Sandbox, args: &[&str], prefix: &Path) -> (i32, String) {
-    let out = sb
-        .envhook()
-        .args(args)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
-    (out.status.code().unwrap(), text)
+    let (code, out, err) = sb.run_on(args, prefix);
+    (code, out + &err)
 }
 
 /// Activate then deactivate as conda does, in `shell`, from `initial`

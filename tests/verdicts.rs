@@ -15,25 +15,10 @@ use std::path::Path;
 use serde_json::Value;
 use support::{Env, FileSpec, PipDist, Sandbox};
 
-fn run(sb: &Sandbox, args: &[&str], prefix: &Path) -> (i32, String, String) {
-    let out = sb
-        .envhook()
-        .args(args)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
     let mut args = vec!["check", "--json"];
     args.extend_from_slice(extra);
-    let (code, out, err) = run(sb, &args, prefix);
+    let (code, out, err) = sb.run_on(&args, prefix);
     let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     (json, code)
 }
@@ -119,7 +104,7 @@ fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
     );
 
     // install agrees: no hooks to write yet, the same finding, exit 1.
-    let (code, out, err) = run(&sb, &["install", "--dry-run"], &env.prefix);
+    let (code, out, err) = sb.run_on(&["install", "--dry-run"], &env.prefix);
     assert_eq!((code, err.as_str()), (1, ""), "{out}");
     assert!(out.contains("no hooks to write"), "{out}");
     assert!(
@@ -132,7 +117,7 @@ fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
 fn conda_cuda12_layout_has_one_library_per_file() {
     let sb = Sandbox::new();
     let env = support::cuda12_split(&sb.path("envs/torch"));
-    let (code, out, err) = run(&sb, &["install", "--dry-run"], &env.prefix);
+    let (code, out, err) = sb.run_on(&["install", "--dry-run"], &env.prefix);
     assert!(!out.contains("shadowed-library"), "{out}");
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
 }

@@ -2,10 +2,9 @@
 //! hooks, the real shells that source them, the activation sequences conda,
 //! mamba and rattler produce, and the rules every run must keep.
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -218,33 +217,8 @@ pub fn initial_states() -> Vec<(&'static str, Option<Vec<u8>>)> {
     ]
 }
 
-pub type Env = BTreeMap<OsString, OsString>;
+pub use super::support::{EnvDump as Env, ld, parse_env};
 
-pub fn parse_env(bytes: &[u8]) -> Env {
-    bytes
-        .split(|b| *b == 0)
-        .filter(|r| !r.is_empty())
-        .filter_map(|r| {
-            let at = r.iter().position(|b| *b == b'=')?;
-            Some((
-                OsString::from_vec(r[..at].to_vec()),
-                OsString::from_vec(r[at + 1..].to_vec()),
-            ))
-        })
-        .filter(|(k, _)| {
-            let k = k.as_bytes();
-            !matches!(k, b"_" | b"PWD" | b"OLDPWD" | b"SHLVL") && !k.starts_with(b"T_")
-        })
-        .collect()
-}
-
-pub fn ld(env: &Env) -> Option<&[u8]> {
-    env.get(&OsString::from("LD_LIBRARY_PATH"))
-        .map(|v| v.as_bytes())
-}
-
-/// The original value with our directories and empty elements removed: what
-/// the hooks keep of it while active.
 pub fn kept(original: Option<&[u8]>, ours: &[&str]) -> Vec<Vec<u8>> {
     original
         .unwrap_or(b"")

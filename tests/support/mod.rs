@@ -721,6 +721,62 @@ impl Sandbox {
             .env("ENVHOOK_SYSROOT", self.path("sysroot"));
         cmd
     }
+
+    /// Run `envhook ARGS...`: (exit code, stdout, stderr).
+    pub fn run(&self, args: &[&str]) -> (i32, String, String) {
+        outcome(self.envhook().args(args).output().unwrap())
+    }
+
+    /// Run `envhook ARGS... -p PREFIX`: (exit code, stdout, stderr).
+    pub fn run_on(&self, args: &[&str], prefix: &Path) -> (i32, String, String) {
+        outcome(
+            self.envhook()
+                .args(args)
+                .arg("-p")
+                .arg(prefix)
+                .output()
+                .unwrap(),
+        )
+    }
+}
+
+/// A finished run as (exit code, stdout, stderr).
+pub fn outcome(out: std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The variables of an `env -0` dump, without the shell's own (`_`, `PWD`,
+/// `OLDPWD`, `SHLVL`) and the tests' `T_*`.
+pub type EnvDump = std::collections::BTreeMap<std::ffi::OsString, std::ffi::OsString>;
+
+pub fn parse_env(bytes: &[u8]) -> EnvDump {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    bytes
+        .split(|b| *b == 0)
+        .filter(|r| !r.is_empty())
+        .filter_map(|r| {
+            let at = r.iter().position(|b| *b == b'=')?;
+            Some((
+                std::ffi::OsString::from_vec(r[..at].to_vec()),
+                std::ffi::OsString::from_vec(r[at + 1..].to_vec()),
+            ))
+        })
+        .filter(|(k, _)| {
+            let k = k.as_bytes();
+            !matches!(k, b"_" | b"PWD" | b"OLDPWD" | b"SHLVL") && !k.starts_with(b"T_")
+        })
+        .collect()
+}
+
+/// `LD_LIBRARY_PATH` in a dump, as bytes; `None` when unset.
+pub fn ld(env: &EnvDump) -> Option<&[u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    env.get(std::ffi::OsStr::new("LD_LIBRARY_PATH"))
+        .map(|v| v.as_bytes())
 }
 
 /// Run `envhook show --json -p PREFIX` and parse the output; returns the
