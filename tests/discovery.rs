@@ -12,13 +12,7 @@ use support::{Env, Sandbox};
 
 fn envs_json(cmd: &mut assert_cmd::Command) -> Value {
     let out = cmd.args(["envs", "--json"]).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&support::stdout_ok(out)).unwrap()
 }
 
 fn names(json: &Value) -> Vec<(String, String)> {

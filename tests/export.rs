@@ -19,13 +19,7 @@ fn export(sb: &Sandbox, prefix: &Path, format: &str) -> String {
         .arg(prefix)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    support::stdout_ok(out)
 }
 
 /// Source `script` in `shell` with LD_LIBRARY_PATH `initial`; return the value after.
@@ -491,13 +485,7 @@ fn run_uses_the_environments_own_programs() {
             ])
             .output()
             .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
+        let text = support::stdout_ok(out);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], prefix.to_str().unwrap(), "sys.prefix");
         assert_eq!(lines[1], prefix.to_str().unwrap(), "CONDA_PREFIX");

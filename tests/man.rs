@@ -31,13 +31,7 @@ fn man_dir_writes_every_page_and_each_lints_clean() {
         .args(["man", "--dir", dir.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed = String::from_utf8(out.stdout).unwrap();
+    let listed = support::stdout_ok(out);
     let mut want = vec!["envhook.1".to_string()];
     want.extend(SUBCOMMANDS.iter().map(|s| format!("envhook-{s}.1")));
     for page in &want {

@@ -34,12 +34,7 @@ pub fn install(sb: &Sandbox, prefix: &Path) -> Hooked {
         .arg(prefix)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::stdout_ok(out);
     Hooked {
         prefix: prefix.to_path_buf(),
         dir: prefix.join("lib/envhook/cuda").display().to_string(),

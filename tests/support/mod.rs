@@ -740,6 +740,18 @@ impl Sandbox {
     }
 }
 
+/// The stdout of a run that must exit 0 (its stderr is the message
+/// otherwise).
+pub fn stdout_ok(out: std::process::Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A finished run as (exit code, stdout, stderr).
 pub fn outcome(out: std::process::Output) -> (i32, String, String) {
     (
