@@ -32,13 +32,7 @@ fn source_in(shell: &str, script: &Path, initial: Option<&str>) -> Option<String
     if let Some(v) = initial {
         cmd.env("LD_LIBRARY_PATH", v);
     }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{shell}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = String::from_utf8(out.stdout).unwrap();
+    let v = support::stdout_silent(cmd.output().unwrap(), shell);
     (v != "UNSET").then_some(v)
 }
 

@@ -116,23 +116,17 @@ fn a_copy_stacked_on_its_source_is_a_different_environment() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // And the other way round: the source stacked on its copy.
-    let steps = [
-        Step::ActA,
-        Step::ActB,
-        Step::DeactB,
-        Step::ActA,
-        Step::DeactA,
-    ];
+    let steps = STACK;
     let initial = Some(b"/sys/a".to_vec());
     let r = run_with(
         Sh::Bash,
         &clone,
         &source,
-        &steps,
+        steps,
         &initial,
         &[("ENVHOOK_QUIET", "1")],
     );
-    let bad = check(&clone, &source, &steps, &initial, &r);
+    let bad = check(&clone, &source, steps, &initial, &r);
     assert!(bad.is_empty(), "{bad:#?}");
 }
 
@@ -200,16 +194,10 @@ fn copies_with_coinciding_keys_never_corrupt_each_other() {
     let source = install(&sb, &sb.path("envs/rel"));
     let c1 = copied(&sb, &source, "copy1");
     let c2 = copied(&sb, &source, "copy2");
-    let steps = [
-        Step::ActA,
-        Step::ActB,
-        Step::DeactB,
-        Step::ActA,
-        Step::DeactA,
-    ];
+    let steps = STACK;
     for sh in SHELLS {
         for initial in [None, Some(b"/sys/a".to_vec())] {
-            let r = run_with(sh, &c1, &c2, &steps, &initial, &[]);
+            let r = run_with(sh, &c1, &c2, steps, &initial, &[]);
             assert_eq!(r.status, Some(0), "{sh:?}");
             assert!(
                 r.stderr.contains("LD_LIBRARY_PATH is left as it is"),

@@ -72,13 +72,7 @@ fn activate_deactivate(shell: &str, prefix: &Path, initial: Option<&str>) -> [Op
     if let Some(v) = initial {
         cmd.env("LD_LIBRARY_PATH", v);
     }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{shell}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = support::stdout_silent(cmd.output().unwrap(), shell);
     let values: Vec<Option<String>> = text
         .lines()
         .map(|l| l.strip_prefix("set:").map(str::to_string))

@@ -154,6 +154,13 @@ pub enum Step {
     UserUnset,
 }
 
+/// activate A; activate --stack B; deactivate (conda re-runs A's
+/// activate.d); deactivate.
+pub const STACK: &[Step] = {
+    use Step::*;
+    &[ActA, ActB, DeactB, ActA, DeactA]
+};
+
 /// The sequences conda, mamba and rattler produce, plus user edits.
 pub const SEQUENCES: &[(&str, &[Step])] = {
     use Step::*;
@@ -162,9 +169,7 @@ pub const SEQUENCES: &[(&str, &[Step])] = {
         // conda reactivates (deactivate.d, activate.d) after install;
         // rattler and the stacked-deactivate path re-run activate.d alone.
         ("reactivate", &[ActA, DeactA, ActA, ActA, DeactA]),
-        // activate A; activate --stack B; deactivate (conda re-runs A's
-        // activate.d); deactivate
-        ("stack", &[ActA, ActB, DeactB, ActA, DeactA]),
+        ("stack", STACK),
         // switching without --stack runs A's deactivate.d first
         ("switch", &[ActA, DeactA, ActB, DeactB]),
         // pixi never runs deactivate.d; a later conda deactivation still works

@@ -752,6 +752,17 @@ pub fn stdout_ok(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The stdout of a tool run that must succeed without a word on stderr;
+/// `what` names it in the message otherwise.
+pub fn stdout_silent(out: std::process::Output, what: &str) -> String {
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A finished run as (exit code, stdout, stderr).
 pub fn outcome(out: std::process::Output) -> (i32, String, String) {
     (
