@@ -7,6 +7,10 @@
 #
 #   benches/hook-cost.sh [ITERATIONS]     (default 10000)
 #
+# Three environments of the demo (examples/demo-env): paddle (CUDA 11
+# cudatoolkit, cuDNN and a pip framework), torch (CUDA 12 split packages:
+# a dozen records) and wheels (pip nvidia-* wheels).
+#
 # ENVHOOK_BIN=path/to/envhook measures the hook another build writes.
 #
 # Each iteration resets LD_LIBRARY_PATH (and the hook's state, so every
@@ -21,12 +25,8 @@ cargo build -q --release --bin envhook --example demo-env
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 target/release/examples/demo-env "$work/demo" >/dev/null
-prefix="$work/demo/miniconda3/envs/paddle"
-"${ENVHOOK_BIN:-target/release/envhook}" install -p "$prefix" >/dev/null
-hook="$prefix/etc/conda/activate.d/envhook.sh"
 # shellcheck disable=SC2016 # the one-liner, verbatim
 printf 'export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n' >"$work/one-line.sh"
-id=$(sed -n 's/.*ENVHOOK_STATE_\([0-9a-f]\{8\}\).*/\1/p' "$hook" | head -n 1)
 
 # The same script in each shell: POSIX sh, timed with `date +%s%N` around
 # each loop (two processes per measurement, none inside the loops); each
@@ -66,20 +66,28 @@ reset
 steady=$(best "" "$hook")
 echo "$n $base $one $env $idle $steady"
 SH
-printf '%-10s %12s %22s %22s\n' shell one-liner "first activation" reactivation
-for sh in bash zsh dash; do
-    command -v "$sh" >/dev/null || continue
-    case $sh in
-        bash) args=(--noprofile --norc) ;;
-        zsh) args=(-f) ;;
-        *) args=() ;;
-    esac
-    read -r n base one env idle steady < <("$sh" "${args[@]}" "$work/measure.sh" "$iterations" "$hook" "$work/one-line.sh" "$id" "$prefix")
-    awk -v sh="$sh" -v n="$n" -v b="$base" -v o="$one" -v e="$env" -v l="$idle" -v s="$steady" 'BEGIN {
-        one = (o - b) / n / 1000; first = (e - b) / n / 1000; re = (s - l) / n / 1000
-        printf "%-10s %9.2f us %13.2f us (%4.1fx) %11.2f us (%4.1fx)\n", sh, one, first, first / one, re, re / one
-    }'
+printf '%-8s %-6s %12s %22s %22s\n' env shell one-liner "first activation" reactivation
+for name in paddle torch wheels; do
+    prefix="$work/demo/miniconda3/envs/$name"
+    "${ENVHOOK_BIN:-target/release/envhook}" install -p "$prefix" >/dev/null
+    hook="$prefix/etc/conda/activate.d/envhook.sh"
+    id=$(sed -n 's/.*ENVHOOK_STATE_\([0-9a-f]\{8\}\).*/\1/p' "$hook" | head -n 1)
+    for sh in bash zsh dash; do
+        command -v "$sh" >/dev/null || continue
+        case $sh in
+            bash) args=(--noprofile --norc) ;;
+            zsh) args=(-f) ;;
+            *) args=() ;;
+        esac
+        read -r n base one env idle steady < <("$sh" "${args[@]}" "$work/measure.sh" "$iterations" "$hook" "$work/one-line.sh" "$id" "$prefix")
+        awk -v name="$name" -v sh="$sh" -v n="$n" -v b="$base" -v o="$one" -v e="$env" -v l="$idle" -v s="$steady" 'BEGIN {
+            one = (o - b) / n / 1000; first = (e - b) / n / 1000; re = (s - l) / n / 1000
+            printf "%-8s %-6s %9.2f us %13.2f us (%4.1fx) %11.2f us (%4.1fx)\n", name, sh, one, first, first / one, re, re / one
+        }'
+    done
 done
+prefix="$work/demo/miniconda3/envs/paddle"
+hook="$prefix/etc/conda/activate.d/envhook.sh"
 
 # Processes started while activating and deactivating: strace sees every
 # fork/clone/execve; the only execve is bash itself.

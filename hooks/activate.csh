@@ -54,10 +54,11 @@ if ( ! $_envhook_foreign && ! $_envhook_same && ! $_envhook_odd ) then
     eval 'setenv ENVHOOK_APPLIED_'"$_envhook_key"' ${LD_LIBRARY_PATH:q}'
 endif
 
-# Staleness, the rule `envhook check` and `audit` apply too: conda and
-# mamba append to conda-meta/history on every transaction, and upgrades
-# remove the records this hook was made from; tcsh's -M is a file's
-# modification time (a builtin test). A moved or copied environment says
+# Staleness, the rule `envhook check` and `audit` apply too: conda, mamba
+# and pixi add or remove a record in conda-meta/ in every transaction, and
+# pip removes the dist-info directories this hook was made from when it
+# upgrades or uninstalls them; tcsh's -M is a file's modification time in
+# whole seconds (a builtin test). A moved or copied environment says
 # that instead. (Blocks, not one-line ifs: `tcsh -n` mishandles a
 # redirection there, and the tests parse the hooks with it.)
 set _envhook_quiet = 0
@@ -69,8 +70,8 @@ if ( ! $_envhook_quiet ) then
         echo __ENVHOOK_MOVED_PREFIX__${_envhook_prefix:q}__ENVHOOK_MOVED_MIDDLE__${_envhook_origin:q}__ENVHOOK_MOVED_SUFFIX__ > /dev/stderr
     else
         set _envhook_stale = 0
-        if ( -e __ENVHOOK_HISTORY__ && -e __ENVHOOK_SELF__ ) then
-            if ( -M __ENVHOOK_HISTORY__ > -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+        if ( -e __ENVHOOK_CONDA_META__ && -e __ENVHOOK_SELF__ ) then
+            if ( -M __ENVHOOK_CONDA_META__ > -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
         endif
         __ENVHOOK_WATCH_TESTS__
         if ( $_envhook_stale ) then

@@ -38,16 +38,17 @@ if test "$_envhook_state" != foreign
     set -gx $_envhook_va "$LD_LIBRARY_PATH"
 end
 
-# Staleness, the rule `envhook check` and `audit` apply too: conda and
-# mamba append to conda-meta/history on every transaction, and upgrades
-# remove the records this hook was made from. A moved or copied
-# environment says that instead.
+# Staleness, the rule `envhook check` and `audit` apply too: conda, mamba
+# and pixi add or remove a record in conda-meta/ in every transaction, and
+# pip removes the dist-info directories this hook was made from when it
+# upgrades or uninstalls them. A moved or copied environment says that
+# instead.
 if test -z "$ENVHOOK_QUIET"
     if test "$_envhook_prefix" != "$_envhook_origin"
         printf __ENVHOOK_MOVED_FORMAT__ "$_envhook_prefix" "$_envhook_origin" __ENVHOOK_PASTE__ >&2
     else
         set -l _envhook_stale
-        if test __ENVHOOK_HISTORY__ -nt __ENVHOOK_SELF__
+        if test __ENVHOOK_CONDA_META__ -nt __ENVHOOK_SELF__
             set _envhook_stale 1
         end
         for _envhook_el in (string split -- : __ENVHOOK_WATCH__)

@@ -58,15 +58,16 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
             [System.Environment]::SetEnvironmentVariable("ENVHOOK_APPLIED_$id", $new)
         }
 
-        # Staleness: conda and mamba append to conda-meta/history on every
-        # transaction, and upgrades remove the records this hook was made from.
+        # Staleness: conda, mamba and pixi add or remove a record in
+        # conda-meta/ in every transaction, and pip removes the dist-info
+        # directories this hook was made from when it upgrades them.
         $quiet = [System.Environment]::GetEnvironmentVariable('ENVHOOK_QUIET')
         if ($null -eq $quiet -or $quiet -ceq '') {
             $stale = $false
-            $history = __ENVHOOK_HISTORY__
+            $records = __ENVHOOK_CONDA_META__
             $self = __ENVHOOK_SELF__
-            if ([System.IO.File]::Exists($history) -and [System.IO.File]::Exists($self) -and
-                [System.IO.File]::GetLastWriteTimeUtc($history) -gt [System.IO.File]::GetLastWriteTimeUtc($self)) {
+            if ([System.IO.Directory]::Exists($records) -and [System.IO.File]::Exists($self) -and
+                [System.IO.Directory]::GetLastWriteTimeUtc($records) -gt [System.IO.File]::GetLastWriteTimeUtc($self)) {
                 $stale = $true
             }
             foreach ($path in (__ENVHOOK_WATCH__).Split(':')) {

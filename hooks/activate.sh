@@ -24,11 +24,11 @@
 # literal there, and so are quotes in LD_LIBRARY_PATH (a directive before
 # the first command covers the file). The variables the key fragment
 # sets (key.sh) are assigned where it is rendered, which shellcheck
-# cannot see in the template. The freshness test compares with -nt (not
-# POSIX, but bash, zsh, dash, busybox sh and ksh all have it) and chains
-# its files with -a (XSI, in all of them too), one builtin for all. The
-# prefix compared with the origin looks constant, but conda rewrites the
-# first in a copy.
+# cannot see in the template. The freshness tests compare with -nt (not
+# POSIX, but bash, zsh, dash, busybox sh and ksh all have it) and chain
+# their files with -a and -o (XSI, in all of them too), one builtin for
+# all. The prefix compared with the origin looks constant, but conda
+# rewrites the first in a copy.
 # shellcheck disable=SC2016,SC2050,SC2089,SC2090,SC2154,SC2166,SC3013
 #
 # The common cases come first and return, so that a shell parses nothing
@@ -39,40 +39,52 @@
 #    activate.d after every install, rattler and a stacked deactivate too):
 #    nothing to do. State under our id that another copy of the
 #    environment applied does not start with our directories.
-if [ "${LD_LIBRARY_PATH-}" = "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}" ]; then
-    case ${LD_LIBRARY_PATH}: in
-        __ENVHOOK_DIRS__:*) return 0 ;;
-        *) ;;
-    esac
-fi
-# 2. A first activation in place (not a copy: the prefix as conda may have
-#    rewritten it equals the prefix as written), with nothing to warn about
-#    (ENVHOOK_QUIET, or the hooks are fresh), of a value with no empty
+case ${LD_LIBRARY_PATH-}: in
+    "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}":)
+        case ${LD_LIBRARY_PATH}: in
+            __ENVHOOK_DIRS__:*) return 0 ;;
+            *) ;;
+        esac
+        ;;
+    *) ;;
+esac
+# 2. A first activation (no state under our id) in place (not a copy: the
+#    prefix as conda may have rewritten it equals the prefix as written),
+#    with nothing to warn about (ENVHOOK_QUIET, or nothing changed in
+#    conda-meta/ and the site-packages watched since the hook was written,
+#    which implies the freshness rule below), of a value with no empty
 #    element and none of our directories: save it and prepend ours, in one
 #    builtin. Anything else takes the general path below, which does the
 #    same here.
-if [ -z "${ENVHOOK_STATE___ENVHOOK_ID__-}" ] && [ __ENVHOOK_PREFIX__ = __ENVHOOK_ORIGIN__ ] &&
-    { [ -n "${ENVHOOK_QUIET:-}" ] || __ENVHOOK_FRESH__; }; then
-    # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
-    case ${LD_LIBRARY_PATH+x}:${LD_LIBRARY_PATH-}: in
-        ::)
-            export ENVHOOK_STATE___ENVHOOK_ID__=unset ENVHOOK_SAVED___ENVHOOK_ID__='' \
-                ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__ LD_LIBRARY_PATH=__ENVHOOK_DIRS__
-            return 0
-            ;;
-        *::* | __ENVHOOK_DIR_PATTERNS__) ;;
-        *)
-            # LD_LIBRARY_PATH is assigned last: whether a shell expands all
-            # the arguments first (dash, bash) or assigns them in order
-            # (zsh's typeset-like export), each value is made from the value
-            # as it was. Quoted, so that no shell splits them.
-            export ENVHOOK_STATE___ENVHOOK_ID__=set ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}" \
-                ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}" \
-                LD_LIBRARY_PATH=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}"
-            return 0
-            ;;
-    esac
-fi
+# shellcheck disable=SC2195 # placeholders: the prefix as conda may rewrite it, and as written
+case ${ENVHOOK_STATE___ENVHOOK_ID__-}__ENVHOOK_PREFIX__ in
+    __ENVHOOK_ORIGIN__)
+        # shellcheck disable=SC2078 # the placeholder becomes -nt tests of paths
+        if [ -n "${ENVHOOK_QUIET:+q}" -o __ENVHOOK_UNCHANGED__ ]; then
+            # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
+            case ${LD_LIBRARY_PATH+x}:${LD_LIBRARY_PATH-}: in
+                ::)
+                    export ENVHOOK_STATE___ENVHOOK_ID__=unset ENVHOOK_SAVED___ENVHOOK_ID__='' \
+                        ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__ LD_LIBRARY_PATH=__ENVHOOK_DIRS__
+                    return 0
+                    ;;
+                *::* | __ENVHOOK_DIR_PATTERNS__) ;;
+                *)
+                    # LD_LIBRARY_PATH is assigned last: whether a shell
+                    # expands all the arguments first (dash, bash) or
+                    # assigns them in order (zsh's typeset-like export),
+                    # each value is made from the value as it was. Quoted:
+                    # dash before 0.5.11 splits export's arguments.
+                    export ENVHOOK_STATE___ENVHOOK_ID__=set ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}" \
+                        ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}" \
+                        LD_LIBRARY_PATH=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}"
+                    return 0
+                    ;;
+            esac
+        fi
+        ;;
+    *) ;;
+esac
 
 # __ENVHOOK_KEY__
 # State under our key that another environment applied (two copies whose
@@ -135,10 +147,12 @@ _envhook_finish() {
             "ENVHOOK_APPLIED_${_envhook_key}"
     fi
 
-    # Staleness, the rule `envhook check` and `audit` apply too: conda and
-    # mamba append to conda-meta/history on every transaction, and upgrades
-    # remove the records this hook was made from. A moved or copied
-    # environment says that instead.
+    # Staleness, the rule `envhook check` and `audit` apply too: conda,
+    # mamba and pixi add or remove a record in conda-meta/ in every
+    # transaction (so conda-meta/ is then newer than this hook), and pip
+    # removes the dist-info directories this hook was made from when it
+    # upgrades or uninstalls them. A moved or copied environment says that
+    # instead.
     if [ -z "${ENVHOOK_QUIET:-}" ]; then
         # xonsh runs .sh hooks through source-bash, which discards what they
         # print; its bash has no controlling terminal (/dev/tty fails), but its
@@ -161,7 +175,7 @@ _envhook_finish() {
             # shellcheck disable=SC2016,SC1003,SC2182
             _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
         else
-            # One test for the history and every record (see FRESH above).
+            # One test for conda-meta/ and every watched dist-info.
             if ! __ENVHOOK_FRESH__; then
                 # The message quotes the prefix for pasting (SC1003 sees the quoting).
                 # shellcheck disable=SC2016,SC1003

@@ -485,27 +485,32 @@ fn fork_check_catches_a_subshell() {
     assert!(execs > 1 && forks > 0, "{execs} {forks}");
 }
 
-/// Set a file's mtime to `secs_ago` seconds in the past.
+/// Set the mtime of a file or directory to `secs_ago` seconds in the past
+/// (futimens on a read-only descriptor, which a directory allows too).
 fn set_age(path: &Path, secs_ago: u64) {
     let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .unwrap()
-        .set_modified(when)
-        .unwrap();
+    fs::File::open(path).unwrap().set_modified(when).unwrap();
 }
 
-/// What `conda install` does to an environment with hooks: the history is
-/// appended after the hooks were written. (Ages instead of sleeps: some
-/// `test -nt` implementations compare whole seconds.)
-fn simulate_transaction(h: &Hooked) {
+/// The hooks, written `secs_ago` seconds ago.
+fn age_hooks(h: &Hooked, secs_ago: u64) {
     for phase in ["activate", "deactivate"] {
         for ext in ["sh", "fish", "ps1", "csh"] {
-            set_age(&h.hook(phase, ext), 20);
+            set_age(&h.hook(phase, ext), secs_ago);
         }
     }
-    set_age(&h.prefix.join("conda-meta/history"), 10);
+}
+
+/// What `conda install` does to an environment with hooks, after them: a
+/// record added to conda-meta/ (and a history entry appended). Ages
+/// instead of sleeps: tcsh's -M is in whole seconds, and the kernel's file
+/// times move in clock ticks.
+fn simulate_transaction(h: &Hooked) {
+    age_hooks(h, 20);
+    let record = h.prefix.join("conda-meta/zlib-1.3.1-h4ab18f5_1.json");
+    fs::write(&record, "{}").unwrap();
+    fs::remove_file(&record).unwrap();
+    set_age(&h.prefix.join("conda-meta"), 10);
 }
 
 #[test]
@@ -543,13 +548,58 @@ fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
             "{sh:?}: ENVHOOK_QUIET silences it"
         );
     }
-    // Refreshing makes the hooks newer than the history again.
+    // Refreshing makes the hooks newer than conda-meta/ again.
     sb.install(&h.prefix);
     for sh in SHELLS {
         assert_eq!(activate(sh, &[]), "", "{sh:?}: refreshed hooks are quiet");
     }
-    // An upgrade removes the record the hooks were made from (pixi writes
-    // no history, but it does replace records).
+    // pip installs something else, some time later: site-packages changed
+    // (so the POSIX hook leaves its fast path) but no package the hooks
+    // were made from did; still quiet, and the value is still right.
+    let site = h.prefix.join("lib/python3.10/site-packages");
+    set_age(&h.prefix.join("conda-meta"), 30);
+    set_age(&site, 30);
+    age_hooks(&h, 20);
+    fs::create_dir(site.join("requests-2.32.3.dist-info")).unwrap();
+    for sh in SHELLS {
+        assert_eq!(activate(sh, &[]), "", "{sh:?}: an unrelated pip install");
+    }
+    for sh in [Sh::Bash, Sh::Zsh, Sh::Dash] {
+        let out = sh
+            .command(&format!(
+                "LD_LIBRARY_PATH=/a; export LD_LIBRARY_PATH\n{}printf %s \"$LD_LIBRARY_PATH\"",
+                sh.source("T_ACT")
+            ))
+            .env("T_ACT", h.hook("activate", "sh"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{}:/a", h.dir),
+            "{sh:?}"
+        );
+    }
+    // pip upgrades the framework the hooks were made from: its dist-info
+    // is gone.
+    fs::rename(
+        site.join("paddlepaddle_gpu-2.5.2.post116.dist-info"),
+        site.join("paddlepaddle_gpu-2.6.2.post117.dist-info"),
+    )
+    .unwrap();
+    for sh in SHELLS {
+        assert!(
+            activate(sh, &[]).contains("changed since"),
+            "{sh:?}: pip upgrade"
+        );
+    }
+    fs::rename(
+        site.join("paddlepaddle_gpu-2.6.2.post117.dist-info"),
+        site.join("paddlepaddle_gpu-2.5.2.post116.dist-info"),
+    )
+    .unwrap();
+    // An upgrade, some time later, replaces the record the hooks were made
+    // from (pixi writes no history, but it does replace records).
+    age_hooks(&h, 20);
     let record = h.prefix.join("conda-meta/cudnn-8.9.2.26-cuda11_0.json");
     fs::rename(
         &record,

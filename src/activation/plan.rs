@@ -72,8 +72,17 @@ impl Plan {
     ) -> Plan {
         let prefix = spec.prefix.clone();
         let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
-        let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
-        let history = prefix.join("conda-meta/history").display().to_string();
+        // The hooks watch conda-meta/'s time (a transaction adds or removes
+        // records there) and the pip dist-infos by name; the spec's records
+        // are in its fingerprint, which `check` compares.
+        let conda_meta = prefix.join("conda-meta");
+        let watch: Vec<String> = spec
+            .watch
+            .iter()
+            .filter(|w| !w.starts_with(&conda_meta))
+            .map(|w| w.display().to_string())
+            .collect();
+        let conda_meta = conda_meta.display().to_string();
         let stale_message = crate::activation::status::stale_message(&prefix);
         let mut header = vec![
             format!(
@@ -119,7 +128,7 @@ impl Plan {
                 let values = HookValues {
                     id: &spec.id,
                     dirs: &dirs,
-                    history: &history,
+                    conda_meta: &conda_meta,
                     self_path: &self_path,
                     watch: &watch,
                     stale_message: &stale_message,

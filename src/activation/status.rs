@@ -159,10 +159,10 @@ pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
 /// `check` and `audit` say the same thing:
 ///
 /// 1. written for another prefix: [`HookStatus::Moved`];
-/// 2. made from other records, or `conda-meta/history` is newer than the
-///    hooks (a conda or mamba transaction since they were written, which the
-///    hooks cannot tell from one that changed nothing of theirs):
-///    [`HookStatus::Stale`];
+/// 2. made from other records, or `conda-meta/` is newer than the hooks (a
+///    conda, mamba or pixi transaction since they were written adds or
+///    removes records there, which the hooks cannot tell from one that
+///    changed nothing of theirs): [`HookStatus::Stale`];
 /// 3. otherwise [`HookStatus::Current`].
 pub fn hook_status(
     prefix: &Path,
@@ -180,15 +180,15 @@ pub fn hook_status(
             to: prefix.to_path_buf(),
         };
     }
-    let history_newer = match (
-        std::fs::metadata(prefix.join("conda-meta/history")).and_then(|m| m.modified()),
+    let records_newer = match (
+        std::fs::metadata(prefix.join("conda-meta")).and_then(|m| m.modified()),
         hooks.written,
     ) {
-        (Ok(history), Some(written)) => history > written,
+        (Ok(records), Some(written)) => records > written,
         _ => false,
     };
     match spec {
-        Some(spec) if hooks.fingerprint == spec.fingerprint && !history_newer => {
+        Some(spec) if hooks.fingerprint == spec.fingerprint && !records_newer => {
             HookStatus::Current {
                 fingerprint: hooks.fingerprint.clone(),
             }

@@ -13,6 +13,7 @@
 pub mod quote;
 
 use std::fmt;
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -130,7 +131,7 @@ pub mod export {
         let v = HookValues {
             id: "0",
             dirs,
-            history: "",
+            conda_meta: "",
             self_path: "",
             watch: &[],
             stale_message: "",
@@ -233,11 +234,14 @@ pub struct HookValues<'a> {
     pub id: &'a str,
     /// The directories to put first on `LD_LIBRARY_PATH`, in order.
     pub dirs: &'a [String],
-    /// `conda-meta/history`.
-    pub history: &'a str,
+    /// The `conda-meta` directory: every conda, mamba or pixi transaction
+    /// adds or removes a record there, so its time says whether one
+    /// happened since the hooks were written.
+    pub conda_meta: &'a str,
     /// The activate script itself (its mtime is the install time).
     pub self_path: &'a str,
-    /// Files whose disappearance means the hook is stale.
+    /// pip dist-info directories whose disappearance means the hook is
+    /// stale (the records it was made from are covered by `conda_meta`).
     pub watch: &'a [String],
     /// Printed (to stderr) on activation when stale.
     pub stale_message: &'a str,
@@ -303,7 +307,7 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
         "DETAILS" => details_text(v),
         "ID" => v.id.to_string(),
         "DIRS" => q(&v.dirs.join(":")),
-        "HISTORY" => q(v.history),
+        "CONDA_META" => q(v.conda_meta),
         "SELF" => q(v.self_path),
         "WATCH" => q(&v.watch.join(":")),
         // POSIX only: `case` patterns matching any of our directories.
@@ -321,13 +325,13 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join("\n    "),
         // POSIX only: one `test` that is true when the hooks are fresh:
-        // the history is not newer than the hook, and every watched file
-        // exists (`-a` chains them in one builtin; paths are absolute, so
-        // none reads as an operator).
+        // conda-meta/ is not newer than the hook, and every watched
+        // dist-info exists (`-a` chains them in one builtin; paths are
+        // absolute, so none reads as an operator).
         "FRESH" => {
             let mut test = format!(
                 "[ ! {} -nt {}",
-                quote::posix(v.history),
+                quote::posix(v.conda_meta),
                 quote::posix(v.self_path)
             );
             for w in v.watch {
@@ -336,6 +340,26 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
             }
             test.push_str(" ]");
             test
+        }
+        // POSIX only: `test` operands true when no entry was added to or
+        // removed from conda-meta/ or a watched dist-info's directory
+        // since the hook was written. That implies FRESH (the watched
+        // dist-infos existed then), with one pair of paths per directory
+        // instead of one path per package.
+        "UNCHANGED" => {
+            let self_path = quote::posix(v.self_path);
+            let mut dirs = vec![v.conda_meta];
+            for w in v.watch {
+                if let Some(parent) = Path::new(w).parent().and_then(Path::to_str)
+                    && !dirs.contains(&parent)
+                {
+                    dirs.push(parent);
+                }
+            }
+            dirs.iter()
+                .map(|d| format!("! {} -nt {self_path}", quote::posix(d)))
+                .collect::<Vec<_>>()
+                .join(" -a ")
         }
         "STALE_MESSAGE" => q(v.stale_message),
         "PREFIX" => q(v.prefix),
@@ -476,7 +500,7 @@ mod tests {
         HookValues {
             id: "0123abcd",
             dirs,
-            history: "/p/conda-meta/history",
+            conda_meta: "/p/conda-meta",
             self_path: "/p/etc/conda/activate.d/envhook.sh",
             watch: &[],
             stale_message: "stale",
@@ -500,6 +524,34 @@ mod tests {
                 assert!(text.contains("# fingerprint abc"), "{d} {p:?}");
             }
         }
+    }
+
+    /// The fast path's freshness test names one path per directory, however
+    /// many packages are watched; the general path's names each dist-info.
+    #[test]
+    fn the_fast_freshness_test_is_per_directory() {
+        let dirs = vec!["/p/lib/envhook/cuda".to_string()];
+        let watch: Vec<String> = [
+            "/p/lib/python3.12/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info",
+            "/p/lib/python3.12/site-packages/nvidia_cublas_cu12-12.4.5.8.dist-info",
+            "/p/lib/python3.12/site-packages/torch-2.5.1.dist-info",
+            "/p/lib/python3.11/site-packages/torch-2.5.1.dist-info",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut v = values(&dirs, &[]);
+        v.watch = &watch;
+        let hook = "'/p/etc/conda/activate.d/envhook.sh'";
+        assert_eq!(
+            value(Dialect::Posix, &v, "UNCHANGED").unwrap(),
+            format!(
+                "! '/p/conda-meta' -nt {hook} -a ! '/p/lib/python3.12/site-packages' -nt {hook} \
+                 -a ! '/p/lib/python3.11/site-packages' -nt {hook}"
+            )
+        );
+        let fresh = value(Dialect::Posix, &v, "FRESH").unwrap();
+        assert!(fresh.starts_with(&format!("[ ! '/p/conda-meta' -nt {hook} -a -e ")));
+        assert_eq!(fresh.matches(" -a -e ").count(), 4, "{fresh}");
     }
 
     #[test]
