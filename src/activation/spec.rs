@@ -92,8 +92,10 @@ pub struct HookSpec {
     pub dirs: Vec<PathBuf>,
     /// The link directory, in isolating mode.
     pub isolation: Option<Isolation>,
-    /// Records and dist-info directories the spec was made from; the
-    /// activate hook warns when one disappears (an upgrade or removal).
+    /// Records and dist-info directories the spec was made from (in the
+    /// fingerprint). The activate hook warns when a dist-info disappears
+    /// (a pip upgrade or removal) or when conda-meta/ changed (which a
+    /// record's upgrade or removal does).
     #[serde(serialize_with = "paths::serialize_vec")]
     pub watch: Vec<PathBuf>,
     /// Hash of everything above that depends on the packages: equal
