@@ -501,8 +501,9 @@ fn age_hooks(h: &Hooked, secs_ago: u64) {
     }
 }
 
-/// What `conda install` does to an environment with hooks, after them: a
-/// record added to conda-meta/ (and a history entry appended). Ages
+/// What a conda, mamba or pixi transaction does to an environment with
+/// hooks, after them: records added to or removed from conda-meta/ (the
+/// history conda also appends to is not what the hooks read). Ages
 /// instead of sleeps: tcsh's -M is in whole seconds, and the kernel's file
 /// times move in clock ticks.
 fn simulate_transaction(h: &Hooked) {
@@ -573,11 +574,7 @@ fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
             .env("T_ACT", h.hook("activate", "sh"))
             .output()
             .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            format!("{}:/a", h.dir),
-            "{sh:?}"
-        );
+        assert_eq!(support::stdout_ok(out), format!("{}:/a", h.dir), "{sh:?}");
     }
     // pip upgrades the framework the hooks were made from: its dist-info
     // is gone.
