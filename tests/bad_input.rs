@@ -239,14 +239,61 @@ fn dist_info_without_version() {
         "Metadata-Version: 2.1\nName: nvidia-cudnn-cu12\n\n",
     )
     .unwrap();
-    let err = fails(&sb, &env.prefix);
+    let warning = goes_on(&sb, &env.prefix);
     assert!(
-        err.contains(&format!(
+        warning.contains(&format!(
             "could not parse {}: no Version: header",
             info.join("METADATA").display()
         )),
-        "{err}"
+        "{warning}"
     );
+}
+
+/// A dist-info without METADATA (an interrupted install) is one package
+/// left out with a warning naming it; install and check go on.
+#[test]
+fn dist_info_without_metadata() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("env"));
+    env.python("3.11.9");
+    let info = env.pip(PipDist::new("nvidia-cudnn-cu12", "9.1.0.70"));
+    fs::remove_file(info.join("METADATA")).unwrap();
+    let warning = goes_on(&sb, &env.prefix);
+    assert!(
+        warning.contains(&info.join("METADATA").display().to_string())
+            && warning.contains("nvidia-cudnn-cu12 is left out of the checks"),
+        "{warning}"
+    );
+    let out = sb
+        .envhook()
+        .args(["install", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("warning[dist-info-unreadable]"), "{said}");
+}
+
+/// `check --json` exits with the warnings' status (1) and the
+/// `dist-info-unreadable` finding's message.
+fn goes_on(sb: &Sandbox, prefix: &std::path::Path) -> String {
+    let out = sb
+        .envhook()
+        .args(["check", "--json", "-p"])
+        .arg(prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "dist-info-unreadable")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(f["severity"], "warning");
+    format!("{} {}", f["message"], f["hint"])
 }
 
 #[test]
@@ -256,7 +303,7 @@ fn dist_info_with_binary_metadata() {
     env.python("3.11.9");
     let info = env.pip(PipDist::new("torch", "2.3.1"));
     fs::write(info.join("METADATA"), b"Name: torch\n\xc3\x28Version: 1\n").unwrap();
-    let err = fails(&sb, &env.prefix);
+    let err = goes_on(&sb, &env.prefix);
     assert!(
         err.contains("METADATA") && err.contains("not valid UTF-8"),
         "{err}"
@@ -270,7 +317,7 @@ fn dist_info_whose_metadata_names_another_package() {
     env.python("3.11.9");
     let info = env.pip(PipDist::new("torch", "2.3.1"));
     fs::write(info.join("METADATA"), "Name: numpy\nVersion: 1.0\n").unwrap();
-    let err = fails(&sb, &env.prefix);
+    let err = goes_on(&sb, &env.prefix);
     assert!(err.contains("does not match the directory name"), "{err}");
 }
 

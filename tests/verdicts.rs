@@ -184,9 +184,16 @@ fn sb_stub(prefix: &Path) -> std::path::PathBuf {
 fn the_drivers_libraries_are_never_something_to_install() {
     let sb = Sandbox::new();
     let env = needs_libcuda(&sb.path("envs/ort"));
-    // A driver is reported, but its libcuda.so.1 is nowhere: the driver's
-    // problem, said so.
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.95.05"]);
+    // This machine's driver is reported (nvidia-smi answers), but its
+    // libcuda.so.1 is nowhere: the driver's problem, said so.
+    let smi = sb.path("bin/nvidia-smi");
+    std::fs::write(
+        &smi,
+        "#!/bin/sh\necho '580.95.05, NVIDIA A100-SXM4-40GB, 8.0'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&smi, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (json, _) = check(&sb, &env.prefix, &[]);
     let all = codes(&json);
     assert!(!all.contains(&"library-not-found".to_string()), "{all:?}");
     let f = findings(&json, "driver-library-missing");
@@ -200,7 +207,16 @@ fn the_drivers_libraries_are_never_something_to_install() {
         "{}",
         f[0]["hint"]
     );
+    // Checked for another machine: that machine's driver provides it.
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.95.05"]);
+    let all = codes(&json);
+    assert!(
+        !all.iter()
+            .any(|c| c == "library-not-found" || c == "driver-library-missing"),
+        "{all:?}"
+    );
     // No driver at all (a build host): the driver rule's info says it.
+    std::fs::remove_file(&smi).unwrap();
     let (json, _) = check(&sb, &env.prefix, &[]);
     let all = codes(&json);
     assert!(

@@ -413,7 +413,26 @@ impl Inventory {
                     });
                 }
                 seen.push(entry.name.clone());
-                let dist = pip::read(entry)?;
+                // A broken dist-info (no METADATA: an interrupted install or
+                // a hand-made copy) is one package envhook cannot judge, not
+                // a reason to judge none.
+                let dist = match pip::read(entry) {
+                    Ok(dist) => dist,
+                    Err(e) => {
+                        self.problems.push(Problem {
+                            severity: Severity::Warning,
+                            code: "dist-info-unreadable",
+                            message: format!("{e}; {} is left out of the checks", entry.name),
+                            hint: Some(format!(
+                                "reinstall it: `pip install --force-reinstall --no-deps {}`",
+                                entry.name
+                            )),
+                            path: Some(entry.dir.clone()),
+                            source: None,
+                        });
+                        continue;
+                    }
+                };
                 self.stats.dist_infos_read += 1;
                 // conda-forge python packages carry a dist-info written by
                 // conda; the conda record already describes them.

@@ -402,8 +402,11 @@ fn classify(
         return Outcome::Stub(stub.path.clone());
     }
     if CATALOG.is_driver_library(name) {
-        // The driver's: never from the environment, found or not.
-        return if with_hook.is_none() && without_hook.is_none() {
+        // The driver's: never from the environment, found or not. Checked
+        // for another machine (--driver-version/--gpu), it is that
+        // machine's driver that will provide it, not this one's.
+        let elsewhere = f.machine.driver.source == crate::machine::driver::Source::Flag;
+        return if with_hook.is_none() && without_hook.is_none() && !elsewhere {
             Outcome::DriverMissing
         } else {
             Outcome::Fine
