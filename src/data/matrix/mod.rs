@@ -220,6 +220,7 @@ struct MatrixFile {
     cudnn: Vec<CudnnRow>,
     framework: Vec<FrameworkRow>,
     dlopen: Vec<DlopenRow>,
+    soname: Vec<SonameRow>,
 }
 
 /// The matrix in use.
@@ -234,6 +235,7 @@ pub struct Matrix {
     pub cudnn: Vec<CudnnRow>,
     pub framework: Vec<FrameworkRow>,
     pub dlopen: Vec<DlopenRow>,
+    pub soname: Vec<SonameRow>,
 }
 
 /// The shipped data version (for `--version`), read from the `[meta]`
@@ -282,6 +284,7 @@ impl Matrix {
             cudnn: merge(user.cudnn, shipped.cudnn),
             framework: merge(user.framework, shipped.framework),
             dlopen: merge(user.dlopen, shipped.dlopen),
+            soname: merge(user.soname, shipped.soname),
         })
     }
 
@@ -604,6 +607,21 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
     }
     for r in &f.dlopen {
         spec(&r.release).map_err(|e| format!("dlopen.release {e}"))?;
+        if r.names.is_empty() && r.libraries.is_empty() {
+            return Err(format!(
+                "dlopen row for {:?} {}: neither names nor libraries",
+                r.framework, r.release
+            ));
+        }
+    }
+    for r in &f.soname {
+        spec(&r.cuda).map_err(|e| format!("soname.cuda {e}"))?;
+        if !r.library.starts_with("lib") || r.version.is_empty() {
+            return Err(format!(
+                "soname row {} .so.{}: not a library stem and version",
+                r.library, r.version
+            ));
+        }
     }
     Ok(Matrix {
         version: f.meta.map(|m| m.version).unwrap_or_else(|| "user".into()),
@@ -614,12 +632,13 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         cudnn: f.cudnn,
         framework: f.framework,
         dlopen: f.dlopen,
+        soname: f.soname,
     })
 }
 
 mod dlopen;
 
-pub use dlopen::DlopenRow;
+pub use dlopen::{DlopenRow, SonameRow};
 
 #[cfg(test)]
 mod tests;

@@ -18,7 +18,8 @@ fn every_row_has_a_source() {
         .chain(m.gpu.iter().map(|r| &r.source))
         .chain(m.cudnn.iter().map(|r| &r.source))
         .chain(m.framework.iter().map(|r| &r.source))
-        .chain(m.dlopen.iter().map(|r| &r.source));
+        .chain(m.dlopen.iter().map(|r| &r.source))
+        .chain(m.soname.iter().map(|r| &r.source));
     for s in sources {
         assert!(s.trim().len() > 5, "row without a source");
     }
@@ -566,6 +567,11 @@ fn specs_are_closed_above() {
             m.dlopen
                 .iter()
                 .map(|r| ("dlopen.release", r.release.as_str(), r.source.as_str())),
+        )
+        .chain(
+            m.soname
+                .iter()
+                .map(|r| ("soname.cuda", r.cuda.as_str(), r.source.as_str())),
         );
     for (field, text, source) in specs {
         let s = spec(text).unwrap();
@@ -712,4 +718,71 @@ fn user_rows_take_precedence_and_bad_files_are_errors() {
     .unwrap();
     let err = Matrix::load(Some(&file)).unwrap_err().to_string();
     assert!(err.contains("sm_75"), "{err}");
+}
+
+#[test]
+fn sonames_follow_the_cuda_release() {
+    let m = m();
+    let so = |lib: &str, cuda: &str| m.soname(lib, cuda);
+    assert_eq!(so("libcufft", "11.8").as_deref(), Some("libcufft.so.10"));
+    assert_eq!(so("libcufft", "12.5.1").as_deref(), Some("libcufft.so.11"));
+    assert_eq!(so("libcufft", "12").as_deref(), Some("libcufft.so.11"));
+    assert_eq!(so("libcufft", "13.0").as_deref(), Some("libcufft.so.12"));
+    assert_eq!(so("libcudart", "11.8").as_deref(), Some("libcudart.so.11.0"));
+    assert_eq!(so("libnvrtc", "11.8").as_deref(), Some("libnvrtc.so.11.2"));
+    assert_eq!(so("libcupti", "11.8").as_deref(), Some("libcupti.so.11.8"));
+    assert_eq!(so("libcusolver", "13.2").as_deref(), Some("libcusolver.so.12"));
+    // Past the data, or a minor whose soname was not read: no name.
+    assert_eq!(so("libcufft", "14.0"), None);
+    assert_eq!(so("libcupti", "11.2"), None);
+    assert_eq!(so("libcupti", "11"), None);
+    // One row per (library, CUDA release): ranges do not overlap.
+    for (i, a) in m.soname.iter().enumerate() {
+        for b in &m.soname[i + 1..] {
+            if a.library != b.library {
+                continue;
+            }
+            let (sa, sb) = (spec(&a.cuda).unwrap(), spec(&b.cuda).unwrap());
+            for probe in ["11.0", "11.2", "11.8", "12.0", "12.9", "13.0", "13.2"] {
+                let v = version(probe).unwrap();
+                assert!(
+                    !(sa.matches(&v) && sb.matches(&v)),
+                    "{} has two sonames for CUDA {probe}",
+                    a.library
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn dlopen_names_come_from_the_build() {
+    let m = m();
+    let row = DlopenRow {
+        framework: Framework::Tensorflow,
+        release: "==1.0".into(),
+        pip_cuda_libraries: None,
+        cuda_major: None,
+        object: None,
+        preloaded_from_wheels: false,
+        names: vec!["libnvrtc.so".into()],
+        libraries: vec!["libcufft".into(), "libcudnn".into(), "libcupti".into()],
+        confidence: Confidence::Verified,
+        note: None,
+        source: "test".into(),
+    };
+    assert_eq!(
+        m.dlopen_names(&row, Some("12.5.1"), Some("9")),
+        ["libnvrtc.so", "libcufft.so.11", "libcudnn.so.9", "libcupti.so.12"]
+    );
+    assert_eq!(
+        m.dlopen_names(&row, Some("11.8"), Some("8.6.0")),
+        ["libnvrtc.so", "libcufft.so.10", "libcudnn.so.8", "libcupti.so.11.8"]
+    );
+    // Unknown versions: only what can be named.
+    assert_eq!(
+        m.dlopen_names(&row, None, Some("9")),
+        ["libnvrtc.so", "libcudnn.so.9"]
+    );
+    assert_eq!(m.dlopen_names(&row, Some("12.5"), None).len(), 3);
 }

@@ -333,9 +333,10 @@ fn names(f: &Facts, fw: &FrameworkBuild, info: &ElfInfo, first: bool) -> Vec<Ask
         .collect();
     let file = info.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let pip = fw.build.pip_cuda_libraries.unwrap_or(false);
-    let cuda_major = needs(fw, f.matrix)
-        .and_then(|n| n.cuda)
-        .and_then(|c| major(&c));
+    // The build's own CUDA and cuDNN name what it loads (TSL and ONNX
+    // Runtime build `lib<name>.so.<version>` from them).
+    let (cuda, cudnn) = needs(fw, f.matrix).map_or((None, None), |n| (n.cuda, n.cudnn));
+    let cuda_major = cuda.as_deref().and_then(major);
     let rows = f
         .matrix
         .dlopen(fw.framework, &release_of(&fw.version), pip, cuda_major);
@@ -347,17 +348,21 @@ fn names(f: &Facts, fw: &FrameworkBuild, info: &ElfInfo, first: bool) -> Vec<Ask
         if !here {
             continue;
         }
-        for name in &row.names {
-            if names.iter().any(|a| a.name == *name) {
+        for name in f
+            .matrix
+            .dlopen_names(row, cuda.as_deref(), cudnn.as_deref())
+        {
+            if names.iter().any(|a| a.name == name) {
                 continue;
             }
+            let preloaded = row
+                .preloaded_from_wheels
+                .then(|| wheel_copy(f, &name))
+                .flatten();
             names.push(Asked {
-                name: name.clone(),
+                name,
                 kind: "dlopen",
-                preloaded: row
-                    .preloaded_from_wheels
-                    .then(|| wheel_copy(f, name))
-                    .flatten(),
+                preloaded,
             });
         }
     }
