@@ -155,18 +155,16 @@ fn missing_unversioned_name_for_paddle() {
     use FileSpec::*;
     let sb = Sandbox::new();
     // cuDNN without its -dev package: libcudnn.so.8 only.
-    let files = vec![
-        File("lib/libcudnn.so.8.4.1"),
-        Link("lib/libcudnn.so.8", "libcudnn.so.8.4.1"),
-    ];
-    let env = paddle_env(&sb.path("env"), "8.4.1", files);
-    // In dirs mode the hook exposes lib/ as it is: no libcudnn.so there.
-    sb.envhook()
-        .args(["install", "--mode", "dirs", "-p"])
-        .arg(&env.prefix)
-        .assert()
-        .code(0);
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let files = || {
+        vec![
+            File("lib/libcudnn.so.8.4.1"),
+            Link("lib/libcudnn.so.8", "libcudnn.so.8.4.1"),
+        ]
+    };
+    // A prefix no hook can carry (':' is LD_LIBRARY_PATH's separator): the
+    // unversioned name is missing, and the link beside the file is the fix.
+    let odd = paddle_env(&sb.path("odd:env"), "8.4.1", files());
+    let (json, _) = check(&sb, &odd.prefix, A100);
     let f = finding(&json, "missing-dev-symlink");
     let msg = f["message"].as_str().unwrap();
     assert!(
@@ -176,17 +174,35 @@ fn missing_unversioned_name_for_paddle() {
     assert_eq!(
         f["hint"],
         format!(
-            "envhook install -p {} (its link directory provides the unversioned names)",
-            env.prefix.display()
+            "ln -s libcudnn.so.8.4.1 '{}'",
+            odd.prefix.join("lib/libcudnn.so").display()
         )
     );
-    // The isolating mode fixes it.
+    // In dirs mode the hook exposes lib/ as it is: no libcudnn.so there.
+    // Those hooks are not what `envhook install` writes now, so check says
+    // stale once and judges the environment as the refresh would leave it.
+    let env = paddle_env(&sb.path("env"), "8.4.1", files());
+    sb.envhook()
+        .args(["install", "--mode", "dirs", "-p"])
+        .arg(&env.prefix)
+        .assert()
+        .code(0);
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let all = codes(&json);
+    assert_eq!(
+        all.iter().filter(|c| *c == "stale-hook").count(),
+        1,
+        "{all:?}"
+    );
+    assert!(!all.contains(&"missing-dev-symlink".to_string()), "{all:?}");
+    // The isolating mode is what the refresh writes.
     sb.install(&env.prefix);
     let (json, _) = check(&sb, &env.prefix, A100);
+    let all = codes(&json);
     assert!(
-        !codes(&json).contains(&"missing-dev-symlink".to_string()),
-        "{:?}",
-        codes(&json)
+        !all.iter()
+            .any(|c| c == "missing-dev-symlink" || c == "stale-hook"),
+        "{all:?}"
     );
     assert!(
         name_check(&json, "libcudnn.so")["with_hook"]["path"]

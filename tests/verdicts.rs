@@ -836,3 +836,77 @@ fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
     let (json, code) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
+
+/// After the user adds the libraries a framework lacked (the fix check
+/// printed), the hooks are stale: check says so once, judges the
+/// environment as the refresh would leave it, and never calls the new,
+/// valid libraries damaged (#19).
+#[test]
+fn stale_hooks_never_invent_damage() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/ort"));
+    env.python("3.12.4");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.0.96")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.31.1").files(vec![FileSpec::File(
+            "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+        )]),
+    );
+    let site = env.site();
+    let cudart = site.join("nvidia/cu13/lib/libcudart.so.13");
+    support::cc_shared(&cudart, "libcudart.so.13", &[], None, false);
+    support::cc_shared(
+        &site.join("onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        "libonnxruntime_providers_cuda.so",
+        &[&cudart],
+        None,
+        false,
+    );
+    sb.install(&env.prefix);
+    let machine = ["--driver-version", "580.65.06"];
+    let (json, _) = check(&sb, &env.prefix, &machine);
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        missing[0]["message"].as_str().unwrap().contains("libcudnn.so.9"),
+        "{:#}",
+        missing[0]
+    );
+    // The user installs cuDNN, as the hint says, and does not refresh.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu13", "9.28.1.4")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    support::cc_shared(
+        &site.join("nvidia/cudnn/lib/libcudnn.so.9"),
+        "libcudnn.so.9",
+        &[],
+        None,
+        false,
+    );
+    let (json, code) = check(&sb, &env.prefix, &machine);
+    let all = codes(&json);
+    assert_eq!(all, ["stale-hook"], "{:#}", json["findings"]);
+    assert_eq!(code, 1);
+    let cudnn = json["libraries"][0]["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "libcudnn.so.9")
+        .unwrap()
+        .clone();
+    assert!(
+        cudnn["with_hook"]["path"]
+            .as_str()
+            .is_some_and(|p| p.contains("lib/envhook/cuda")),
+        "{cudnn:#}"
+    );
+    // The refresh the finding names ends in a clean check.
+    sb.install(&env.prefix);
+    let (json, code) = check(&sb, &env.prefix, &machine);
+    assert_eq!(code, 0, "{:#}", json["findings"]);
+}

@@ -73,6 +73,9 @@ enum Outcome {
     },
     /// The environment's copy is not a loadable ELF for this machine.
     NotLoadable(PathBuf),
+    /// The environment's copy is a valid library in a directory no search
+    /// reaches (not one the hook exposes).
+    NotExposed(PathBuf),
     /// The unversioned name is missing; a versioned file exists.
     DevMissing(String),
     /// Nowhere.
@@ -100,10 +103,26 @@ impl<'a> Searches<'a> {
         }
         let cache = f.machine.cache.as_ref().ok().and_then(Option::as_ref);
         let installed = f.installed.is_some();
+        // Hooks written for other packages are judged as the refresh the
+        // stale-hook finding asks for would leave them: what they expose
+        // now is gone or incomplete, and blaming the libraries for that
+        // would invent damage (#19).
+        let stale = f.installed.as_ref().is_some_and(|h| {
+            f.spec
+                .as_ref()
+                .is_some_and(|s| s.fingerprint != h.fingerprint)
+        });
+        let simulated: Vec<PathBuf> = f.spec.as_ref().map(|s| s.dirs.clone()).unwrap_or_default();
         let ours: Vec<PathBuf> = match &f.installed {
-            Some(h) => h.dirs.clone(),
-            None => f.spec.as_ref().map(|s| s.dirs.clone()).unwrap_or_default(),
+            Some(h) if !stale => h.dirs.clone(),
+            _ => simulated.clone(),
         };
+        // Envhook's directories, of the installed hooks and of a refresh,
+        // are never part of the value "without the hook".
+        let envhooks: Vec<&PathBuf> = ours
+            .iter()
+            .chain(f.installed.iter().flat_map(|h| h.dirs.iter()))
+            .collect();
         let current: Vec<PathBuf> = f
             .ctx
             .var_os_raw("LD_LIBRARY_PATH")
@@ -125,12 +144,12 @@ impl<'a> Searches<'a> {
         }
         let without: Vec<SearchDir> = current
             .iter()
-            .filter(|d| !ours.contains(d))
+            .filter(|d| !envhooks.contains(d))
             .cloned()
             .map(SearchDir::Real)
             .collect();
         let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
-        let mut with: Vec<SearchDir> = match (installed, iso) {
+        let mut with: Vec<SearchDir> = match (installed && !stale, iso) {
             (false, Some(iso)) => vec![SearchDir::Virtual {
                 path: iso.link.clone(),
                 entries: iso
@@ -228,7 +247,15 @@ pub fn check(f: &Facts) -> Libraries {
                         searches.without.resolve(&name, &info),
                     ),
                 };
-                let outcome = classify(f, &searches, &name, kind, &with_hook, &without_hook);
+                let outcome = classify(
+                    f,
+                    &searches,
+                    &name,
+                    kind,
+                    info.machine,
+                    &with_hook,
+                    &without_hook,
+                );
                 tally.record(fw, &object, &name, kind, outcome);
                 checks.push(NameCheck {
                     name,
@@ -394,6 +421,7 @@ fn classify(
     s: &Searches,
     name: &str,
     kind: &str,
+    caller_machine: u16,
     with_hook: &Option<Found>,
     without_hook: &Option<Found>,
 ) -> Outcome {
@@ -419,8 +447,14 @@ fn classify(
     }
     match (with_hook, without_hook) {
         (None, None) => {
+            // A copy the loader passed over is damaged or for another
+            // machine only when its header says so; a valid one is a
+            // library nothing puts on the path.
             if let Some(copy) = env_copy(f, name) {
-                return Outcome::NotLoadable(copy);
+                return match elf::read(&copy) {
+                    Ok(info) if info.machine == caller_machine => Outcome::NotExposed(copy),
+                    _ => Outcome::NotLoadable(copy),
+                };
             }
             let stem = name.split(".so").next().unwrap_or(name);
             match versioned_copy(f, stem) {

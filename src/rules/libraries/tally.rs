@@ -110,6 +110,21 @@ impl Tally {
                         ),
                         Some(format!("reinstall the package that owns {}", copy.display())),
                     )),
+                    Outcome::NotExposed(copy) => out.push(finding(
+                        if s.kind == "needed" { Severity::Error } else { Severity::Warning },
+                        "library-not-exposed",
+                        format!(
+                            "{} {how} {}; the environment's {} is a valid library, but in a directory \
+                             the loader does not search and envhook's hook does not expose",
+                            s.object,
+                            s.name,
+                            copy.display()
+                        ),
+                        Some(format!(
+                            "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+                            copy.parent().unwrap_or(copy).display()
+                        )),
+                    )),
                     Outcome::DevMissing(have) => dev_missing.push((s, have)),
                     Outcome::Missing => missing.push(s),
                 }
@@ -144,6 +159,12 @@ impl Tally {
                 ));
             }
             if !dev_missing.is_empty() {
+                // Without a hook to carry it (a prefix no hook can name),
+                // the link beside the versioned file is the fix.
+                let fix = match f.spec {
+                    Some(_) => format!("{fix} (its link directory provides the unversioned names)"),
+                    None => dev_links(f, &dev_missing),
+                };
                 out.push(dev_missing_finding(label, &dev_missing, &fix));
             }
             if !system_wins.is_empty() {
@@ -319,10 +340,27 @@ fn dev_missing_finding(label: &str, dev_missing: &[(&Seen, &str)], fix: &str) ->
             names.join(", "),
             haves.join(", ")
         ),
-        Some(format!(
-            "{fix} (its link directory provides the unversioned names)"
-        )),
+        Some(fix.to_string()),
     )
+}
+
+/// `ln -s` commands that give each versioned file its unversioned name.
+fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
+    let mut links: Vec<String> = Vec::new();
+    for (s, have) in dev_missing {
+        let Some((_, lib)) = f.inv.libraries_named(have).next() else {
+            continue;
+        };
+        let dir = lib.path.parent().unwrap_or(&lib.path);
+        let link = format!(
+            "ln -s {have} {}",
+            crate::activation::shell::quote::posix(&dir.join(&s.name).display().to_string())
+        );
+        if !links.contains(&link) {
+            links.push(link);
+        }
+    }
+    links.join(" && ")
 }
 
 /// Distinct values, first occurrence order.
