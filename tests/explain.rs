@@ -489,3 +489,59 @@ fn a_retyped_soname_and_the_drivers_own_messages() {
         "535.104.05 (--driver-version/--gpu), supports CUDA <= 12.2; A100 sm_80"
     );
 }
+
+/// ONNX Runtime 1.18 (a CUDA 11.8 build) beside CUDA 12 wheels: its
+/// provider is here and names the cause; the answer ends with that cause,
+/// never with "none of the known causes" (#19).
+#[test]
+fn the_provider_that_failed_to_load_is_here_and_names_the_cause() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/ort"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.9.1.4")
+            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublasLt.so.12")]),
+    );
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.18.1").files(vec![FileSpec::File(
+            "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+        )]),
+    );
+    let site = env.site();
+    support::cc_shared(
+        &site.join("nvidia/cublas/lib/libcublasLt.so.12"),
+        "libcublasLt.so.12",
+        &[],
+        None,
+        false,
+    );
+    let scratch = sb.path("scratch/libcublasLt.so.11");
+    support::cc_shared(&scratch, "libcublasLt.so.11", &[], None, false);
+    let provider = site.join("onnxruntime/capi/libonnxruntime_providers_cuda.so");
+    support::cc_shared(
+        &provider,
+        "libonnxruntime_providers_cuda.so",
+        &[&scratch],
+        None,
+        false,
+    );
+    std::fs::remove_file(&scratch).unwrap();
+    let message = "Failed to load library libonnxruntime_providers_cuda.so with error: \
+                   libcublasLt.so.11: cannot open shared object file: No such file or directory";
+    let (json, code) = explain(&sb, &env.prefix, message, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(json["verdict"], "cause");
+    let it = first(&json);
+    assert_eq!(it["clue"]["name"], "libonnxruntime_providers_cuda.so");
+    assert_eq!(
+        it["with_hook"]["path"].as_str(),
+        Some(provider.to_str().unwrap())
+    );
+    let (text, _) = explain_text(&sb, &env.prefix, message, A100);
+    assert!(
+        !text.contains("has no libonnxruntime_providers_cuda.so"),
+        "{text}"
+    );
+    assert!(!text.contains("none of the known causes"), "{text}");
+    assert!(text.contains("which the build cannot use"), "{text}");
+}

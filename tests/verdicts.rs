@@ -871,7 +871,10 @@ fn stale_hooks_never_invent_damage() {
     let missing = findings(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     assert!(
-        missing[0]["message"].as_str().unwrap().contains("libcudnn.so.9"),
+        missing[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcudnn.so.9"),
         "{:#}",
         missing[0]
     );

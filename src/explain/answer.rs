@@ -213,6 +213,33 @@ fn library(
     if CATALOG.is_driver_library(name) || component == Some("driver") {
         return driver_library(a, name, &with_hook, &without_hook);
     }
+    // A framework's own CUDA object (ONNX Runtime's "Failed to load library
+    // libonnxruntime_providers_cuda.so with error: ..."): it is here, and
+    // what it failed to load is the rest of the message.
+    if let Some(object) = report
+        .libraries
+        .iter()
+        .find(|l| l.object.file_name().is_some_and(|n| n == name))
+    {
+        a.here = vec![format!(
+            "{} ({})",
+            object.object.display(),
+            object.framework.display_name()
+        )];
+        a.diagnosis = format!(
+            "{name} is here: it is the framework's CUDA object that failed to load, and the \
+             library it could not load is the cause"
+        );
+        // The framework's Python code loads it by path.
+        let found = Found {
+            path: object.object.clone(),
+            rule: crate::machine::resolve::Rule::Path,
+        };
+        a.with_hook = Some(found.clone());
+        a.without_hook = Some(found);
+        a.verdict = Verdict::CannotTell;
+        return a;
+    }
     let majors: Vec<u32> = have.iter().filter_map(|f| soname_major(f)).collect();
     if let Some(w) = wanted
         && !majors.is_empty()

@@ -728,10 +728,16 @@ fn sonames_follow_the_cuda_release() {
     assert_eq!(so("libcufft", "12.5.1").as_deref(), Some("libcufft.so.11"));
     assert_eq!(so("libcufft", "12").as_deref(), Some("libcufft.so.11"));
     assert_eq!(so("libcufft", "13.0").as_deref(), Some("libcufft.so.12"));
-    assert_eq!(so("libcudart", "11.8").as_deref(), Some("libcudart.so.11.0"));
+    assert_eq!(
+        so("libcudart", "11.8").as_deref(),
+        Some("libcudart.so.11.0")
+    );
     assert_eq!(so("libnvrtc", "11.8").as_deref(), Some("libnvrtc.so.11.2"));
     assert_eq!(so("libcupti", "11.8").as_deref(), Some("libcupti.so.11.8"));
-    assert_eq!(so("libcusolver", "13.2").as_deref(), Some("libcusolver.so.12"));
+    assert_eq!(
+        so("libcusolver", "13.2").as_deref(),
+        Some("libcusolver.so.12")
+    );
     // Past the data, or a minor whose soname was not read: no name.
     assert_eq!(so("libcufft", "14.0"), None);
     assert_eq!(so("libcupti", "11.2"), None);
@@ -773,11 +779,21 @@ fn dlopen_names_come_from_the_build() {
     };
     assert_eq!(
         m.dlopen_names(&row, Some("12.5.1"), Some("9")),
-        ["libnvrtc.so", "libcufft.so.11", "libcudnn.so.9", "libcupti.so.12"]
+        [
+            "libnvrtc.so",
+            "libcufft.so.11",
+            "libcudnn.so.9",
+            "libcupti.so.12"
+        ]
     );
     assert_eq!(
         m.dlopen_names(&row, Some("11.8"), Some("8.6.0")),
-        ["libnvrtc.so", "libcufft.so.10", "libcudnn.so.8", "libcupti.so.11.8"]
+        [
+            "libnvrtc.so",
+            "libcufft.so.10",
+            "libcudnn.so.8",
+            "libcupti.so.11.8"
+        ]
     );
     // Unknown versions: only what can be named.
     assert_eq!(
