@@ -913,3 +913,100 @@ fn stale_hooks_never_invent_damage() {
     let (json, code) = check(&sb, &env.prefix, &machine);
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
+
+/// The names a framework loads at run time come from its own build files
+/// for every release, not from a row for the newest one (#19): TensorFlow
+/// 2.20 without cuBLAS and ONNX Runtime 1.29 without cuDNN.
+#[test]
+fn older_releases_keep_their_run_time_checks() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.5.82").files(vec![FileSpec::File(
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        )]),
+    );
+    env.pip(
+        PipDist::new("tensorflow", "2.20.0")
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True)])\n",
+            ),
+    );
+    let site = env.site();
+    support::cc_shared(
+        &site.join("nvidia/cuda_runtime/lib/libcudart.so.12"),
+        "libcudart.so.12",
+        &[],
+        None,
+        false,
+    );
+    support::cc_shared(
+        &site.join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[],
+        Some("$ORIGIN/../nvidia/cuda_runtime/lib:$ORIGIN/../nvidia/cublas/lib"),
+        true,
+    );
+    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    assert_eq!(code, 1);
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    let message = missing[0]["message"].as_str().unwrap();
+    for name in [
+        "libcublas.so.12",
+        "libcublasLt.so.12",
+        "libcufft.so.11",
+        "libcusolver.so.11",
+        "libcusparse.so.12",
+        "libcudnn.so.9",
+    ] {
+        assert!(message.contains(name), "{name}: {message}");
+    }
+    assert!(!message.contains("libcurand"), "{message}");
+    // The runtime is found through the RUNPATH, as TensorFlow finds it.
+    let cudart = json["libraries"][0]["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "libcudart.so.12")
+        .unwrap_or_else(|| panic!("{:#}", json["libraries"]))
+        .clone();
+    assert_eq!(cudart["without_hook"]["rule"], "runpath");
+
+    // ONNX Runtime 1.29: cuDNN is loaded by a name built at run time, and
+    // without it the provider falls back to the CPU.
+    let mut env = Env::new(sb.path("envs/ort"));
+    env.python("3.12.4");
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.29.0")
+            .files(vec![FileSpec::File(
+                "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+            )])
+            .text(
+                "onnxruntime/capi/build_and_package_info.py",
+                "package_name = 'onnxruntime-gpu'\n__version__ = '1.29.0'\ncuda_version = '13.0'\n",
+            ),
+    );
+    support::cc_shared(
+        &env.site()
+            .join("onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        "libonnxruntime_providers_cuda.so",
+        &[],
+        None,
+        false,
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        missing[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcudnn.so.9"),
+        "{:#}",
+        missing[0]
+    );
+}

@@ -33,7 +33,9 @@ pub struct DlopenRow {
     pub cuda_major: Option<u32>,
     /// The file name of the object that calls dlopen: its RPATH or RUNPATH
     /// is searched (`libtensorflow_cc.so.2`). Absent: the framework's first
-    /// core object.
+    /// core object. `"*"`: the loading code is compiled into each of the
+    /// framework's objects (TSL's DsoLoader in TensorFlow 2.15-2.17's two
+    /// libraries), and a name is found when one of them finds it.
     pub object: Option<String>,
     /// The framework's Python code first loads each name by path from the
     /// pip `nvidia-*` wheel that ships it, when that wheel is installed

@@ -484,25 +484,63 @@ fn framework_builds() {
         m.dlopen(Framework::Paddlepaddle, "3.0.0", true, Some(12))[0].names,
         vec!["libnvrtc.so"]
     );
-    // TensorFlow: one row per calling object.
-    let tf = m.dlopen(Framework::Tensorflow, "2.21.0", true, Some(12));
-    let objects: Vec<_> = tf.iter().map(|r| r.object.as_deref()).collect();
-    assert_eq!(
-        objects,
-        [
-            Some("libtensorflow_framework.so.2"),
-            Some("libtensorflow_cc.so.2")
-        ]
+    // The names follow the build's own CUDA and cuDNN.
+    let names = |fw, release: &str, major, cuda: &str, cudnn: &str| -> Vec<String> {
+        m.dlopen(fw, release, true, Some(major))
+            .iter()
+            .flat_map(|r| m.dlopen_names(r, Some(cuda), Some(cudnn)))
+            .collect()
+    };
+    // TensorFlow: every release from 2.12, each with its build's names.
+    let tf213 = names(Framework::Tensorflow, "2.13.1", 11, "11.8", "8");
+    assert!(
+        tf213.contains(&"libcudart.so.11.0".to_string()),
+        "{tf213:?}"
     );
-    // JAX: the plugin's CUDA major decides the sonames.
-    let jax12 = m.dlopen(Framework::Jax, "0.12.0.1", true, Some(12));
-    assert!(jax12[0].names.contains(&"libcusolver.so.11".to_string()));
-    assert!(jax12[0].preloaded_from_wheels);
-    let jax13 = m.dlopen(Framework::Jax, "0.12.0.1", true, Some(13));
-    assert!(jax13[0].names.contains(&"libcusolver.so.12".to_string()));
-    assert!(m.dlopen(Framework::Jax, "0.12.0.1", true, None).is_empty());
-    let ort = m.dlopen(Framework::Onnxruntime, "1.31.1", true, Some(13));
-    assert_eq!(ort[0].names, vec!["libcudnn.so.9"]);
+    assert!(tf213.contains(&"libcufft.so.10".to_string()));
+    assert!(tf213.contains(&"libcurand.so.10".to_string()));
+    assert!(tf213.contains(&"libcudnn.so.8".to_string()));
+    let tf220 = names(Framework::Tensorflow, "2.20.0", 12, "12.5.1", "9");
+    assert!(tf220.contains(&"libcublas.so.12".to_string()), "{tf220:?}");
+    assert!(tf220.contains(&"libcufft.so.11".to_string()));
+    assert!(
+        !tf220
+            .iter()
+            .any(|n| n.starts_with("libcurand") || n.starts_with("libnccl"))
+    );
+    let tf221 = names(Framework::Tensorflow, "2.21.0", 12, "12.5.1", "9");
+    assert!(tf221.contains(&"libnccl.so.2".to_string()), "{tf221:?}");
+    assert_eq!(
+        m.dlopen(Framework::Tensorflow, "2.21.0", true, Some(12))[0]
+            .object
+            .as_deref(),
+        Some("*")
+    );
+    // JAX: by name through the plugin's RPATH, then preloaded from 0.6.2;
+    // the plugin's CUDA major decides the sonames.
+    let old = m.dlopen(Framework::Jax, "0.5.3", true, Some(12));
+    assert!(!old[0].preloaded_from_wheels);
+    let jax12 = names(Framework::Jax, "0.12.0.1", 12, "12.9", "9.10.2");
+    assert!(
+        jax12.contains(&"libcusolver.so.11".to_string()),
+        "{jax12:?}"
+    );
+    assert!(m.dlopen(Framework::Jax, "0.12.0.1", true, Some(12))[0].preloaded_from_wheels);
+    let jax13 = names(Framework::Jax, "0.12.1", 13, "13.0", "9.12");
+    assert!(
+        jax13.contains(&"libcusolver.so.12".to_string()),
+        "{jax13:?}"
+    );
+    assert!(jax13.contains(&"libcufft.so.12".to_string()));
+    // ONNX Runtime: cuDNN by its major from 1.28 (in DT_NEEDED before).
+    assert_eq!(
+        names(Framework::Onnxruntime, "1.29.0", 13, "13.0", "9"),
+        ["libcudnn.so.9"]
+    );
+    assert!(
+        m.dlopen(Framework::Onnxruntime, "1.27.0", true, Some(13))
+            .is_empty()
+    );
 }
 
 #[test]

@@ -222,12 +222,19 @@ pub fn check(f: &Facts) -> Libraries {
         if matches!(fw.build.variant, Variant::Cpu | Variant::Rocm { .. }) {
             continue;
         }
-        for (i, object) in objects(f, fw).into_iter().enumerate() {
-            let (info, readable) = read_object(&object, &mut findings);
+        let read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
+            .into_iter()
+            .map(|object| {
+                let (info, readable) = read_object(&object, &mut findings);
+                (object, info, readable)
+            })
+            .collect();
+        let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
+        for (i, (object, info, readable)) in read.iter().enumerate() {
             let mut checks = Vec::new();
             // Names loaded at run time are resolved from the object that
             // loads them (its RPATH or RUNPATH is searched).
-            for asked in names(f, fw, &info, i == 0) {
+            for asked in names(f, fw, &infos, i, &searches) {
                 let Asked {
                     name,
                     kind,
@@ -256,7 +263,7 @@ pub fn check(f: &Facts) -> Libraries {
                     &with_hook,
                     &without_hook,
                 );
-                tally.record(fw, &object, &name, kind, outcome);
+                tally.record(fw, object, &name, kind, outcome);
                 checks.push(NameCheck {
                     name,
                     kind,
@@ -266,8 +273,8 @@ pub fn check(f: &Facts) -> Libraries {
             }
             out.push(LibraryCheck {
                 framework: fw.framework,
-                object,
-                elf: readable.then_some(info),
+                object: object.clone(),
+                elf: readable.then(|| info.clone()),
                 names: checks,
             });
         }
@@ -334,6 +341,10 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
     }
 }
 
+/// A `[[dlopen]]` row's `object` for loading code compiled into each of
+/// the framework's objects.
+const ANY_OBJECT: &str = "*";
+
 /// One name an object asks for.
 struct Asked {
     name: String,
@@ -344,10 +355,28 @@ struct Asked {
     preloaded: Option<PathBuf>,
 }
 
-/// The CUDA-stack names an object needs, and the names the framework loads
-/// by name at run time from this object (`[[dlopen]]` rows naming it, or,
-/// for the framework's first object, rows naming none).
-fn names(f: &Facts, fw: &FrameworkBuild, info: &ElfInfo, first: bool) -> Vec<Asked> {
+/// The CUDA-stack names object `i` of `infos` needs, and the names the
+/// framework loads by name at run time from it: `[[dlopen]]` rows naming
+/// it, rows naming none for the framework's first object, and, of rows
+/// whose loading code is in every object (`object = "*"`), the names this
+/// is the first object to find (else the first object's).
+fn names(
+    f: &Facts,
+    fw: &FrameworkBuild,
+    infos: &[&ElfInfo],
+    i: usize,
+    searches: &Searches,
+) -> Vec<Asked> {
+    let info = infos[i];
+    let first = i == 0;
+    // The object that finds it through its own RUNPATH (or the value as it
+    // is) first, the hook's directories second.
+    let owner = |name: &str| {
+        let finds = |search: &Search| infos.iter().position(|o| search.resolve(name, o).is_some());
+        finds(&searches.without)
+            .or_else(|| finds(&searches.with))
+            .unwrap_or(0)
+    };
     let mut names: Vec<Asked> = info
         .needed
         .iter()
@@ -369,6 +398,7 @@ fn names(f: &Facts, fw: &FrameworkBuild, info: &ElfInfo, first: bool) -> Vec<Ask
         .dlopen(fw.framework, &release_of(&fw.version), pip, cuda_major);
     for row in rows {
         let here = match row.object.as_deref() {
+            Some(ANY_OBJECT) => true,
             Some(object) => object == file,
             None => first,
         };
@@ -379,7 +409,9 @@ fn names(f: &Facts, fw: &FrameworkBuild, info: &ElfInfo, first: bool) -> Vec<Ask
             .matrix
             .dlopen_names(row, cuda.as_deref(), cudnn.as_deref())
         {
-            if names.iter().any(|a| a.name == name) {
+            if names.iter().any(|a| a.name == name)
+                || (row.object.as_deref() == Some(ANY_OBJECT) && owner(&name) != i)
+            {
                 continue;
             }
             let preloaded = row
