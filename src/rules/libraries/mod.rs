@@ -250,8 +250,8 @@ pub fn check(f: &Facts) -> Libraries {
                         (Some(found.clone()), Some(found))
                     }
                     None => (
-                        searches.with.resolve(&name, &info),
-                        searches.without.resolve(&name, &info),
+                        searches.with.resolve(&name, info),
+                        searches.without.resolve(&name, info),
                     ),
                 };
                 let outcome = classify(
