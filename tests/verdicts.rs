@@ -83,8 +83,7 @@ fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
         f["hint"],
         format!(
             "{p}/bin/python -m pip install 'cuda-toolkit[cublas,cufft,curand,cusolver,cusparse,nvrtc]==11.8.*' \
-             'nvidia-cudnn-cu11>=8.6,<9', then envhook install -p {p} (it provides the unversioned names the \
-             framework loads)"
+             'nvidia-cudnn-cu11>=8.6,<9' && envhook install -p '{p}'"
         )
     );
     // The same cause is not reported again with other fixes.

@@ -74,10 +74,31 @@ impl Inventory {
         // Two CUDA runtimes: which one a framework gets depends on RPATHs
         // and LD_LIBRARY_PATH order, the classic source of
         // "CUDA driver version is insufficient" in a mixed env.
-        let versions: BTreeSet<&str> = self.cuda.iter().map(|c| c.version.as_str()).collect();
+        // A pip `cuda-toolkit` metapackage installs only its extras: beside
+        // a runtime wheel of its major it is that runtime's line, not a
+        // second runtime (envhook's own fixes add `cuda-toolkit[cublas]`
+        // to an environment whose runtime came from elsewhere).
+        let metapackage = |c: &super::Claim| {
+            c.installer == Installer::Pip
+                && self.packages.iter().any(|p| {
+                    p.name == c.package && p.installer == c.installer && p.role == Role::CudaVersion
+                })
+        };
+        let cuda_major = |c: &super::Claim| c.version.split('.').next().map(str::to_string);
+        let runtimes: Vec<&super::Claim> = self
+            .cuda
+            .iter()
+            .filter(|c| {
+                !metapackage(c)
+                    || !self
+                        .cuda
+                        .iter()
+                        .any(|o| !metapackage(o) && cuda_major(o) == cuda_major(c))
+            })
+            .collect();
+        let versions: BTreeSet<&str> = runtimes.iter().map(|c| c.version.as_str()).collect();
         if versions.len() > 1 {
-            let list: Vec<String> = self
-                .cuda
+            let list: Vec<String> = runtimes
                 .iter()
                 .map(|c| {
                     format!(

@@ -1,6 +1,6 @@
 //! cuDNN against the CUDA runtime it is paired with.
 
-use super::needs::preferred;
+use super::needs::{needs, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Matrix, major};
 use crate::inventory::pip::normalize;
@@ -10,8 +10,21 @@ use crate::report::{Problem, Severity};
 /// The cuDNN/CUDA pairing rules.
 pub fn check(f: &Facts) -> Vec<Problem> {
     let mut findings = Vec::new();
-    check_cudnn_cuda(f.inv, f.matrix, &mut findings);
+    check_cudnn_cuda(f, &mut findings);
     findings
+}
+
+/// Whether a framework of the environment asks for this cuDNN's soname
+/// (`libcudnn.so.9` for any 9.x): a cuDNN nothing loads pairs with nothing.
+/// Without a framework envhook knows, the user's own code may load it.
+fn asked_for(f: &Facts, cudnn: &Claim) -> bool {
+    let have = major(&cudnn.version);
+    f.inv.frameworks.is_empty()
+        || f.inv.frameworks.iter().any(|fw| {
+            needs(fw, f.matrix)
+                .and_then(|n| n.cudnn)
+                .is_none_or(|want| major(&want) == have)
+        })
 }
 
 /// Whether one framework pins both this cuDNN and this CUDA runtime, at
@@ -25,17 +38,28 @@ fn pinned_together(inv: &Inventory, cudnn: &Claim, cuda: &Claim) -> bool {
         .any(|fw| fw.pins.iter().any(|p| holds(p, cudnn)) && fw.pins.iter().any(|p| holds(p, cuda)))
 }
 
-fn check_cudnn_cuda(inv: &Inventory, m: &Matrix, findings: &mut Vec<Problem>) {
+fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
+    let (inv, m): (&Inventory, &Matrix) = (f.inv, f.matrix);
     for d in &inv.cudnn {
-        let Some(rt) = preferred(&inv.cuda, d.installer) else {
-            continue;
-        };
-        // pip wheels say their CUDA major in the name.
+        // pip wheels say their CUDA major in the name; a runtime of that
+        // major is its partner when the environment holds several.
         let pkg = inv
             .packages
             .iter()
             .find(|p| p.name == d.package && p.installer == d.installer);
-        if let Some(want) = pkg.and_then(|p| p.cuda_major)
+        let want = pkg.and_then(|p| p.cuda_major);
+        let Some(rt) = want
+            .and_then(|w| inv.cuda.iter().find(|c| major(&c.version) == Some(w)))
+            .or_else(|| preferred(&inv.cuda, d.installer))
+        else {
+            continue;
+        };
+        // Only what is loaded is judged: a cu12 cuDNN 9 beside a CUDA 11
+        // build that loads libcudnn.so.8 is nobody's partner.
+        if !asked_for(f, d) {
+            continue;
+        }
+        if let Some(want) = want
             && Some(want) != major(&rt.version)
         {
             findings.push(finding(

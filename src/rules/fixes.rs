@@ -3,7 +3,9 @@
 //! installer (the one the environment's CUDA stack already uses, else the
 //! framework's), the CUDA major the framework was built for, and version
 //! ranges that keep the build's minor as the floor (a newer minor of the
-//! same major works; another major does not).
+//! same major works; another major does not). A framework's own pins come
+//! first: a pip fix for a component the framework's METADATA pins is that
+//! requirement, so the fix never breaks the pin it is judged by.
 
 use std::path::Path;
 
@@ -23,6 +25,10 @@ pub struct Want<'a> {
     pub cudnn: Option<&'a str>,
     /// Catalogue components (`cudart`, `cublas`, `cudnn`, `nccl`, ...).
     pub components: Vec<&'a str>,
+    /// Requirements the framework itself states for some of them
+    /// (`nvidia-cublas-cu12>=12.5.3.2, <13.0`), installed as written by
+    /// pip fixes in place of those components.
+    pub pinned: Vec<(&'a str, &'a str)>,
 }
 
 /// `>=A.B,<A+1`: the floor a build needs, within its major.
@@ -60,7 +66,14 @@ pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
     match installer {
         Installer::Pip => {
             let suffix = cuda_major.map(|m| format!("-cu{m}")).unwrap_or_default();
-            let mut parts = Vec::new();
+            let mut parts: Vec<String> = Vec::new();
+            for (_, requirement) in &want.pinned {
+                let quoted = format!("'{}'", requirement.replace(' ', ""));
+                if !parts.contains(&quoted) {
+                    parts.push(quoted);
+                }
+            }
+            let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
             let extras: Vec<&str> = TOOLKIT_EXTRAS
                 .iter()
                 .copied()
@@ -138,12 +151,42 @@ pub fn stack_installer(f: &Facts, fw: &FrameworkBuild) -> Installer {
 /// build was made for.
 pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> String {
     let n = needs(fw, f.matrix).unwrap_or_default();
+    let pinned = components
+        .iter()
+        .filter_map(|c| pin_for(fw, c).map(|r| (*c, r)))
+        .collect();
     let want = Want {
         cuda: n.cuda.as_deref(),
         cudnn: n.cudnn.as_deref(),
         components: components.to_vec(),
+        pinned,
     };
     install(&want, stack_installer(f, fw), &f.inv.prefix)
+}
+
+/// The framework's own requirement on the distribution that provides
+/// `component`: a pin on that wheel, or on a `cuda-toolkit` whose extras
+/// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`).
+fn pin_for<'a>(fw: &'a FrameworkBuild, component: &str) -> Option<&'a str> {
+    use crate::data::catalog::Role;
+    fw.pins
+        .iter()
+        .find(|p| {
+            if p.name == "cuda-toolkit" {
+                return p
+                    .requirement
+                    .split_once('[')
+                    .and_then(|(_, rest)| rest.split_once(']'))
+                    .is_some_and(|(extras, _)| extras.split(',').any(|e| e.trim() == component));
+            }
+            CATALOG.pip(&p.name).is_some_and(|(row, _)| match row.role {
+                Role::Cudnn => component == "cudnn",
+                Role::Nccl => component == "nccl",
+                Role::CudaLibrary => row.lib.as_deref() == Some(component),
+                _ => false,
+            })
+        })
+        .map(|p| p.requirement.as_str())
 }
 
 #[cfg(test)]
@@ -157,6 +200,7 @@ mod tests {
             cuda: Some("11.8"),
             cudnn: Some("8.6.0"),
             components: vec!["cudart", "cublas", "cudnn", "curand", "nccl"],
+            pinned: Vec::new(),
         };
         assert_eq!(
             install(&paddle, Installer::Pip, p),
@@ -171,6 +215,7 @@ mod tests {
             cuda: Some("12.6"),
             cudnn: Some("9.10.2.21"),
             components: vec!["cudart", "cudnn"],
+            pinned: Vec::new(),
         };
         assert_eq!(
             install(&torch, Installer::Conda, p),
@@ -187,6 +232,21 @@ mod tests {
         assert_eq!(
             install(&torch, Installer::Pip, p),
             "/e/bin/python -m pip install 'cuda-toolkit[cudart]==12.6.*' 'nvidia-cudnn-cu12>=9.10,<10'"
+        );
+        // The framework's own pins replace what they cover.
+        let tf = Want {
+            cuda: Some("12.5.1"),
+            cudnn: Some("9"),
+            components: vec!["cublas", "cufft", "cudnn"],
+            pinned: vec![
+                ("cublas", "nvidia-cublas-cu12>=12.5.3.2, <13.0"),
+                ("cudnn", "nvidia-cudnn-cu12>=9.3.0.75, <10"),
+            ],
+        };
+        assert_eq!(
+            install(&tf, Installer::Pip, p),
+            "/e/bin/python -m pip install 'nvidia-cublas-cu12>=12.5.3.2,<13.0' \
+             'nvidia-cudnn-cu12>=9.3.0.75,<10' 'cuda-toolkit[cufft]==12.5.*'"
         );
     }
 }

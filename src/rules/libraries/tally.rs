@@ -135,7 +135,7 @@ impl Tally {
                 .into_iter()
                 .partition(|s| s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some());
             if !required.is_empty() {
-                out.push(missing_finding(f, label, &required, installed));
+                out.push(missing_finding(f, label, &required));
             }
             for s in optional {
                 out.push(finding(
@@ -214,7 +214,7 @@ impl Tally {
 
 /// One finding for every library a framework loads that is nowhere, with
 /// the one command that installs the stack they belong to.
-fn missing_finding(f: &Facts, label: &str, missing: &[&Seen], installed: bool) -> Problem {
+fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
     let names: Vec<&str> = dedup(missing.iter().map(|s| s.name.as_str()));
     let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
     let any_needed = missing.iter().any(|s| s.kind == "needed");
@@ -239,14 +239,13 @@ fn missing_finding(f: &Facts, label: &str, missing: &[&Seen], installed: bool) -
     let mut hint = fw
         .map(|fw| crate::rules::fixes::for_framework(f, fw, &components))
         .unwrap_or_else(|| "install the CUDA libraries the framework was built for".into());
-    // Unversioned names come only from -dev packages; envhook's link
-    // directory provides them.
-    if !installed && names.iter().any(|n| n.ends_with(".so")) {
-        hint.push_str(&format!(
-            ", then envhook install -p {} (it provides the unversioned names the framework loads)",
-            f.inv.prefix.display()
-        ));
-    }
+    // The fix is the whole sequence: what it installs changes the library
+    // set, so the hooks are written (or refreshed) after it; they also
+    // provide the unversioned names that come only from -dev packages.
+    hint.push_str(&format!(
+        " && envhook install -p {}",
+        crate::activation::shell::quote::posix(&f.inv.prefix.display().to_string())
+    ));
     let first = names.first().copied().unwrap_or("the library");
     Problem {
         severity,
