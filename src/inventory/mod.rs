@@ -92,6 +92,10 @@ pub struct Library {
     /// The file a symlink resolves to.
     #[serde(serialize_with = "paths::serialize_opt")]
     pub resolves_to: Option<PathBuf>,
+    /// The size the pip RECORD that lists it gives (`None` for conda
+    /// records and sizes RECORD does not give).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_size: Option<u64>,
 }
 
 /// One package of interest.
@@ -450,14 +454,12 @@ impl Inventory {
                     continue;
                 }
                 let libraries = dist
-                    .files
-                    .iter()
-                    .filter(|f| {
-                        f.file_name()
-                            .and_then(|n| n.to_str())
-                            .is_some_and(paths::is_shared_library)
+                    .libraries
+                    .into_iter()
+                    .map(|(path, size)| Library {
+                        recorded_size: size,
+                        ..library(path)
                     })
-                    .map(|f| library(f.clone()))
                     .collect();
                 self.packages.push(Package {
                     name: entry.name.clone(),
@@ -669,6 +671,7 @@ fn library(path: PathBuf) -> Library {
         component,
         status: LibStatus::Ok,
         resolves_to: None,
+        recorded_size: None,
     }
 }
 

@@ -31,8 +31,10 @@ pub struct DistInfo {
     pub version: String,
     /// The first line of `INSTALLER`, if present (`pip`, `conda`, `uv`).
     pub installer: Option<String>,
-    /// Installed files, absolute (RECORD paths joined to site-packages).
-    pub files: Vec<PathBuf>,
+    /// The shared libraries it installed, absolute (RECORD paths joined to
+    /// site-packages), each with the size RECORD gives it: what pip wrote,
+    /// to tell a file another wheel wrote over since.
+    pub libraries: Vec<(PathBuf, Option<u64>)>,
     /// The `Requires-Dist:` headers, as written.
     pub requires: Vec<String>,
 }
@@ -156,20 +158,26 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
                 .map(|l| l.trim().to_string())
         });
     let record_path = entry.dir.join("RECORD");
-    let files = match crate::paths::read_regular(&record_path, crate::paths::MAX_TEXT) {
-        Ok(bytes) => record_files(&bytes, &record_path)?
-            .into_iter()
-            .map(|rel| entry.site.join(rel))
-            .collect(),
+    let rows = match crate::paths::read_regular(&record_path, crate::paths::MAX_TEXT) {
+        Ok(bytes) => record_files(&bytes, &record_path)?,
         // RECORD is optional for some installers (and for `pip install -e`).
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::read(record_path, e)),
     };
+    let libraries = rows
+        .into_iter()
+        .filter(|(rel, _)| {
+            rel.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(crate::paths::is_shared_library)
+        })
+        .map(|(rel, size)| (entry.site.join(rel), size))
+        .collect();
     let requires = headers(&metadata, "Requires-Dist");
     Ok(DistInfo {
         version,
         installer,
-        files,
+        libraries,
         requires,
     })
 }
@@ -180,39 +188,59 @@ thread_local! {
     static CSV: RefCell<csv_core::Reader> = RefCell::new(csv_core::Reader::new());
 }
 
-/// The first column of a RECORD file (a CSV: paths with commas are quoted).
-fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<PathBuf>> {
+/// The first column of a RECORD file (a CSV: paths with commas are
+/// quoted), with the third (the size) for shared libraries.
+fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<(PathBuf, Option<u64>)>> {
     use csv_core::ReadFieldResult;
     CSV.with_borrow_mut(|reader| {
         reader.reset();
-        let mut files = Vec::new();
+        let mut files: Vec<(PathBuf, Option<u64>)> = Vec::new();
         let mut input = bytes;
         let mut out = [0u8; 512];
         let mut field = Vec::new();
-        let mut first = true;
+        // The column of the field being read: 0 path, 1 hash, 2 size.
+        let mut column = 0;
+        // Whether this record's path is a shared library (its size is kept).
+        let mut library = false;
         let mut line = 1;
         loop {
             let (result, read, written) = reader.read_field(input, &mut out);
             input = &input[read..];
-            if first {
+            if column == 0 || (column == 2 && library) {
                 field.extend_from_slice(&out[..written]);
             }
             match result {
                 // An empty input on the next call is the end of the file.
                 ReadFieldResult::InputEmpty | ReadFieldResult::OutputFull => {}
                 ReadFieldResult::Field { record_end } => {
-                    if first && !field.is_empty() {
+                    if column == 0 && !field.is_empty() {
                         let file = String::from_utf8(std::mem::take(&mut field)).map_err(|_| {
                             Error::BadDistInfo {
                                 path: path.to_path_buf(),
                                 reason: format!("record {line}: a path that is not valid UTF-8"),
                             }
                         })?;
-                        files.push(PathBuf::from(file));
+                        let file = PathBuf::from(file);
+                        library = file
+                            .file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(crate::paths::is_shared_library);
+                        files.push((file, None));
+                    } else if column == 2 && library {
+                        // A size that does not parse is no size.
+                        let size = std::str::from_utf8(&field)
+                            .ok()
+                            .and_then(|t| t.parse().ok());
+                        if let Some(last) = files.last_mut() {
+                            last.1 = size;
+                        }
                     }
                     field.clear();
-                    first = record_end;
-                    line += usize::from(record_end);
+                    column = if record_end { 0 } else { column + 1 };
+                    if record_end {
+                        library = false;
+                        line += 1;
+                    }
                 }
                 ReadFieldResult::End => return Ok(files),
             }
@@ -274,8 +302,12 @@ mod tests {
     fn record_rows_with_quoted_commas() {
         let rec = b"nvidia/cudnn/lib/libcudnn.so.9,sha256=abc,123\n\"odd,name.py\",,\nnvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD,,\n";
         let files = record_files(rec, Path::new("RECORD")).unwrap();
-        assert_eq!(files[0], PathBuf::from("nvidia/cudnn/lib/libcudnn.so.9"));
-        assert_eq!(files[1], PathBuf::from("odd,name.py"));
+        // A shared library's size is kept; other files' are not read.
+        assert_eq!(
+            files[0],
+            (PathBuf::from("nvidia/cudnn/lib/libcudnn.so.9"), Some(123))
+        );
+        assert_eq!(files[1], (PathBuf::from("odd,name.py"), None));
         assert_eq!(files.len(), 3);
         // CRLF, a path longer than one output chunk, no final newline; the
         // reader is reused between files and starts afresh each time.
@@ -285,9 +317,9 @@ mod tests {
         assert_eq!(
             files,
             [
-                PathBuf::from("a.so"),
-                PathBuf::from(&long),
-                PathBuf::from("b\"q.so")
+                (PathBuf::from("a.so"), None),
+                (PathBuf::from(&long), Some(1)),
+                (PathBuf::from("b\"q.so"), None)
             ]
         );
         let err = record_files(b"ok.so,,\n\xff.so,,\n", Path::new("RECORD")).unwrap_err();

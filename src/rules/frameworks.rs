@@ -11,8 +11,8 @@ use crate::report::{Problem, Severity};
 
 /// The framework rules. `missing_stack` names the builds (`package
 /// version`) for which the library rule already reported libraries that
-/// are nowhere, with the fix that installs them: "no CUDA runtime" and
-/// "no cuDNN" would say the same again, with a second fix.
+/// are nowhere, with the fix that installs them: "no CUDA runtime", "no
+/// cuDNN" and "another major" would say the same again, with a second fix.
 pub fn check(f: &Facts, missing_stack: &[String]) -> Vec<Problem> {
     let mut findings = Vec::new();
     for fw in &f.inv.frameworks {
@@ -27,8 +27,15 @@ pub fn check(f: &Facts, missing_stack: &[String]) -> Vec<Problem> {
         if n.cudnn.is_some() && !bundled(f, fw, "cudnn") {
             found.extend(cudnn(f, fw, &n, &name));
         }
+        // One finding per cause: the libraries of another major are not
+        // found either, and the library rule's fix installs the right ones.
         if missing_stack.contains(&name) {
-            found.retain(|p| !matches!(p.code, "no-cuda-runtime" | "no-cudnn"));
+            found.retain(|p| {
+                !matches!(
+                    p.code,
+                    "no-cuda-runtime" | "no-cudnn" | "cuda-mismatch" | "cudnn-mismatch"
+                )
+            });
         }
         // Findings that rest on a matrix row say which.
         findings.extend(found.into_iter().map(|p| match &n.row {
