@@ -1009,3 +1009,53 @@ fn older_releases_keep_their_run_time_checks() {
         missing[0]
     );
 }
+
+/// Two frameworks that pin the CUDA 12 and CUDA 13 builds of one NVIDIA
+/// component: both wheels own nvidia/cudnn/lib, the second wrote over the
+/// first's files, and no single set of wheels satisfies both pins (#19).
+#[test]
+fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/two"));
+    env.python("3.12.4");
+    let shared = "nvidia/cudnn/lib/libcudnn.so.9";
+    let cu12 =
+        env.pip(PipDist::new("nvidia-cudnn-cu12", "9.10.2.21").files(vec![FileSpec::File(shared)]));
+    env.pip(PipDist::new("nvidia-cudnn-cu13", "9.26.0.51").files(vec![FileSpec::File(shared)]));
+    env.pip(PipDist::new("torch", "2.15.0").requires(vec![
+        "nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"",
+    ]));
+    env.pip(PipDist::new("tensorflow", "2.21.0").requires(vec![
+        "nvidia-cudnn-cu12<10,>=9.3.0.75; extra == \"and-cuda\"",
+    ]));
+    // The CUDA 12 wheel's RECORD no longer describes the file on disk.
+    let record = cu12.join("RECORD");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let (line, rest) = text.split_once('\n').unwrap();
+    let (head, _) = line.rsplit_once(',').unwrap();
+    std::fs::write(&record, format!("{head},999999\n{rest}")).unwrap();
+
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let f = findings(&json, "wheel-files-overwritten");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let message = f[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("nvidia-cudnn-cu12 9.10.2.21's libcudnn.so.9 in ")
+            && message.contains("was written over by nvidia-cudnn-cu13 9.26.0.51")
+            && message.contains("tensorflow 2.21.0 now loads nvidia-cudnn-cu13 9.26.0.51's copies"),
+        "{message}"
+    );
+    assert_eq!(f[0]["severity"], "error");
+    let hint = f[0]["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("no one set of wheels satisfies both")
+            && hint.contains("tensorflow 2.21.0 requires nvidia-cudnn-cu12")
+            && hint.contains("torch 2.15.0 requires nvidia-cudnn-cu13==9.26.0.51")
+            && hint.ends_with("put the frameworks in separate environments"),
+        "{hint}"
+    );
+    // Files the RECORDs agree on are no finding.
+    std::fs::write(&record, text).unwrap();
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    assert!(findings(&json, "wheel-files-overwritten").is_empty());
+}

@@ -96,8 +96,16 @@ impl Inventory {
                         .any(|o| !metapackage(o) && cuda_major(o) == cuda_major(c))
             })
             .collect();
+        // Runtimes of different majors have different sonames, and pip's
+        // wheels of different majors different directories: the loader
+        // cannot take one for the other, and the files two wheels share or
+        // the sonames two lines both provide are findings of their own
+        // (rules::wheels). Two runtimes of one major, or a conda and a pip
+        // line (one lib/ exposing everything), are the ambiguity.
         let versions: BTreeSet<&str> = runtimes.iter().map(|c| c.version.as_str()).collect();
-        if versions.len() > 1 {
+        let majors: BTreeSet<Option<String>> = runtimes.iter().map(|c| cuda_major(c)).collect();
+        let installers: BTreeSet<&str> = runtimes.iter().map(|c| c.installer.label()).collect();
+        if versions.len() > 1 && (majors.len() < versions.len() || installers.len() > 1) {
             let list: Vec<String> = runtimes
                 .iter()
                 .map(|c| {

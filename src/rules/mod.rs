@@ -13,6 +13,7 @@
 //! | [`libraries`] | the loader's view of the frameworks' objects, with and without envhook's hook |
 //! | [`pins`] | the frameworks' `Requires-Dist` pins against what is installed |
 //! | [`hooks`] | the state of envhook's hooks |
+//! | [`wheels`] | pip wheels that wrote over each other's files, sonames two CUDA lines provide |
 //!
 //! [`needs`] derives what each framework build needs once, for all rules.
 
@@ -25,6 +26,7 @@ pub mod hooks;
 pub mod libraries;
 pub mod needs;
 pub mod pins;
+pub mod wheels;
 
 use std::path::PathBuf;
 
@@ -169,6 +171,7 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     findings.extend(frameworks::check(facts, &libraries.missing_stack));
     findings.extend(cudnn_cuda::check(facts));
     findings.extend(pins::check(facts));
+    findings.extend(wheels::check(facts));
     findings.extend(libraries.findings);
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
     Report {
