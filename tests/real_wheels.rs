@@ -487,3 +487,188 @@ fn paddle_alone_and_with_the_cuda11_wheels() {
     assert_eq!(paddle_cudnn(&p.path, false), "None");
     assert_eq!(paddle_cudnn(&p.path, true), "8600");
 }
+
+/// The commands envhook's findings suggest (the `fix:` lines that are
+/// commands: a pip install in the environment's Python, `envhook ...`).
+fn fix_commands(json: &Value, prefix: &Path) -> Vec<String> {
+    let python = format!("{}/bin/python", prefix.display());
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .filter_map(|f| f["hint"].as_str())
+        .filter(|h| h.starts_with(&python) || h.starts_with("envhook "))
+        .map(String::from)
+        .collect()
+}
+
+/// Do what envhook says, as printed, with this build's envhook first on
+/// PATH; then `pip check` must find no broken requirement (the fix kept
+/// every framework's pins) and envhook must find nothing but `after`.
+fn follow_the_fixes(case: &Case, p: &Path, after: &[&str]) -> Value {
+    let before = check(p);
+    assert_eq!(
+        loud(&before),
+        case.before,
+        "{}: {:#}",
+        case.name,
+        before["findings"]
+    );
+    let bin = Path::new(env!("CARGO_BIN_EXE_envhook")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for command in fix_commands(&before, p) {
+        eprintln!("{}: following {command}", case.name);
+        let out = Command::new("sh")
+            .args(["-c", &command])
+            .env("PATH", &path)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let pip_check = Command::new(p.join("bin/python"))
+        .args(["-m", "pip", "check"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&pip_check.stdout);
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains("nvidia") || l.contains("cuda")),
+        "{}: the fixes broke a pin: {text}",
+        case.name
+    );
+    let json = check(p);
+    assert_eq!(loud(&json), after, "{}: {:#}", case.name, json["findings"]);
+    json
+}
+
+/// Older releases keep their run-time checks, and each fix, followed as
+/// printed, ends in a clean check (#19): TensorFlow 2.20 with only its
+/// CUDA runtime, ONNX Runtime 1.29 whose [cuda] extra brings no cuBLAS and
+/// no cuDNN, JAX 0.5.3 without its wheels.
+#[test]
+fn older_releases_and_their_fixes() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for case in [
+        Case {
+            name: "tf220",
+            requirements: &["tensorflow==2.20.0", "nvidia-cuda-runtime-cu12==12.5.82"],
+            before: &["library-not-found"],
+            after: &[],
+        },
+        Case {
+            name: "ort129",
+            requirements: &["onnxruntime-gpu[cuda]==1.29.0"],
+            before: &["library-not-found", "needs-hook"],
+            after: &[],
+        },
+        Case {
+            name: "jax053",
+            requirements: &["jax[cuda12]==0.5.3"],
+            before: &["library-not-found"],
+            after: &[],
+        },
+    ] {
+        let p = prefix(&case);
+        let before = check(&p.path);
+        let message = before["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["code"] == "library-not-found")
+            .and_then(|f| f["message"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        // Names only the build's own files can give.
+        let expected = match case.name {
+            "tf220" => "libcufft.so.11",
+            "ort129" => "libcudnn.so.9",
+            _ => "libcusolver.so.11",
+        };
+        assert!(message.contains(expected), "{}: {message}", case.name);
+        follow_the_fixes(&case, &p.path, case.after);
+    }
+}
+
+/// ONNX Runtime 1.18 (a CUDA 11.8 / cuDNN 8 build) beside CUDA 12 wheels:
+/// one finding for the one cause, its fix followed, and then the real
+/// loader resolves every library of the provider through the hook.
+#[test]
+fn a_cuda11_build_beside_cuda12_wheels() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "ort118",
+        requirements: &[
+            "onnxruntime-gpu==1.18.1",
+            "nvidia-cuda-runtime-cu12",
+            "nvidia-cublas-cu12",
+            "nvidia-cudnn-cu12",
+            "nvidia-curand-cu12",
+            "nvidia-cufft-cu12",
+        ],
+        before: &["library-not-found", "needs-hook"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let after = follow_the_fixes(&case, &p.path, &[]);
+    let provider = after["libraries"][0]["object"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let real = ld_list(Path::new(&provider), Some(&p.path));
+    for name in ["libcublasLt.so.11", "libcudnn.so.8", "libcudart.so.11.0"] {
+        assert!(
+            real.get(name).is_some_and(Option::is_some),
+            "{name} not resolved with the hook: {real:?}"
+        );
+    }
+    loader_agrees(&after, true, &p.path);
+}
+
+/// torch 2.15 and TensorFlow 2.21 in one environment: their cuDNN wheels
+/// (cu13 and cu12) own the same files, and no one set satisfies both.
+#[test]
+fn two_frameworks_sharing_nvidia_wheels() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "torch-tf",
+        requirements: &["torch==2.15.0", "tensorflow[and-cuda]==2.21.0"],
+        before: &[],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let json = check(&p.path);
+    let over: Vec<&Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "wheel-files-overwritten")
+        .collect();
+    assert!(!over.is_empty(), "{:#}", json["findings"]);
+    for f in over {
+        let hint = f["hint"].as_str().unwrap();
+        assert!(
+            hint.contains("separate environments") || hint.contains("--force-reinstall"),
+            "{hint}"
+        );
+    }
+}

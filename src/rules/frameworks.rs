@@ -46,6 +46,23 @@ pub fn check(f: &Facts, missing_stack: &[String]) -> Vec<Problem> {
     findings
 }
 
+/// The claim a build pairs with: one of the build's own major when the
+/// environment holds several (torch's CUDA 13 and TensorFlow's CUDA 12
+/// wheels side by side), else the same installer's, else any.
+fn partner(
+    claims: &[crate::inventory::Claim],
+    installer: Installer,
+    want: Option<u32>,
+) -> Option<&crate::inventory::Claim> {
+    let same_major = |c: &&crate::inventory::Claim| want.is_some() && major(&c.version) == want;
+    claims
+        .iter()
+        .filter(same_major)
+        .find(|c| c.installer == installer)
+        .or_else(|| claims.iter().find(same_major))
+        .or_else(|| preferred(claims, installer))
+}
+
 /// Whether the framework's own package carries a component (conda builds
 /// of PyTorch and TensorFlow bundle cuDNN).
 fn bundled(f: &Facts, fw: &FrameworkBuild, component: &str) -> bool {
@@ -72,7 +89,7 @@ fn built(n: &Needs) -> String {
 fn runtime(f: &Facts, fw: &FrameworkBuild, n: &Needs, cuda: &str, name: &str) -> Vec<Problem> {
     let fix = || Some(for_framework(f, fw, &["cudart"]));
     let built = built(n);
-    match preferred(&f.inv.cuda, fw.installer) {
+    match partner(&f.inv.cuda, fw.installer, major(cuda)) {
         None if !bundled(f, fw, "cudart") => vec![finding(
             Severity::Warning,
             "no-cuda-runtime",
@@ -117,7 +134,7 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> 
     };
     let fix = || Some(for_framework(f, fw, &["cudnn"]));
     let built = built(n);
-    match preferred(&f.inv.cudnn, fw.installer) {
+    match partner(&f.inv.cudnn, fw.installer, major(need)) {
         None => vec![finding(
             Severity::Warning,
             "no-cudnn",
