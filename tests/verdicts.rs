@@ -1059,3 +1059,50 @@ fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
     let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
     assert!(findings(&json, "wheel-files-overwritten").is_empty());
 }
+
+/// A build that runs on Blackwell only by JIT-compiling its PTX, over a
+/// cuDNN built before Blackwell existed: one verdict for the pair, naming
+/// cuDNN as the blocker, not the CUDA release the build was made with (#19).
+#[test]
+fn on_a_newer_gpu_the_real_blocker_is_named() {
+    let sb = Sandbox::new();
+    // SASS sm_80 plus PTX compute_80 (real nvcc 11.8 output), CUDA 12.6.
+    let mut env = torch_with_code(&sb.path("envs/jit"), "sm80_compute80.so");
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu12", "8.9.7.29")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.8")]),
+    );
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "B200"],
+    );
+    let unsupported = findings(&json, "gpu-unsupported");
+    assert_eq!(unsupported.len(), 1, "{:#}", json["findings"]);
+    let message = unsupported[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cuDNN 8.9.7.29 (nvidia-cudnn-cu12 8.9.7.29) has no kernels for B200"),
+        "{message}"
+    );
+    assert!(
+        unsupported[0]["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("install cuDNN 9.7 or newer, built for CUDA 12.8 or newer"),
+        "{:#}",
+        unsupported[0]
+    );
+    assert_eq!(
+        findings(&json, "gpu-jit").len(),
+        1,
+        "{:#}",
+        json["findings"]
+    );
+    // The same build on a GPU its SASS covers: nothing to say.
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "A100"],
+    );
+    assert!(findings(&json, "gpu-unsupported").is_empty());
+}

@@ -48,9 +48,15 @@ pub fn check(f: &Facts) -> Vec<Problem> {
             .collect();
         // A framework with no code for the GPU is the finding and its fix
         // (another build brings its own CUDA and cuDNN); that the
-        // environment's CUDA or cuDNN cannot target it either follows.
+        // environment's CUDA or cuDNN cannot target it either follows. A
+        // framework that runs there by JIT-compiling its PTX is not held
+        // back by the CUDA release it was built with (NVIDIA's Blackwell
+        // guide: PTX JITs forward); what it loads without PTX, cuDNN, is
+        // then the blocker, and the one named.
         if !builds.iter().any(|p| p.code == "gpu-unsupported") {
-            findings.extend(runtimes(f, &label, cc));
+            if !builds.iter().any(|p| p.code == "gpu-jit") {
+                findings.extend(runtimes(f, &label, cc));
+            }
             findings.extend(cudnn(f, &label, cc));
         }
         findings.extend(builds);
@@ -64,6 +70,35 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
     let sm = cc.replace('.', "");
     let mut out = Vec::new();
     for claim in &f.inv.cudnn {
+        // Built only for CUDA releases older than the architecture: no
+        // code for it, whatever its capability list leaves open.
+        if let Some((row, arch)) = f.matrix.cudnn_predates_arch(&claim.version, cc) {
+            let p = finding(
+                Severity::Error,
+                "gpu-unsupported",
+                format!(
+                    "cuDNN {} ({} {}) has no kernels for {label} (sm_{sm}): it was built for CUDA {} only, \
+                     and {} GPUs need CUDA {} or newer. Convolutions and the other cuDNN operations fail \
+                     there (CUDNN_STATUS_ARCH_MISMATCH or \"no kernel image is available\")",
+                    claim.version,
+                    claim.package,
+                    claim.package_version,
+                    row.cuda.replace('|', " or "),
+                    arch.name,
+                    arch.first_ctk
+                ),
+                Some(format!(
+                    "install cuDNN {}built for CUDA {} or newer; a framework that pins this cuDNN needs a \
+                     newer release of its own",
+                    f.matrix
+                        .cudnn_first_for_cc(cc)
+                        .map_or(String::new(), |v| format!("{v} or newer, ")),
+                    arch.first_ctk
+                )),
+            );
+            out.push(sourced(p, &row.source, row.confidence));
+            continue;
+        }
         let Some((false, row)) = f.matrix.cudnn_supports_cc(&claim.version, cc) else {
             continue;
         };

@@ -370,6 +370,32 @@ impl Matrix {
             .find(|r| spec(&r.versions).is_ok_and(|s| s.matches(&v)))
     }
 
+    /// The architecture a cuDNN release cannot have code for because every
+    /// CUDA it was built for predates the first toolkit that targets it
+    /// (cuDNN 8.9, built for CUDA 11.x and up to 12.2, on Blackwell, which
+    /// needs CUDA 12.8): the row and the architecture. `None` when the row
+    /// or the architecture is unknown or the CUDA ranges reach it.
+    pub fn cudnn_predates_arch(&self, cudnn: &str, cc: &str) -> Option<(&CudnnRow, &Arch)> {
+        let row = self.cudnn(cudnn)?;
+        let arch = self.arch(cc)?;
+        let (top, _) = upper_bound(&spec(&row.cuda).ok()?)?;
+        (top <= version(&arch.first_ctk)?).then_some((row, arch))
+    }
+
+    /// The oldest cuDNN release whose row lists compute capability `cc`
+    /// (`9.7` for Blackwell), as the lower end of its `versions` spec.
+    pub fn cudnn_first_for_cc(&self, cc: &str) -> Option<String> {
+        self.cudnn
+            .iter()
+            .filter(|r| row_supports_cc(r, cc) == Some(true))
+            .filter_map(|r| {
+                let low = r.versions.strip_prefix(">=")?.split(',').next()?.trim();
+                Some((version(low)?, low.to_string()))
+            })
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, text)| text)
+    }
+
     /// Whether a cuDNN release lists a CUDA version: `None` when the cuDNN
     /// release is not in the matrix, or when the CUDA is newer than every
     /// CUDA the `[[cudnn]]` rows cover (no source says whether it is
