@@ -1106,3 +1106,113 @@ fn on_a_newer_gpu_the_real_blocker_is_named() {
     );
     assert!(findings(&json, "gpu-unsupported").is_empty());
 }
+
+/// A CUDA package envhook has no data for (CuPy) is a framework too: its
+/// objects' DT_NEEDED are checked, what its own pins name is expected, and
+/// a library only an optional module needs is an info (#19).
+#[test]
+fn a_cuda_package_without_data_is_checked_from_its_objects() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/cupy"));
+    env.python("3.12.4");
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.9.1.4")
+            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.9.79").files(vec![FileSpec::File(
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        )]),
+    );
+    env.pip(
+        PipDist::new("cupy-cuda12x", "14.2.0")
+            .files(vec![
+                FileSpec::File("cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so"),
+                FileSpec::File("cupy_backends/cuda/libs/cutensor.cpython-312-x86_64-linux-gnu.so"),
+                FileSpec::File("cupy/_core/core.cpython-312-x86_64-linux-gnu.so"),
+            ])
+            .requires(vec![
+                "numpy<2.6,>=2.0",
+                "cuda-toolkit[cublas,cudart]==12.*; extra == \"ctk\"",
+            ]),
+    );
+    let site = env.site();
+    let cublas = site.join("nvidia/cublas/lib/libcublas.so.12");
+    support::cc_shared(&cublas, "libcublas.so.12", &[], None, false);
+    support::cc_shared(
+        &site.join("nvidia/cuda_runtime/lib/libcudart.so.12"),
+        "libcudart.so.12",
+        &[],
+        None,
+        false,
+    );
+    let scratch = sb.path("scratch/libcutensor.so.2");
+    support::cc_shared(&scratch, "libcutensor.so.2", &[], None, false);
+    let libs = site.join("cupy_backends/cuda/libs");
+    support::cc_shared(
+        &libs.join("cublas.cpython-312-x86_64-linux-gnu.so"),
+        "cublas.cpython-312-x86_64-linux-gnu.so",
+        &[&cublas],
+        None,
+        false,
+    );
+    support::cc_shared(
+        &libs.join("cutensor.cpython-312-x86_64-linux-gnu.so"),
+        "cutensor.cpython-312-x86_64-linux-gnu.so",
+        &[&scratch],
+        None,
+        false,
+    );
+    support::cc_shared(
+        &site.join("cupy/_core/core.cpython-312-x86_64-linux-gnu.so"),
+        "core.cpython-312-x86_64-linux-gnu.so",
+        &[],
+        None,
+        false,
+    );
+    std::fs::remove_file(&scratch).unwrap();
+    let machine = ["--driver-version", "580.65.06"];
+    let (json, code) = check(&sb, &env.prefix, &machine);
+    let fw = &json["frameworks"][0];
+    assert_eq!(
+        (fw["framework"].as_str(), fw["package"].as_str()),
+        (Some("other"), Some("cupy-cuda12x"))
+    );
+    // Only the objects that need CUDA libraries are listed.
+    assert_eq!(
+        json["libraries"].as_array().unwrap().len(),
+        2,
+        "{:#}",
+        json["libraries"]
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        findings(&json, "needs-hook").len(),
+        1,
+        "{:#}",
+        json["findings"]
+    );
+    assert!(
+        findings(&json, "library-not-found").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let optional = findings(&json, "optional-library-missing");
+    assert_eq!(optional.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        optional[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcutensor.so.2")
+    );
+    assert_eq!(
+        optional[0]["hint"],
+        format!(
+            "{}/bin/python -m pip install cutensor-cu12",
+            env.prefix.display()
+        )
+    );
+    sb.install(&env.prefix);
+    let (json, code) = check(&sb, &env.prefix, &machine);
+    assert_eq!(code, 0, "{:#}", json["findings"]);
+}

@@ -58,6 +58,10 @@ pub enum Framework {
     Jax,
     /// ONNX Runtime.
     Onnxruntime,
+    /// A pip distribution envhook has no data for whose objects need CUDA
+    /// libraries (CuPy's `cupy-cuda12x`, `cudf-cu12`): checked from its
+    /// objects' DT_NEEDED and its own pins alone.
+    Other,
 }
 
 impl Framework {
@@ -69,6 +73,7 @@ impl Framework {
             Framework::Tensorflow => "TensorFlow",
             Framework::Jax => "JAX",
             Framework::Onnxruntime => "ONNX Runtime",
+            Framework::Other => "a CUDA package",
         }
     }
 }

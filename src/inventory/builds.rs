@@ -71,7 +71,7 @@ fn build_file(framework: Framework) -> Option<&'static str> {
         Framework::Pytorch => Some("torch/version.py"),
         Framework::Tensorflow => Some("tensorflow/python/platform/build_info.py"),
         Framework::Onnxruntime => Some("onnxruntime/capi/build_and_package_info.py"),
-        Framework::Jax => None,
+        Framework::Jax | Framework::Other => None,
     }
 }
 
@@ -156,7 +156,7 @@ pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
             };
             Some(info)
         }
-        Framework::Jax => None,
+        Framework::Jax | Framework::Other => None,
     }
 }
 
@@ -211,10 +211,7 @@ pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<Build
             "jaxlib on PyPI is the CPU build; CUDA is in jax-cudaNN-plugin",
         )),
         _ => {
-            let major = name.split('-').find_map(|part| {
-                part.strip_prefix("cuda")
-                    .filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()))
-            })?;
+            let major = cuda_major_in_name(name)?;
             Some(BuildInfo::new(
                 Variant::Cuda {
                     cuda: Some(major.to_string()),
@@ -224,6 +221,29 @@ pub fn from_pip(framework: Framework, name: &str, version: &str) -> Option<Build
             ))
         }
     }
+}
+
+/// The CUDA major a distribution's name carries: `jax-cuda12-plugin`,
+/// `cupy-cuda12x` and `cudf-cu12` give 12.
+pub fn cuda_major_in_name(name: &str) -> Option<&str> {
+    name.split('-').find_map(|part| {
+        let digits = part
+            .strip_prefix("cuda")
+            .or_else(|| part.strip_prefix("cu"))?
+            .trim_end_matches('x');
+        (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
+    })
+}
+
+/// Whether a pip distribution envhook has no row for is named as a CUDA
+/// build (`cupy-cuda12x`, `cudf-cu12`, `numba-cuda`), and so has its
+/// objects read: NVIDIA's own libraries (`nvidia-*`, `cuda-*` bindings,
+/// `cutensor-*`) are libraries, not frameworks.
+pub fn named_as_cuda_build(name: &str) -> bool {
+    let library = ["nvidia-", "cuda-", "cutensor"]
+        .iter()
+        .any(|p| name.starts_with(p));
+    !library && (cuda_major_in_name(name).is_some() || name.split('-').any(|p| p == "cuda"))
 }
 
 /// What a conda build string says.
@@ -403,5 +423,15 @@ mod tests {
             Some(Variant::Cpu)
         );
         assert_eq!(v(Framework::Onnxruntime, "onnxruntime-gpu", "1.18.0"), None);
+        assert_eq!(cuda_major_in_name("cupy-cuda12x"), Some("12"));
+        assert_eq!(cuda_major_in_name("cudf-cu12"), Some("12"));
+        assert_eq!(cuda_major_in_name("jax-cuda13-pjrt"), Some("13"));
+        assert_eq!(cuda_major_in_name("numba-cuda"), None);
+        assert_eq!(cuda_major_in_name("cupy"), None);
+        assert!(named_as_cuda_build("cupy-cuda12x") && named_as_cuda_build("numba-cuda"));
+        assert!(
+            !named_as_cuda_build("nvidia-cutensor-cu12") && !named_as_cuda_build("cuda-python")
+        );
+        assert!(!named_as_cuda_build("cutensor-cu12") && !named_as_cuda_build("requests"));
     }
 }

@@ -27,6 +27,16 @@ use crate::report::{Problem, Severity};
 use builds::{BuildInfo, Variant};
 use records::MetaIndex;
 
+/// The catalogue row a CUDA build without one of its own is read as.
+static OTHER_FRAMEWORK: std::sync::LazyLock<crate::data::catalog::PackageRow> =
+    std::sync::LazyLock::new(|| crate::data::catalog::PackageRow {
+        name: String::new(),
+        role: Role::Framework,
+        lib: None,
+        framework: Some(Framework::Other),
+        source: "named as a CUDA build (inventory::builds::named_as_cuda_build)".into(),
+    });
+
 /// Identifies the JSON document (`envhook show --json`); bumped on any
 /// incompatible change.
 pub const SCHEMA: &str = "envhook.inventory/1";
@@ -397,8 +407,15 @@ impl Inventory {
             self.stats.dist_infos_total += entries.len();
             let mut seen: Vec<String> = Vec::new();
             for entry in &entries {
-                let Some((row, cuda_major)) = CATALOG.pip(&entry.name) else {
-                    continue;
+                let (row, cuda_major) = match CATALOG.pip(&entry.name) {
+                    Some((row, major)) => (row, major),
+                    // A CUDA build envhook has no data for is still
+                    // checked, from its own objects (rules::libraries).
+                    None if builds::named_as_cuda_build(&entry.name) => (
+                        &*OTHER_FRAMEWORK,
+                        builds::cuda_major_in_name(&entry.name).and_then(|m| m.parse().ok()),
+                    ),
+                    None => continue,
                 };
                 if seen.contains(&entry.name) {
                     self.problems.push(Problem {
@@ -575,6 +592,7 @@ impl Inventory {
             // under the name users install.
             let same = self.frameworks.iter_mut().find(|f| {
                 f.framework == entry.framework
+                    && (f.framework != Framework::Other || f.package == entry.package)
                     && f.installer == entry.installer
                     && f.version == entry.version
                     && f.build.variant == entry.build.variant

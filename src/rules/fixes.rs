@@ -91,8 +91,11 @@ pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
                 let range = want.cudnn.and_then(within_major).unwrap_or_default();
                 parts.push(format!("'nvidia-cudnn{suffix}{range}'"));
             }
-            for (component, dist) in [("nccl", "nvidia-nccl"), ("cusparselt", "nvidia-cusparselt")]
-            {
+            for (component, dist) in [
+                ("nccl", "nvidia-nccl"),
+                ("cusparselt", "nvidia-cusparselt"),
+                ("cutensor", "cutensor"),
+            ] {
                 if wants(component) {
                     parts.push(format!("{dist}{suffix}"));
                 }
@@ -167,7 +170,7 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Str
 /// The framework's own requirement on the distribution that provides
 /// `component`: a pin on that wheel, or on a `cuda-toolkit` whose extras
 /// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`).
-fn pin_for<'a>(fw: &'a FrameworkBuild, component: &str) -> Option<&'a str> {
+pub(crate) fn pin_for<'a>(fw: &'a FrameworkBuild, component: &str) -> Option<&'a str> {
     use crate::data::catalog::Role;
     fw.pins
         .iter()

@@ -271,6 +271,11 @@ pub fn check(f: &Facts) -> Libraries {
                     without_hook,
                 });
             }
+            // Of a package without data, only the objects that need CUDA
+            // libraries are worth listing (CuPy has dozens of modules).
+            if fw.framework == Framework::Other && checks.is_empty() {
+                continue;
+            }
             out.push(LibraryCheck {
                 framework: fw.framework,
                 object: object.clone(),
@@ -297,14 +302,17 @@ pub(super) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
         .packages
         .iter()
         .filter(|p| p.framework == Some(fw.framework) && p.installer == fw.installer)
+        // A package without data of its own: all its objects, its own only.
+        .filter(|p| fw.framework != Framework::Other || p.name == fw.package)
         .flat_map(|p| p.libraries.iter())
         .filter(|l| l.status == LibStatus::Ok)
         .filter_map(|l| {
             let name = l.path.file_name()?.to_str()?;
-            Some((
-                CATALOG.core_library_rank(fw.framework, name)?,
-                l.path.clone(),
-            ))
+            let rank = match fw.framework {
+                Framework::Other => 0,
+                known => CATALOG.core_library_rank(known, name)?,
+            };
+            Some((rank, l.path.clone()))
         })
         .collect();
     found.sort();

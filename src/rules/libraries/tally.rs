@@ -18,6 +18,23 @@ struct Seen {
     name: String,
     kind: &'static str,
     outcome: Outcome,
+    /// For a package envhook has no data for: whether its own pins name
+    /// the library's component (CuPy's `[ctk]` extra names cuBLAS, not
+    /// cuTENSOR, which only `cupyx.cutensor` loads).
+    expected: bool,
+    /// Whether the package is one envhook has no data for, whose modules
+    /// load their libraries only when imported.
+    other: bool,
+}
+
+impl Seen {
+    /// Loaded only for one feature: an info when missing. A library some
+    /// known framework loads by name for one feature (NCCL), or one a
+    /// package without data needs in a module its own pins say nothing of.
+    fn optional(&self) -> bool {
+        (self.kind == "dlopen" && CATALOG.optional_use(&self.name).is_some())
+            || (self.other && !self.expected)
+    }
 }
 
 /// The outcomes of every framework, gathered so that findings can be made
@@ -33,10 +50,8 @@ impl Tally {
         self.by_framework
             .iter()
             .filter(|(_, all)| {
-                all.iter().any(|s| {
-                    s.outcome == Outcome::Missing
-                        && !(s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some())
-                })
+                all.iter()
+                    .any(|s| s.outcome == Outcome::Missing && !s.optional())
             })
             .map(|(label, _)| label.clone())
             .collect()
@@ -51,6 +66,11 @@ impl Tally {
         outcome: Outcome,
     ) {
         let label = format!("{} {}", fw.package, fw.version);
+        let other = fw.framework == crate::data::catalog::Framework::Other;
+        let expected = !other
+            || CATALOG
+                .library_component(name)
+                .is_some_and(|c| crate::rules::fixes::pin_for(fw, c).is_some());
         let seen = Seen {
             object: object
                 .file_name()
@@ -59,6 +79,8 @@ impl Tally {
             name: name.to_string(),
             kind,
             outcome,
+            expected,
+            other,
         };
         match self.by_framework.iter_mut().find(|(l, _)| *l == label) {
             Some((_, all)) => all.push(seen),
@@ -131,9 +153,8 @@ impl Tally {
             }
             // Libraries loaded by name only for one feature (NCCL for
             // several GPUs): their absence is worth knowing, not a warning.
-            let (optional, required): (Vec<&Seen>, Vec<&Seen>) = missing
-                .into_iter()
-                .partition(|s| s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some());
+            let (optional, required): (Vec<&Seen>, Vec<&Seen>) =
+                missing.into_iter().partition(|s| s.optional());
             if !required.is_empty() {
                 out.push(missing_finding(f, label, &required));
             }
@@ -141,13 +162,22 @@ impl Tally {
                 out.push(finding(
                     Severity::Info,
                     "optional-library-missing",
-                    format!(
-                        "{label} loads {} only for {}; it is not in this environment nor on the system, so \
-                         that would fail with \"{}: cannot open shared object file\"",
-                        s.name,
-                        CATALOG.optional_use(&s.name).unwrap_or("some operations"),
-                        s.name
-                    ),
+                    if s.other {
+                        format!(
+                            "{label}'s {} needs {}, which its own requirements do not name: only code that \
+                             imports that module loads it, and it would fail with \"{}: cannot open shared \
+                             object file\" (not in this environment nor on the system)",
+                            s.object, s.name, s.name
+                        )
+                    } else {
+                        format!(
+                            "{label} loads {} only for {}; it is not in this environment nor on the system, \
+                             so that would fail with \"{}: cannot open shared object file\"",
+                            s.name,
+                            CATALOG.optional_use(&s.name).unwrap_or("some operations"),
+                            s.name
+                        )
+                    },
                     CATALOG.library_component(&s.name).map(|c| {
                         f.inv
                             .frameworks
