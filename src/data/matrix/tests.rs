@@ -555,7 +555,7 @@ fn releases_past_the_data_are_not_covered() {
         (Framework::Jax, "0.12.1", "cuda12"),
         (Framework::Jax, "0.13.0", "cuda13"),
         (Framework::Onnxruntime, "1.32.0", "default"),
-        (Framework::Paddlepaddle, "3.4.0", "default"),
+        (Framework::Paddlepaddle, "3.5.0", "default"),
     ] {
         assert!(
             m.framework(fw, release, tag).is_none(),
@@ -563,7 +563,7 @@ fn releases_past_the_data_are_not_covered() {
         );
     }
     assert!(
-        m.framework_by_cuda(Framework::Paddlepaddle, "3.4.0", "13.0")
+        m.framework_by_cuda(Framework::Paddlepaddle, "3.4.2", "13.0")
             .is_none()
     );
     assert!(
@@ -573,6 +573,11 @@ fn releases_past_the_data_are_not_covered() {
     assert!(
         m.dlopen(Framework::Paddlepaddle, "3.4.0", true, Some(12))
             .is_empty()
+    );
+    // Paddle 3.4 has rows of its own (data audit 2026-12-04 N3).
+    assert!(
+        m.framework_by_cuda(Framework::Paddlepaddle, "3.4.1", "12.9")
+            .is_some()
     );
     assert!(m.cudnn("9.29.0.1").is_none());
 }
