@@ -41,6 +41,22 @@ fn codes(json: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A pip wheel that installs one real library (built by `cc` with that
+/// soname at `rel` under site-packages), as the nvidia-* wheels do; the
+/// library's path.
+fn wheel_lib(
+    env: &mut Env,
+    dist: &'static str,
+    version: &'static str,
+    rel: &'static str,
+) -> std::path::PathBuf {
+    env.pip(PipDist::new(dist, version).files(vec![FileSpec::File(rel)]));
+    let path = env.site().join(rel);
+    let soname = path.file_name().unwrap().to_str().unwrap().to_string();
+    support::cc_shared(&path, &soname, &[], None, false);
+    path
+}
+
 /// PyPI's paddlepaddle-gpu 2.6.2 alone: a CUDA 11.8 / cuDNN 8.6 build that
 /// declares no nvidia-* dependency and dlopens unversioned names.
 fn paddle_alone(prefix: &Path) -> Env {
@@ -845,9 +861,11 @@ fn stale_hooks_never_invent_damage() {
     let sb = Sandbox::new();
     let mut env = Env::new(sb.path("envs/ort"));
     env.python("3.12.4");
-    env.pip(
-        PipDist::new("nvidia-cuda-runtime", "13.0.96")
-            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    let cudart = wheel_lib(
+        &mut env,
+        "nvidia-cuda-runtime",
+        "13.0.96",
+        "nvidia/cu13/lib/libcudart.so.13",
     );
     env.pip(
         PipDist::new("onnxruntime-gpu", "1.31.1").files(vec![FileSpec::File(
@@ -855,8 +873,6 @@ fn stale_hooks_never_invent_damage() {
         )]),
     );
     let site = env.site();
-    let cudart = site.join("nvidia/cu13/lib/libcudart.so.13");
-    support::cc_shared(&cudart, "libcudart.so.13", &[], None, false);
     support::cc_shared(
         &site.join("onnxruntime/capi/libonnxruntime_providers_cuda.so"),
         "libonnxruntime_providers_cuda.so",
@@ -879,16 +895,11 @@ fn stale_hooks_never_invent_damage() {
     );
     // The user installs cuDNN, as the hint says, and does not refresh.
     std::thread::sleep(std::time::Duration::from_millis(20));
-    env.pip(
-        PipDist::new("nvidia-cudnn-cu13", "9.28.1.4")
-            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
-    );
-    support::cc_shared(
-        &site.join("nvidia/cudnn/lib/libcudnn.so.9"),
-        "libcudnn.so.9",
-        &[],
-        None,
-        false,
+    wheel_lib(
+        &mut env,
+        "nvidia-cudnn-cu13",
+        "9.28.1.4",
+        "nvidia/cudnn/lib/libcudnn.so.9",
     );
     let (json, code) = check(&sb, &env.prefix, &machine);
     let all = codes(&json);
@@ -921,10 +932,11 @@ fn older_releases_keep_their_run_time_checks() {
     let sb = Sandbox::new();
     let mut env = Env::new(sb.path("envs/tf"));
     env.python("3.11.9");
-    env.pip(
-        PipDist::new("nvidia-cuda-runtime-cu12", "12.5.82").files(vec![FileSpec::File(
-            "nvidia/cuda_runtime/lib/libcudart.so.12",
-        )]),
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.5.82",
+        "nvidia/cuda_runtime/lib/libcudart.so.12",
     );
     env.pip(
         PipDist::new("tensorflow", "2.20.0")
@@ -935,13 +947,6 @@ fn older_releases_keep_their_run_time_checks() {
             ),
     );
     let site = env.site();
-    support::cc_shared(
-        &site.join("nvidia/cuda_runtime/lib/libcudart.so.12"),
-        "libcudart.so.12",
-        &[],
-        None,
-        false,
-    );
     support::cc_shared(
         &site.join("tensorflow/libtensorflow_framework.so.2"),
         "libtensorflow_framework.so.2",
@@ -1115,14 +1120,17 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
     let sb = Sandbox::new();
     let mut env = Env::new(sb.path("envs/cupy"));
     env.python("3.12.4");
-    env.pip(
-        PipDist::new("nvidia-cublas-cu12", "12.9.1.4")
-            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
+    let cublas = wheel_lib(
+        &mut env,
+        "nvidia-cublas-cu12",
+        "12.9.1.4",
+        "nvidia/cublas/lib/libcublas.so.12",
     );
-    env.pip(
-        PipDist::new("nvidia-cuda-runtime-cu12", "12.9.79").files(vec![FileSpec::File(
-            "nvidia/cuda_runtime/lib/libcudart.so.12",
-        )]),
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.9.79",
+        "nvidia/cuda_runtime/lib/libcudart.so.12",
     );
     env.pip(
         PipDist::new("cupy-cuda12x", "14.2.0")
@@ -1137,15 +1145,6 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
             ]),
     );
     let site = env.site();
-    let cublas = site.join("nvidia/cublas/lib/libcublas.so.12");
-    support::cc_shared(&cublas, "libcublas.so.12", &[], None, false);
-    support::cc_shared(
-        &site.join("nvidia/cuda_runtime/lib/libcudart.so.12"),
-        "libcudart.so.12",
-        &[],
-        None,
-        false,
-    );
     let scratch = sb.path("scratch/libcutensor.so.2");
     support::cc_shared(&scratch, "libcutensor.so.2", &[], None, false);
     let libs = site.join("cupy_backends/cuda/libs");
