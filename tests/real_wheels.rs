@@ -503,6 +503,73 @@ fn fix_commands(json: &Value, prefix: &Path) -> Vec<String> {
         .collect()
 }
 
+/// What pip would install for a fix's pip command (`pip install --dry-run
+/// --report`, in the environment's own Python), added to what is
+/// installed, must satisfy every CUDA-stack requirement of every installed
+/// distribution (an extra's only where its distribution is installed, as
+/// envhook's pin rule reads them).
+const PINS_HOLD: &str = r#"
+import json, sys, importlib.metadata as md
+from pip._vendor.packaging.requirements import Requirement
+from pip._vendor.packaging.utils import canonicalize_name as canon
+report = json.load(open(sys.argv[1]))
+final = {canon(d.metadata["Name"]): d.version for d in md.distributions()}
+for item in report.get("install", []):
+    final[canon(item["metadata"]["name"])] = item["metadata"]["version"]
+bad = []
+for d in md.distributions():
+    extras = [""] + (d.metadata.get_all("Provides-Extra") or [])
+    for text in d.requires or []:
+        req = Requirement(text)
+        name = canon(req.name)
+        if not (name.startswith("nvidia-") or name == "cuda-toolkit") or name not in final:
+            continue
+        if req.marker and not any(req.marker.evaluate({"extra": e}) for e in extras):
+            continue
+        if not req.specifier.contains(final[name], prereleases=True):
+            bad.append(f"{d.metadata['Name']} requires {text}; the fix leaves {name} {final[name]}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+"#;
+
+/// Run a fix's pip command as a dry run and check [`PINS_HOLD`] on its
+/// report before the fix is followed.
+fn pins_hold_after(p: &Path, command: &str) {
+    let python = format!("{}/bin/python", p.display());
+    let install = format!("{python} -m pip install ");
+    let Some(first) = command
+        .split(" && ")
+        .next()
+        .filter(|c| c.starts_with(&install))
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let dry = first.replacen(
+        &install,
+        &format!("{install}--quiet --dry-run --report {} ", report.display()),
+        1,
+    );
+    let out = Command::new("sh").args(["-c", &dry]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{dry}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&python)
+        .args(["-c", PINS_HOLD])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{first} would break a pin:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Do what envhook says, as printed, with this build's envhook first on
 /// PATH; then `pip check` must find no broken requirement (the fix kept
 /// every framework's pins) and envhook must find nothing but `after`.
@@ -522,6 +589,7 @@ fn follow_the_fixes(case: &Case, p: &Path, after: &[&str]) -> Value {
         std::env::var("PATH").unwrap_or_default()
     );
     for command in fix_commands(&before, p) {
+        pins_hold_after(p, &command);
         eprintln!("{}: following {command}", case.name);
         let out = Command::new("sh")
             .args(["-c", &command])
