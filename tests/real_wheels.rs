@@ -709,34 +709,56 @@ fn a_cuda11_build_beside_cuda12_wheels() {
     loader_agrees(&after, true, &p.path);
 }
 
-/// torch 2.15 and TensorFlow 2.21 in one environment: their cuDNN wheels
-/// (cu13 and cu12) own the same files, and no one set satisfies both.
+/// torch 2.15 beside TensorFlow 2.21 or JAX 0.12 in one environment: their
+/// cuDNN and NCCL wheels (cu13 and cu12) own the same files, no one set
+/// satisfies both, and neither framework is blamed for the other's CUDA.
 #[test]
 fn two_frameworks_sharing_nvidia_wheels() {
     if !enabled() {
         return;
     }
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let case = Case {
-        name: "torch-tf",
-        requirements: &["torch==2.15.0", "tensorflow[and-cuda]==2.21.0"],
-        before: &[],
-        after: &[],
-    };
-    let p = prefix(&case);
-    let json = check(&p.path);
-    let over: Vec<&Value> = json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == "wheel-files-overwritten")
-        .collect();
-    assert!(!over.is_empty(), "{:#}", json["findings"]);
-    for f in over {
-        let hint = f["hint"].as_str().unwrap();
+    for case in [
+        Case {
+            name: "torch-tf",
+            requirements: &["torch==2.15.0", "tensorflow[and-cuda]==2.21.0"],
+            before: &[],
+            after: &[],
+        },
+        Case {
+            name: "torch-jax",
+            requirements: &["torch==2.15.0", "jax[cuda12]==0.12.0.1"],
+            before: &[],
+            after: &[],
+        },
+    ] {
+        let p = prefix(&case);
+        let json = check(&p.path);
+        let over: Vec<&Value> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "wheel-files-overwritten")
+            .collect();
+        assert!(!over.is_empty(), "{}: {:#}", case.name, json["findings"]);
+        for f in over {
+            let hint = f["hint"].as_str().unwrap();
+            assert!(
+                hint.contains("separate environments") || hint.contains("--force-reinstall"),
+                "{hint}"
+            );
+        }
+        // Neither framework is blamed for the other's CUDA line.
+        let codes: Vec<&str> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["code"].as_str())
+            .collect();
         assert!(
-            hint.contains("separate environments") || hint.contains("--force-reinstall"),
-            "{hint}"
+            !codes.contains(&"cuda-mismatch"),
+            "{}: {codes:?}",
+            case.name
         );
     }
 }

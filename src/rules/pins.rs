@@ -29,7 +29,20 @@ pub fn check(f: &Facts) -> Vec<Problem> {
 fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
     let name = format!("{} {}", fw.package, fw.version);
     let python = f.inv.prefix.join("bin/python");
-    let fix = |req: &str| Some(format!("{} -m pip install '{req}'", python.display()));
+    // The pip install changes what the hooks were written from: with
+    // hooks installed, the fix ends with their refresh.
+    let refresh = f.installed.as_ref().map_or(String::new(), |_| {
+        format!(
+            " && envhook install -p {}",
+            crate::activation::shell::quote::posix(&f.inv.prefix.display().to_string())
+        )
+    });
+    let fix = |req: &str| {
+        Some(format!(
+            "{} -m pip install '{req}'{refresh}",
+            python.display()
+        ))
+    };
     let mut out = Vec::new();
     for pin in &fw.pins {
         let installed = f
