@@ -84,7 +84,7 @@ impl Inventory {
                     p.name == c.package && p.installer == c.installer && p.role == Role::CudaVersion
                 })
         };
-        let cuda_major = |c: &super::Claim| c.version.split('.').next().map(str::to_string);
+        let cuda_major = |c: &super::Claim| crate::data::matrix::major(&c.version);
         let runtimes: Vec<&super::Claim> = self
             .cuda
             .iter()
@@ -103,7 +103,7 @@ impl Inventory {
         // (rules::wheels). Two runtimes of one major, or a conda and a pip
         // line (one lib/ exposing everything), are the ambiguity.
         let versions: BTreeSet<&str> = runtimes.iter().map(|c| c.version.as_str()).collect();
-        let majors: BTreeSet<Option<String>> = runtimes.iter().map(|c| cuda_major(c)).collect();
+        let majors: BTreeSet<Option<u32>> = runtimes.iter().map(|c| cuda_major(c)).collect();
         let installers: BTreeSet<&str> = runtimes.iter().map(|c| c.installer.label()).collect();
         if versions.len() > 1 && (majors.len() < versions.len() || installers.len() > 1) {
             let list: Vec<String> = runtimes

@@ -144,6 +144,15 @@ pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
     }
 }
 
+/// The command that writes (or refreshes) the environment's hooks, quoted
+/// for pasting: what ends every fix that changes the library set.
+pub fn refresh(prefix: &Path) -> String {
+    format!(
+        "envhook install -p {}",
+        crate::activation::shell::quote::posix(&prefix.display().to_string())
+    )
+}
+
 /// The installer fixes use: the one the environment's CUDA stack already
 /// uses, else the framework's.
 pub fn stack_installer(f: &Facts, fw: &FrameworkBuild) -> Installer {

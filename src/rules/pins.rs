@@ -32,10 +32,7 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
     // The pip install changes what the hooks were written from: with
     // hooks installed, the fix ends with their refresh.
     let refresh = f.installed.as_ref().map_or(String::new(), |_| {
-        format!(
-            " && envhook install -p {}",
-            crate::activation::shell::quote::posix(&f.inv.prefix.display().to_string())
-        )
+        format!(" && {}", super::fixes::refresh(&f.inv.prefix))
     });
     let fix = |req: &str| {
         Some(format!(

@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Facts, finding};
-use crate::activation::shell::quote::posix;
 use crate::inventory::{Installer, Package};
 use crate::report::{Problem, Severity};
 
@@ -139,10 +138,7 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
         by.version,
     );
     let python = format!("{}/bin/python -m pip", f.inv.prefix.display());
-    let refresh = format!(
-        "envhook install -p {}",
-        posix(&f.inv.prefix.display().to_string())
-    );
+    let refresh = super::fixes::refresh(&f.inv.prefix);
     let (severity, hint) = match (lost_for.is_empty(), by_for.is_empty()) {
         // Both wheels are some framework's own: no one set of files
         // satisfies both pins.

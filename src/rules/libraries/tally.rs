@@ -272,10 +272,8 @@ fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
     // The fix is the whole sequence: what it installs changes the library
     // set, so the hooks are written (or refreshed) after it; they also
     // provide the unversioned names that come only from -dev packages.
-    hint.push_str(&format!(
-        " && envhook install -p {}",
-        crate::activation::shell::quote::posix(&f.inv.prefix.display().to_string())
-    ));
+    hint.push_str(" && ");
+    hint.push_str(&crate::rules::fixes::refresh(&f.inv.prefix));
     let first = names.first().copied().unwrap_or("the library");
     Problem {
         severity,
