@@ -278,14 +278,9 @@ fn dist_info_without_metadata() {
 /// `check --json` exits with the warnings' status (1) and the
 /// `dist-info-unreadable` finding's message.
 fn goes_on(sb: &Sandbox, prefix: &std::path::Path) -> String {
-    let out = sb
-        .envhook()
-        .args(["check", "--json", "-p"])
-        .arg(prefix)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, out, err) = sb.run_on(&["check", "--json"], prefix);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     let f = json["findings"]
         .as_array()
         .unwrap()
