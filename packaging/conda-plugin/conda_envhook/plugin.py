@@ -1,8 +1,8 @@
 """conda plugin hooks for envhook.
 
 Three hooks, each a thin call of the ``envhook`` binary (found through
-``ENVHOOK_BIN``, then ``PATH``), so that conda users get envhook's behaviour
-without envhook needing Python:
+``ENVHOOK_BIN``, then beside the Python running conda, then ``PATH``), so
+that conda users get envhook's behaviour without envhook needing Python:
 
 * ``conda envhook ARGS...`` (``conda_subcommands``): runs ``envhook ARGS...``;
   with no ``-n``/``-p`` it targets the environment conda would
@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from typing import Iterable, Optional, Sequence
 
 from conda import plugins
@@ -37,11 +38,22 @@ CHANGING_COMMANDS = frozenset({"install", "update", "upgrade", "remove", "uninst
 OWNER_MARK = "# envhook:owned"
 
 
+#: What to run when the binary is missing. The ``envhook`` wheel, which
+#: ``conda-envhook`` requires, puts it beside conda's Python.
+INSTALL_HINT = "pip install envhook (or conda install -c conda-forge envhook)"
+
+
 def envhook_binary() -> Optional[str]:
-    """The envhook executable: ``ENVHOOK_BIN``, else the one on ``PATH``."""
+    """The envhook executable: ``ENVHOOK_BIN``; else the one in the scripts
+    directory of the Python running conda, where ``pip install envhook`` puts
+    it and which need not be on ``PATH`` (``/opt/conda/bin/conda`` run from a
+    shell that never activated base); else the one on ``PATH``."""
     explicit = os.environ.get("ENVHOOK_BIN")
     if explicit:
         return explicit
+    beside = os.path.join(sysconfig.get_path("scripts"), "envhook")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
     return shutil.which("envhook")
 
 
@@ -65,7 +77,7 @@ def _run(args: Sequence[str]) -> subprocess.CompletedProcess:
     binary = envhook_binary()
     if binary is None:
         raise FileNotFoundError(
-            "envhook is not installed: conda install -c conda-forge envhook (or set ENVHOOK_BIN)"
+            f"envhook is not installed: {INSTALL_HINT}, or set ENVHOOK_BIN"
         )
     return subprocess.run([binary, *args], capture_output=True, text=True)
 
@@ -79,7 +91,7 @@ def envhook_subcommand(args: Sequence[str]) -> int:
         args += ["-p", _target_prefix()]
     binary = envhook_binary()
     if binary is None:
-        print("conda envhook: envhook is not installed (conda install -c conda-forge envhook)", file=sys.stderr)
+        print(f"conda envhook: envhook is not installed ({INSTALL_HINT})", file=sys.stderr)
         return 2
     return subprocess.call([binary, *args])
 

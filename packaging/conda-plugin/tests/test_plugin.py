@@ -111,10 +111,28 @@ def test_subcommand_targets_condas_environment(env, capfd):
     assert json.loads(capfd.readouterr().out)["prefix"] == str(other)
 
 
-def test_missing_binary_is_reported(env, monkeypatch, capsys):
+def test_binary_beside_condas_python_is_found(tmp_path, monkeypatch):
+    # `pip install envhook` into conda's base: bin/envhook beside bin/python,
+    # with that bin/ not on PATH.
+    scripts = tmp_path / "base" / "bin"
+    scripts.mkdir(parents=True)
+    (scripts / "envhook").symlink_to(os.environ["ENVHOOK_BIN"])
     monkeypatch.delenv("ENVHOOK_BIN")
     monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(plugin.sysconfig, "get_path", lambda name: str(scripts))
+    assert plugin.envhook_binary() == str(scripts / "envhook")
+    # A file that is not executable there is not taken for it.
+    (scripts / "envhook").unlink()
+    (scripts / "envhook").write_text("")
+    assert plugin.envhook_binary() is None
+
+
+def test_missing_binary_is_reported(env, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ENVHOOK_BIN")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(plugin.sysconfig, "get_path", lambda name: str(tmp_path / "nowhere"))
     assert plugin.envhook_subcommand(("show",)) == 2
-    assert "envhook is not installed" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "envhook is not installed" in err and "pip install envhook" in err
     plugin.health_check(str(env), False)
     assert "envhook is not installed" in capsys.readouterr().out
