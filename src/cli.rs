@@ -220,6 +220,9 @@ pub enum ExportFormat {
     Sh,
     /// Dockerfile `ENV` lines.
     Dockerfile,
+    /// An Apptainer/Singularity definition file's `%environment` section
+    /// (POSIX sh, sourced at container start).
+    Apptainer,
     /// `KEY=VALUE` lines (docker --env-file, Kubernetes ConfigMap).
     Env,
     /// A JSON document (schema `envhook.export/1`).

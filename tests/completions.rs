@@ -97,7 +97,7 @@ fn bash_completes_environment_names_gpus_formats_and_prefixes() {
     assert_eq!(bash_candidates(&sb, "envhook check -n pa"), ["paddle"]);
     assert_eq!(
         bash_candidates(&sb, "envhook export --format "),
-        ["sh", "dockerfile", "env", "json"]
+        ["sh", "dockerfile", "apptainer", "env", "json"]
     );
     let gpus = bash_candidates(&sb, "envhook check --gpu H1");
     assert!(gpus.contains(&"H100".to_string()), "{gpus:?}");

@@ -242,8 +242,16 @@ fn rendered_scripts_pass_shellcheck_and_the_parsers() {
 fn templates_are_real_scripts() {
     let hooks = Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
     // The stripping fragments (rendered where a template says
-    // `# __ENVHOOK_STRIP__`) and the profile snippet are real scripts too.
-    for name in ["activate", "deactivate", "strip", "key", "profile"] {
+    // `# __ENVHOOK_STRIP__`), the profile snippet and the Apptainer section
+    // are real scripts too.
+    for name in [
+        "activate",
+        "deactivate",
+        "strip",
+        "key",
+        "profile",
+        "apptainer",
+    ] {
         let sh = hooks.join(format!("{name}.sh"));
         quiet(
             Command::new("shellcheck")

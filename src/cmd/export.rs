@@ -57,6 +57,27 @@ fn dirs_of(env: &crate::cli::EnvSelection, mode: Option<Mode>, ctx: &Context) ->
     })
 }
 
+/// The comment lines that end an sh or Apptainer export: what it was made
+/// from, and where the link directory exists.
+fn header(prefix: &std::path::Path, mode: Mode) -> Vec<String> {
+    let mut header = vec![
+        format!(
+            "envhook {} export for {}",
+            env!("CARGO_PKG_VERSION"),
+            prefix.display()
+        ),
+        format!("mode {mode}"),
+    ];
+    if mode == Mode::Isolated {
+        header.push(
+            "lib/envhook/cuda exists where `envhook install` ran: on this machine, or in \
+             an image only if it ran there"
+                .to_string(),
+        );
+    }
+    header
+}
+
 /// Run `export`.
 pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let Matched {
@@ -73,24 +94,14 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
     }
     match args.format {
         ExportFormat::Sh => {
-            let header = vec![
-                format!(
-                    "envhook {} export for {}",
-                    env!("CARGO_PKG_VERSION"),
-                    prefix.display()
-                ),
-                format!("mode {mode}"),
-            ];
-            let mut header = header;
-            if mode == Mode::Isolated {
-                header.push(
-                    "lib/envhook/cuda exists where `envhook install` ran: on this machine, or in \
-                     an image only if it ran there"
-                        .to_string(),
-                );
-            }
-            out.write_all(shell::export::profile(&text, &header).as_bytes())
+            out.write_all(shell::export::profile(&text, &header(&prefix, mode)).as_bytes())
                 .map_err(w)?;
+        }
+        ExportFormat::Apptainer => {
+            let prefix_text = prefix.display().to_string();
+            let install = (mode == Mode::Isolated).then_some(prefix_text.as_str());
+            let section = shell::export::apptainer(&text, &header(&prefix, mode), install);
+            out.write_all(section.as_bytes()).map_err(w)?;
         }
         ExportFormat::Dockerfile => {
             writeln!(

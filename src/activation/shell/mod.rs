@@ -179,6 +179,60 @@ pub mod export {
         )
     }
 
+    /// An Apptainer/Singularity definition-file `%environment` section
+    /// (`hooks/apptainer.sh`, indented). Apptainer copies it into the
+    /// image's `/.singularity.d/env/90-environment.sh` and runs it at every
+    /// start in its embedded interpreter, so an inherited `LD_LIBRARY_PATH`
+    /// (`APPTAINERENV_LD_LIBRARY_PATH`, `--env`) stays after the
+    /// environment's directories. For the link directory, the lines before
+    /// the section say which `%post` line creates it in the image: they are
+    /// comments, harmless wherever the section is pasted.
+    pub fn apptainer(dirs: &[String], header: &[String], install_prefix: Option<&str>) -> String {
+        let v = HookValues {
+            id: "0",
+            dirs,
+            conda_meta: "",
+            self_path: "",
+            watch: &[],
+            stale_message: "",
+            prefix: "",
+            moved_format: "",
+            foreign_message: "",
+            header,
+        };
+        let body = substitute(include_str!("../../../hooks/apptainer.sh"), |token| {
+            Some(match token {
+                "HEADER" => super::header_text(),
+                // Not a hook: nothing rewrites or removes it but the user.
+                "DETAILS" => super::details_text(&v).replacen(
+                    "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it",
+                    "written by `envhook export --format apptainer`: export again after the environment changes",
+                    1,
+                ),
+                "DIRS" => super::quote::apptainer(&dirs.join(":")),
+                _ => return None,
+            })
+        });
+        let mut text = String::new();
+        if let Some(prefix) = install_prefix {
+            text.push_str(&format!(
+                "# lib/envhook/cuda is created by envhook install: in %post, after the\n\
+                 # environment is created (envhook must be on PATH there):\n\
+                 #     envhook install -p {}\n",
+                super::quote::posix(prefix)
+            ));
+        }
+        text.push_str("%environment\n");
+        for line in body.lines() {
+            if !line.is_empty() {
+                text.push_str("    ");
+            }
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+
     /// A `KEY=VALUE` env-file line (docker `--env-file`, Kubernetes
     /// ConfigMaps): no quoting or expansion exists there, so the value is
     /// the directories alone.

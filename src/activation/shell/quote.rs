@@ -10,6 +10,15 @@ pub fn posix(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
+/// Apptainer's embedded interpreter (mvdan/sh), which runs definition
+/// files' `%environment`: single quotes, with `'` written as `'"'"'`. Its
+/// parser keeps the backslash of POSIX's `'\''` in an assignment's value
+/// (`x='it'\''s'` gives `it\'s`), so a quote inside is closed, given in
+/// double quotes, and reopened. The result is POSIX sh as well.
+pub fn apptainer(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r#"'"'"'"#))
+}
+
 /// fish: single quotes, where only `\` and `'` are special and are
 /// escaped with a backslash. (fish's single quotes are not POSIX's:
 /// `\\` stands for one backslash, so POSIX quoting would change the value.)
@@ -74,6 +83,13 @@ mod tests {
         assert_eq!(posix("it's"), r"'it'\''s'");
         assert_eq!(posix("$(touch pwned)`x`;y\\"), "'$(touch pwned)`x`;y\\'");
         assert_eq!(posix(""), "''");
+    }
+
+    #[test]
+    fn apptainer_quoting() {
+        assert_eq!(apptainer("it's"), r#"'it'"'"'s'"#);
+        assert_eq!(apptainer("\\'$(x)"), r#"'\'"'"'$(x)'"#);
+        assert_eq!(apptainer(""), "''");
     }
 
     #[test]
@@ -170,6 +186,17 @@ mod tests {
                 ("zsh", &["-f", "-c"]),
                 ("dash", &["-c"]),
             ] {
+                assert_eq!(echo_through(shell, args, &q), s, "{shell}: {q}");
+            }
+        }
+    }
+
+    /// tests/apptainer.rs runs it through mvdan/sh itself.
+    #[test]
+    fn apptainer_round_trips_in_real_shells() {
+        for s in nasty() {
+            let q = apptainer(&s);
+            for (shell, args) in [("bash", &["--norc", "-c"][..]), ("dash", &["-c"])] {
                 assert_eq!(echo_through(shell, args, &q), s, "{shell}: {q}");
             }
         }
