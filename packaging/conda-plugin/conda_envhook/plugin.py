@@ -82,18 +82,37 @@ def _run(args: Sequence[str]) -> subprocess.CompletedProcess:
     return subprocess.run([binary, *args], capture_output=True, text=True)
 
 
+#: envhook commands that act on one environment: without -n/-p, the
+#: plugin gives them the environment conda would act on.
+TAKES_ENV = frozenset({"show", "install", "uninstall", "check", "explain", "export", "run"})
+
+
+def _with_target(args: list) -> list:
+    """``args`` with ``-p <conda's target prefix>`` added where the command
+    takes an environment and none is selected; before ``--`` (``run``'s
+    command), which must stay last."""
+    if not args or args[0] not in TAKES_ENV:
+        return args
+    options = args[: args.index("--")] if "--" in args else args
+    if any(a in ("-n", "--name", "-p", "--prefix") or a.startswith(("--name=", "--prefix=")) for a in options):
+        return args
+    at = len(options)
+    return [*args[:at], "-p", _target_prefix(), *args[at:]]
+
+
 def envhook_subcommand(args: Sequence[str]) -> int:
     """``conda envhook ARGS...``."""
-    args = list(args)
-    selects_env = any(a in ("-n", "--name", "-p", "--prefix") or a.startswith(("--name=", "--prefix=")) for a in args)
-    takes_env = bool(args) and args[0] in {"show", "install", "uninstall", "check", "explain", "export"}
-    if takes_env and not selects_env:
-        args += ["-p", _target_prefix()]
+    args = _with_target(list(args))
     binary = envhook_binary()
     if binary is None:
-        print(f"conda envhook: envhook is not installed ({INSTALL_HINT})", file=sys.stderr)
+        print(f"conda envhook: envhook is not installed: {INSTALL_HINT}", file=sys.stderr)
         return 2
-    return subprocess.call([binary, *args])
+    try:
+        return subprocess.call([binary, *args])
+    except OSError as e:
+        # ENVHOOK_BIN naming nothing, or something that cannot run.
+        print(f"conda envhook: cannot run {binary}: {e.strerror}; unset ENVHOOK_BIN or {INSTALL_HINT}", file=sys.stderr)
+        return 2
 
 
 def refresh_after(command: str) -> None:
@@ -105,14 +124,29 @@ def refresh_after(command: str) -> None:
         return
     try:
         result = _run(["install", "-p", prefix])
-    except FileNotFoundError as e:
+    except OSError as e:
         print(f"envhook: {e}", file=sys.stderr)
         return
     # 0: refreshed; 1: refreshed, with findings worth a look; 2: failed.
-    if result.returncode == 2:
+    if result.returncode == 0:
+        print(f"envhook: refreshed the CUDA hooks of {prefix}", file=sys.stderr)
+    elif result.returncode == 2:
         print(f"envhook: could not refresh the hooks of {prefix}:\n{result.stderr}", file=sys.stderr)
     elif result.returncode == 1:
         print(f"envhook: hooks refreshed; run `envhook check -p {prefix}` for the findings", file=sys.stderr)
+
+
+def _shown_findings(stdout: str, verbose: bool) -> list:
+    """The lines of ``envhook check`` that ``conda doctor`` shows: every line
+    with ``verbose``, else the warnings and errors, each with the lines
+    indented under it (its ``fix:``), and no info or its lines."""
+    shown, keep = [], verbose
+    for line in stdout.splitlines():
+        if line and not line[0].isspace():
+            keep = verbose or line.startswith(("error[", "warning["))
+        if keep:
+            shown.append(line)
+    return shown
 
 
 def health_check(prefix: str, verbose: bool) -> None:
@@ -121,19 +155,21 @@ def health_check(prefix: str, verbose: bool) -> None:
 
     try:
         result = _run(["check", "-p", str(prefix)])
-    except FileNotFoundError as e:
-        print(f"{X_MARK} envhook: {e}")
+    except OSError as e:
+        print(f"{X_MARK} envhook: {e}\n")
         return
     if result.returncode == 0:
-        print(f"{OK_MARK} envhook: the CUDA stack is consistent with this machine")
+        message = "no problems found in the CUDA stack"
+        if "info[no-driver]" in result.stdout:
+            message += " (no NVIDIA driver on this machine: the driver was not checked)"
+        print(f"{OK_MARK} envhook: {message}\n")
     elif result.returncode == 1:
         print(f"{X_MARK} envhook: problems with the CUDA stack:")
-        lines = result.stdout.splitlines()
-        shown = [l for l in lines if verbose or l.startswith(("error[", "warning[", "    fix:"))]
-        for line in shown:
-            print(f"  {line}")
+        for line in _shown_findings(result.stdout, verbose):
+            print(f"  {line}" if line else "")
+        print()
     else:
-        print(f"{X_MARK} envhook could not check {prefix}: {result.stderr.strip()}")
+        print(f"{X_MARK} envhook could not check {prefix}: {result.stderr.strip()}\n")
 
 
 @plugins.hookimpl

@@ -93,12 +93,39 @@ def test_refresh_only_where_envhook_installed_hooks(env):
 def test_health_check_reports(env, capsys):
     plugin.health_check(str(env), False)
     out = capsys.readouterr().out
-    assert out.startswith("✅ envhook"), out
+    assert out.startswith("✅ envhook: no problems found"), out
+    # No driver here: said, not passed off as checked.
+    assert "the driver was not checked" in out
+    assert out.endswith("\n\n"), "a blank line after, as conda's own checks"
     (env / "lib" / "libcudnn.so.8").unlink()
     plugin.health_check(str(env), False)
     out = capsys.readouterr().out
     assert out.startswith("❌ envhook: problems with the CUDA stack:"), out
     assert "broken-install" in out
+    # Without -v, an info's fix line is not shown under another finding.
+    assert "info[" not in out and "--driver-version" not in out, out
+    plugin.health_check(str(env), True)
+    assert "info[no-driver]" in capsys.readouterr().out
+
+
+def test_doctor_keeps_each_fix_with_its_finding():
+    text = (
+        "environment  x\n"
+        "\n"
+        "warning[stale-hook]: the packages changed\n"
+        "    fix: envhook install -p x\n"
+        "info[no-driver]: no NVIDIA driver\n"
+        "    fix: to check for another machine, pass --driver-version\n"
+        "error[broken-install]: files missing\n"
+        "    fix: conda install --force-reinstall cudnn\n"
+    )
+    assert plugin._shown_findings(text, False) == [
+        "warning[stale-hook]: the packages changed",
+        "    fix: envhook install -p x",
+        "error[broken-install]: files missing",
+        "    fix: conda install --force-reinstall cudnn",
+    ]
+    assert plugin._shown_findings(text, True) == text.splitlines()
 
 
 def test_subcommand_targets_condas_environment(env, capfd):
@@ -109,6 +136,19 @@ def test_subcommand_targets_condas_environment(env, capfd):
     other = make_env(env.parent / "other")
     assert plugin.envhook_subcommand(("show", "--json", "-p", str(other))) == 0
     assert json.loads(capfd.readouterr().out)["prefix"] == str(other)
+    # `run`: the prefix goes before `--`, the command stays as given.
+    assert plugin._with_target(["run", "--", "python", "-p", "x"]) == [
+        "run", "-p", str(env), "--", "python", "-p", "x"]
+    assert plugin._with_target(["run", "-n", "a", "--", "x"]) == ["run", "-n", "a", "--", "x"]
+    assert envhook("install", "-p", str(env)).returncode == 0
+    assert plugin.envhook_subcommand(("run", "--", "sh", "-c", 'printf %s "$CONDA_PREFIX"')) == 0
+    assert capfd.readouterr().out == str(env)
+
+
+def test_unrunnable_envhook_bin_is_reported(env, monkeypatch, capsys):
+    monkeypatch.setenv("ENVHOOK_BIN", "/nonexistent/envhook")
+    assert plugin.envhook_subcommand(("show",)) == 2
+    assert "cannot run /nonexistent/envhook" in capsys.readouterr().err
 
 
 def test_binary_beside_condas_python_is_found(tmp_path, monkeypatch):
@@ -133,6 +173,6 @@ def test_missing_binary_is_reported(env, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(plugin.sysconfig, "get_path", lambda name: str(tmp_path / "nowhere"))
     assert plugin.envhook_subcommand(("show",)) == 2
     err = capsys.readouterr().err
-    assert "envhook is not installed" in err and "pip install envhook" in err
+    assert "envhook is not installed: pip install envhook" in err
     plugin.health_check(str(env), False)
     assert "envhook is not installed" in capsys.readouterr().out
