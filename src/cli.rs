@@ -11,7 +11,8 @@ use crate::activation::spec::Mode;
 /// Matched CUDA library paths and compatibility checks for conda
 /// environments running GPU frameworks.
 ///
-/// Exit codes: 0 all well, 1 findings reported, 2 error.
+/// Exit codes: 0 nothing to act on, 1 findings of severity warning or
+/// error, 2 error.
 #[derive(Debug, Parser)]
 #[command(
     name = "envhook",
@@ -38,40 +39,51 @@ pub struct Cli {
 pub enum Command {
     /// Show an environment's GPU stack: CUDA, cuDNN, NCCL, cuBLAS, framework
     /// builds, library directories and broken installs.
+    #[command(after_help = crate::exit::SUMMARY)]
     Show(ShowArgs),
     /// List the environments envhook can find, and where it found them.
+    #[command(after_help = crate::exit::SUMMARY)]
     Envs(EnvsArgs),
     /// Write activate.d/deactivate.d hooks that put exactly this
     /// environment's CUDA libraries on LD_LIBRARY_PATH, and restore it on
     /// deactivation.
+    #[command(after_help = crate::exit::SUMMARY)]
     Install(InstallArgs),
     /// Remove envhook's hooks and link directory, and nothing else.
+    #[command(after_help = crate::exit::SUMMARY)]
     Uninstall(UninstallArgs),
     /// Check the environment against the compatibility matrix, this
     /// machine's driver and GPUs, and the loader: what will fail, and why.
+    #[command(after_help = crate::exit::SUMMARY)]
     Check(CheckArgs),
     /// Check every environment on the machine: CUDA stack, hook status and
     /// findings per environment, in parallel. Exit 1 when any environment
-    /// has a finding of severity error.
+    /// has a finding of severity warning or error, or cannot be read.
+    #[command(after_help = crate::exit::SUMMARY)]
     Audit(AuditArgs),
     /// Print the environment's matched library path for deployments that
     /// never run `conda activate`: a /etc/profile.d snippet, Dockerfile ENV
     /// lines, an env-file, or JSON.
+    #[command(after_help = crate::exit::SUMMARY)]
     Export(ExportArgs),
     /// Run a command in the environment without activating it, like
     /// `conda run`: its bin first on PATH, CONDA_PREFIX and
     /// CONDA_DEFAULT_ENV set, and the matched library path.
+    #[command(after_help = crate::exit::RUN_SUMMARY)]
     Run(RunArgs),
     /// Print the shell code that completes envhook's subcommands, options,
     /// environment names (-n), GPUs (--gpu) and formats, asking envhook
     /// itself for the candidates. bash: `source <(envhook completions
     /// bash)` in ~/.bashrc.
+    #[command(after_help = crate::exit::SUMMARY)]
     Completions(CompletionsArgs),
     /// Print envhook's man page (roff), or write every page to a directory.
+    #[command(after_help = crate::exit::SUMMARY)]
     Man(ManArgs),
     /// Explain an error message (`libcudnn.so.8: cannot open shared object
     /// file`, `no kernel image is available ...`) in terms of this
     /// environment.
+    #[command(after_help = crate::exit::SUMMARY)]
     Explain(ExplainArgs),
 }
 

@@ -22,8 +22,14 @@ pub const CONTRACT: &[(u8, &str)] = &[
     ),
 ];
 
-/// One line for `--help`.
-pub const SUMMARY: &str = "Exit codes: 0 all well, 1 findings reported, 2 error.";
+/// One line for every command's `--help`: [`CONTRACT`], short.
+pub const SUMMARY: &str = "Exit codes: 0 nothing to act on; 1 findings of severity warning or \
+     error (audit: also an environment it cannot read); 2 error (usage, no such environment, \
+     unreadable metadata, something not envhook's where it would write).";
+
+/// `run`'s: the command's own status replaces envhook's.
+pub const RUN_SUMMARY: &str = "Exit codes: the command's own (envhook execs it); 2 when envhook \
+     cannot select the environment or start the command.";
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -212,7 +212,7 @@ pub fn render(name: &str, cmd: &Command, out: &mut dyn Write) -> io::Result<()> 
         man.render_subcommands_section(&mut parts)?;
     }
     let mut roff = Roff::new();
-    exit_status(&mut roff);
+    exit_status(&mut roff, verb);
     environment(&mut roff);
     files(&mut roff, verb);
     examples(&mut roff, verb);
@@ -241,8 +241,13 @@ fn date() -> String {
     }
 }
 
-fn exit_status(roff: &mut Roff) {
+fn exit_status(roff: &mut Roff, verb: &str) {
     roff.control("SH", ["EXIT STATUS"]);
+    if verb == "run" {
+        // The command's status is run's: envhook execs it.
+        roff.text([roman(crate::exit::RUN_SUMMARY)]);
+        return;
+    }
     for (code, meaning) in crate::exit::CONTRACT {
         roff.control("TP", []);
         roff.text([bold(code.to_string())]);

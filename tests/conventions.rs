@@ -154,3 +154,42 @@ fn show_never_says_build_unknown() {
     assert!(!out.contains("build unknown"), "{out}{err}");
     assert!(out.contains("CPU or GPU build not recorded"), "{out}{err}");
 }
+
+/// #21: every command's `--help` states the one exit contract (`run`'s
+/// status is its command's), as the README and the man pages do.
+#[test]
+fn every_commands_help_states_the_exit_contract() {
+    let verbs = [
+        "show",
+        "envs",
+        "install",
+        "uninstall",
+        "check",
+        "audit",
+        "export",
+        "completions",
+        "man",
+        "explain",
+    ];
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_envhook"))
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let contract = "1 findings of severity warning or error";
+    assert!(help(&[]).contains(contract));
+    for verb in verbs {
+        let text = help(&[verb]);
+        assert!(text.contains(contract), "{verb} --help:\n{text}");
+        assert!(
+            !text.contains("finding of severity error."),
+            "{verb}: the old rule"
+        );
+    }
+    assert!(help(&["run"]).contains("Exit codes: the command's own"));
+    assert!(help(&["audit"]).contains("severity warning or error, or cannot be read"));
+}
