@@ -107,6 +107,17 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// An output path that holds something other than a regular file:
+    /// replacing it would replace a device node, a directory's name or a
+    /// link the machine relies on.
+    #[error("refusing to write {path}: it is {what}, not a regular file", path = .path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What is there ("a character device", ...).
+        what: &'static str,
+    },
+
     /// A path envhook would write through is a symbolic link (see
     /// [`crate::activation::confined`]: no link below the prefix is followed).
     #[error(
@@ -311,6 +322,11 @@ impl Error {
                 )
             }
             Error::Write { .. } => None,
+            Error::NotAFile { .. } => Some(
+                "envhook writes only regular files, replacing them whole; name a file that \
+                 does not exist yet or is one, or write to standard output"
+                    .into(),
+            ),
             Error::BadMatrix { .. } => Some(
                 "a matrix file has the tables of data/matrix.toml (driver_floor, toolkit_driver, \
                  arch, gpu, cudnn, framework, dlopen), every row with a source"

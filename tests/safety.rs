@@ -540,3 +540,106 @@ fn leftovers_are_recognised_by_name_and_mark_and_nothing_else_is_removed() {
     }
     assert!(!lib.join("cuda").exists());
 }
+
+/// #21: `audit --output` and `man --dir` replace regular files only: a
+/// device node, a FIFO, a directory or a planted link at the path is
+/// refused (exit 2, named), never replaced, opened or written through.
+#[test]
+fn outputs_replace_regular_files_only() {
+    let sb = Sandbox::new();
+    let out_dir = sb.path("out");
+    fs::create_dir_all(&out_dir).unwrap();
+    let victim = sb.path("victim");
+    fs::write(&victim, "precious\n").unwrap();
+    let fifo = out_dir.join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let link = out_dir.join("link");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let dir = out_dir.join("dir");
+    fs::create_dir(&dir).unwrap();
+    let mut cases = vec![
+        (fifo, "a FIFO"),
+        (link, "a symbolic link"),
+        (dir, "a directory"),
+    ];
+    // A copy of /dev/null, as root can make one: what a root cron job
+    // given `--output /dev/null` would otherwise replace.
+    let null = out_dir.join("null");
+    if is_root()
+        && Command::new("mknod")
+            .arg(&null)
+            .args(["c", "1", "3"])
+            .status()
+            .is_ok_and(|s| s.success())
+    {
+        cases.push((null, "a character device"));
+    }
+    for (path, what) in &cases {
+        let before = fs::symlink_metadata(path).unwrap().file_type();
+        let mut cmd = sb.envhook_std();
+        cmd.args(["audit", "--format", "prometheus", "--output"])
+            .arg(path);
+        let out = support::outcome(cmd.output().unwrap());
+        assert_eq!(out.0, 2, "{}: {out:?}", path.display());
+        assert!(
+            out.2.contains(&format!(
+                "{}: it is {what}, not a regular file",
+                path.display()
+            )),
+            "{}",
+            out.2
+        );
+        assert!(out.2.contains("hint:"), "{}", out.2);
+        assert_eq!(fs::symlink_metadata(path).unwrap().file_type(), before);
+    }
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+
+    // man --dir: a planted page link and a FIFO page (which would block
+    // a plain write forever).
+    let man = sb.path("man1");
+    fs::create_dir_all(&man).unwrap();
+    std::os::unix::fs::symlink(&victim, man.join("envhook-show.1")).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(man.join("envhook-check.1"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut cmd = sb.envhook_std();
+    cmd.args(["man", "--dir"]).arg(&man);
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out =
+        wait_timeout::ChildExt::wait_timeout(&mut { child }, std::time::Duration::from_secs(20));
+    let status = out.unwrap().expect("man --dir must not block on a FIFO");
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(
+        fs::symlink_metadata(man.join("envhook-show.1"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // A regular file is replaced, as before.
+    let fine = sb.path("man-ok");
+    fs::create_dir_all(&fine).unwrap();
+    fs::write(fine.join("envhook.1"), "old").unwrap();
+    let mut cmd = sb.envhook_std();
+    cmd.args(["man", "--dir"]).arg(&fine);
+    assert_eq!(support::outcome(cmd.output().unwrap()).0, 0);
+    assert!(
+        fs::read_to_string(fine.join("envhook.1"))
+            .unwrap()
+            .contains(".TH ENVHOOK 1")
+    );
+}

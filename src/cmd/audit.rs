@@ -125,7 +125,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         AuditFormat::Prometheus => crate::report::prometheus::render(&a, started.elapsed()),
     };
     match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())?,
+        Some(path) => crate::paths::replace_file(path, text.as_bytes())?,
         None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
     }
     // The contract every command keeps: findings of warning or error
@@ -255,27 +255,4 @@ fn colour(text: &str, to_stdout: bool) -> String {
     } else {
         anstream::adapter::strip_str(text).to_string()
     }
-}
-
-/// Write `bytes` to `path` as the textfile collector needs: a temporary
-/// file in the same directory, then a rename, so a reader never sees half
-/// a file.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".envhook-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| Error::write(&dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::write(path, e))?;
-    // Readable by the collector, whatever the umask.
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(|e| Error::write(path, e))?;
-    tmp.persist(path).map_err(|e| Error::write(path, e.error))?;
-    Ok(())
 }

@@ -15,7 +15,8 @@ pub fn run(args: &ManArgs, root: clap::Command, out: &mut impl Write) -> Result<
             let path = dir.join(format!("{name}.1"));
             let mut text = Vec::new();
             crate::manual::render(name, cmd, &mut text).map_err(Error::Output)?;
-            fs_err::write(&path, text).map_err(|e| Error::write(&path, e))?;
+            // Never through a planted link, never into a FIFO.
+            crate::paths::replace_file(&path, &text)?;
             writeln!(out, "{}", path.display()).map_err(Error::Output)?;
         }
         return Ok(ExitStatus::Success);
