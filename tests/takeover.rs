@@ -217,3 +217,71 @@ fn moves_never_overwrite() {
         FOLK_DEACTIVATE
     );
 }
+
+/// #21: a hand-written hook whose file name is not UTF-8 is moved aside and
+/// back by its bytes (it panicked before).
+#[test]
+fn names_that_are_not_utf8_move_by_their_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.sh");
+    for (dir, text) in [
+        ("etc/conda/activate.d", FOLK_ACTIVATE),
+        ("etc/conda/deactivate.d", FOLK_DEACTIVATE),
+    ] {
+        fs::create_dir_all(env.path(dir)).unwrap();
+        fs::write(env.path(dir).join(name), text).unwrap();
+    }
+    let (code, out) = envhook(&sb, &["install", "--replace-handwritten"], &env.prefix);
+    assert!(code <= 1, "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+    let mut aside = name.to_os_string();
+    aside.push(".envhook-replaced");
+    for dir in ["etc/conda/activate.d", "etc/conda/deactivate.d"] {
+        assert!(!env.path(dir).join(name).exists(), "{dir}: {out}");
+        assert!(env.path(dir).join(&aside).is_file(), "{dir}: {out}");
+    }
+    let (code, out) = envhook(&sb, &["uninstall"], &env.prefix);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        fs::read(env.path("etc/conda/activate.d").join(name)).unwrap(),
+        FOLK_ACTIVATE.as_bytes()
+    );
+    assert_eq!(
+        fs::read(env.path("etc/conda/deactivate.d").join(name)).unwrap(),
+        FOLK_DEACTIVATE.as_bytes()
+    );
+}
+
+/// #21: both halves or neither. An activate.d half over 1 MiB (which
+/// envhook does not read) keeps its deactivate.d half where it is, and
+/// install says why (exit 1).
+#[test]
+fn a_half_too_large_to_read_keeps_both_halves() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    handwritten(&env.prefix);
+    let big = env.path("etc/conda/activate.d/env_vars.sh");
+    let mut text = FOLK_ACTIVATE.to_string();
+    text.push_str(&format!("# {}\n", "x".repeat(1 << 20)));
+    fs::write(&big, &text).unwrap();
+    let (code, out) = envhook(&sb, &["install", "--replace-handwritten"], &env.prefix);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("warning[handwritten-kept]"), "{out}");
+    assert!(out.contains("over 1 MiB"), "{out}");
+    assert_eq!(fs::read_to_string(&big).unwrap(), text);
+    assert_eq!(
+        fs::read_to_string(env.path("etc/conda/deactivate.d/env_vars.sh")).unwrap(),
+        FOLK_DEACTIVATE
+    );
+    // The fish pair, both small, is taken over as before.
+    assert!(
+        env.path("etc/conda/activate.d/env_vars.fish.envhook-replaced")
+            .is_file()
+    );
+    assert!(
+        env.path("etc/conda/deactivate.d/env_vars.fish.envhook-replaced")
+            .is_file()
+    );
+}

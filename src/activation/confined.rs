@@ -23,6 +23,7 @@
 //! refresh or uninstall. Modes are set explicitly (files 0644, directories
 //! 0755), whatever the umask.
 
+use std::ffi::OsStr;
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
@@ -196,21 +197,25 @@ impl<'p> Dir<'p> {
     }
 
     /// The path of `name` in this directory (for messages).
-    pub fn join(&self, name: &str) -> PathBuf {
-        self.path.join(name)
+    pub fn join(&self, name: &(impl AsRef<OsStr> + ?Sized)) -> PathBuf {
+        self.path.join(name.as_ref())
     }
 
-    fn read_err(&self, name: &str, e: Errno) -> Error {
+    fn read_err(&self, name: &(impl AsRef<OsStr> + ?Sized), e: Errno) -> Error {
         Error::read(self.join(name), io(e))
     }
 
-    fn write_err(&self, name: &str, e: impl Into<std::io::Error>) -> Error {
+    fn write_err(
+        &self,
+        name: &(impl AsRef<OsStr> + ?Sized),
+        e: impl Into<std::io::Error>,
+    ) -> Error {
         Error::write(self.join(name), e.into())
     }
 
     /// What `name` is, without following it.
-    pub fn entry(&self, name: &str) -> Result<Entry> {
-        let stat = match rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+    pub fn entry(&self, name: &(impl AsRef<OsStr> + ?Sized)) -> Result<Entry> {
+        let stat = match rfs::statat(&self.fd, name.as_ref(), AtFlags::SYMLINK_NOFOLLOW) {
             Ok(s) => s,
             Err(Errno::NOENT) => return Ok(Entry::Missing),
             Err(e) => return Err(self.read_err(name, e)),
@@ -224,9 +229,9 @@ impl<'p> Dir<'p> {
     }
 
     /// A link's target.
-    pub fn read_link(&self, name: &str) -> Result<PathBuf> {
-        let target =
-            rfs::readlinkat(&self.fd, name, Vec::new()).map_err(|e| self.read_err(name, e))?;
+    pub fn read_link(&self, name: &(impl AsRef<OsStr> + ?Sized)) -> Result<PathBuf> {
+        let target = rfs::readlinkat(&self.fd, name.as_ref(), Vec::new())
+            .map_err(|e| self.read_err(name, e))?;
         Ok(PathBuf::from(std::ffi::OsStr::from_bytes(
             target.as_bytes(),
         )))
@@ -244,6 +249,22 @@ impl<'p> Dir<'p> {
             };
             if name != "." && name != ".." {
                 names.push(name.to_string());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Every name in this directory, as bytes, sorted: for a user's files,
+    /// whose names may be anything.
+    pub fn os_names(&self) -> Result<Vec<std::ffi::OsString>> {
+        let entries = rfs::Dir::read_from(&self.fd).map_err(|e| self.read_err("", e))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| self.read_err("", e))?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name != "." && name != ".." {
+                names.push(name.to_os_string());
             }
         }
         names.sort();
@@ -405,9 +426,19 @@ impl<'p> Dir<'p> {
     /// Rename `from` to `to` in this directory, failing (`EEXIST`) rather
     /// than replacing whatever is at `to`: for moving a user's file, which
     /// must never land on another.
-    pub fn rename_noreplace(&self, from: &str, to: &str) -> Result<()> {
-        rfs::renameat_with(&self.fd, from, &self.fd, to, rfs::RenameFlags::NOREPLACE)
-            .map_err(|e| self.write_err(to, e))
+    pub fn rename_noreplace(
+        &self,
+        from: &(impl AsRef<OsStr> + ?Sized),
+        to: &(impl AsRef<OsStr> + ?Sized),
+    ) -> Result<()> {
+        rfs::renameat_with(
+            &self.fd,
+            from.as_ref(),
+            &self.fd,
+            to.as_ref(),
+            rfs::RenameFlags::NOREPLACE,
+        )
+        .map_err(|e| self.write_err(to, e))
     }
 
     /// Remove the file or link `name`; nothing there is not an error.

@@ -31,7 +31,7 @@ pub struct ForeignHook {
 }
 
 /// Scripts larger than this are not hooks anyone wrote by hand.
-const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 
 /// Every non-envhook script in `activate.d`/`deactivate.d` that mentions
 /// `LD_LIBRARY_PATH`, with its bugs. Unreadable files are skipped: they
@@ -252,17 +252,26 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
         )
     } else {
         // The scripts --replace-handwritten moves, both halves.
-        let scripts: Vec<String> = crate::activation::takeover::scripts(all)
-            .iter()
-            .map(|p| format!("'{}'", p.display()))
-            .collect();
-        format!(
-            "envhook install -p {} --replace-handwritten takes over: it writes envhook's hooks \
-             and moves the hand-written ones aside together ({}), where conda no longer runs \
-             them; envhook uninstall puts them back",
-            prefix.display(),
-            scripts.join(", ")
-        )
+        let (moves, _) = crate::activation::takeover::scripts(all);
+        if moves.contains(&hook.path) {
+            let scripts: Vec<String> = moves.iter().map(|p| format!("'{}'", p.display())).collect();
+            format!(
+                "envhook install -p {} --replace-handwritten takes over: it writes envhook's \
+                 hooks and moves the hand-written ones aside together ({}), where conda no \
+                 longer runs them; envhook uninstall puts them back",
+                prefix.display(),
+                scripts.join(", ")
+            )
+        } else {
+            // Its other half cannot be read: --replace-handwritten holds
+            // both back (handwritten-kept says why).
+            format!(
+                "its other half could not be read, so --replace-handwritten leaves both: move \
+                 both aside yourself (a name ending in .envhook-replaced keeps a script without \
+                 conda running it), then envhook install -p {}",
+                prefix.display()
+            )
+        }
     };
     Some(Problem {
         severity: Severity::Warning,

@@ -16,6 +16,7 @@
 //!   then published by atomically replacing the `lib/envhook/cuda` link. A
 //!   killed run leaves only temporary names, which the next run removes.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -128,7 +129,7 @@ pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
     // After envhook's hooks are in place: a run killed in between leaves
     // both working, never neither.
     rename_in_hook_dirs(&prefix, &changes.move_aside, |name| {
-        (name.to_string(), takeover::aside_name(name))
+        (name.to_os_string(), takeover::aside_name(name))
     })?;
     if let Some(root) = prefix.dir("lib", false)? {
         root.remove_empty_dir("envhook");
@@ -141,14 +142,15 @@ pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
 fn rename_in_hook_dirs(
     prefix: &Prefix,
     paths: &[PathBuf],
-    names: impl Fn(&str) -> (String, String),
+    names: impl Fn(&OsStr) -> (OsString, OsString),
 ) -> Result<()> {
     for phase in [Phase::Activate, Phase::Deactivate] {
         let Some(dir) = prefix.dir(phase.rel_dir(), false)? else {
             continue;
         };
         for path in paths.iter().filter(|p| p.parent() == Some(dir.path())) {
-            let (from, to) = names(&dir_name(path));
+            // A user's file: its name is bytes, whatever they are.
+            let (from, to) = names(path.file_name().unwrap_or_default());
             dir.rename_noreplace(&from, &to)?;
         }
     }
@@ -177,7 +179,7 @@ pub fn uninstall(prefix_path: &Path, dry_run: bool) -> Result<Changes> {
         }
         // After envhook's hooks are gone: the user's own come back.
         rename_in_hook_dirs(&prefix, &changes.restore, |name| {
-            (takeover::aside_name(name), name.to_string())
+            (takeover::aside_name(name), name.to_os_string())
         })?;
         if let Some(root) = prefix.dir("lib", false)? {
             root.remove_empty_dir("envhook");
@@ -304,15 +306,17 @@ fn survey_take_over(
         return Ok(());
     };
     for path in take_over.iter().filter(|p| p.parent() == Some(dir.path())) {
-        let name = dir_name(path);
-        let aside = takeover::aside_name(&name);
+        // A user's file: its name is bytes, whatever they are.
+        let name = path.file_name().unwrap_or_default();
+        let aside = takeover::aside_name(name);
         match (dir.entry(&name)?, dir.entry(&aside)?) {
             (Entry::File, Entry::Missing) => changes.move_aside.push(path.clone()),
             (Entry::File, other) => changes.conflicts.push(Conflict {
                 path: dir.join(&aside),
                 what: format!(
-                    "{}, where envhook would move {name} aside",
-                    other.describe()
+                    "{}, where envhook would move {} aside",
+                    other.describe(),
+                    name.to_string_lossy()
                 ),
             }),
             (other, _) => changes.conflicts.push(Conflict {
@@ -333,7 +337,7 @@ fn survey_restore(prefix: &Prefix, phase: Phase, changes: &mut Changes) -> Resul
     let Some(dir) = prefix.dir(phase.rel_dir(), false)? else {
         return Ok(());
     };
-    for aside in dir.names()? {
+    for aside in dir.os_names()? {
         let Some(name) = takeover::original_name(&aside) else {
             continue;
         };
@@ -345,8 +349,9 @@ fn survey_restore(prefix: &Prefix, phase: Phase, changes: &mut Changes) -> Resul
             other => changes.conflicts.push(Conflict {
                 path: dir.join(&aside),
                 what: format!(
-                    "the hand-written hook envhook moved aside; {name} is now {}, so it stays \
+                    "the hand-written hook envhook moved aside; {} is now {}, so it stays \
                      where it is",
+                    name.to_string_lossy(),
                     other.describe()
                 ),
             }),

@@ -17,37 +17,77 @@
 //! conda's own variables (`conda env config vars`, `env_vars.d`) are
 //! conda's files and are never edited: the finding names conda's command.
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::activation::foreign::ForeignHook;
+use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::shell::Phase;
+use crate::report::{Problem, Severity};
 
 /// What a moved-aside script's name ends in.
 pub const SUFFIX: &str = ".envhook-replaced";
 
 /// The hand-written scripts `--replace-handwritten` moves: every foreign
 /// `LD_LIBRARY_PATH` script in activate.d or deactivate.d (not conda's own
-/// variables, which are not scripts).
-pub fn scripts(foreign: &[ForeignHook]) -> Vec<PathBuf> {
-    foreign
-        .iter()
-        .filter(|h| {
-            h.path
-                .parent()
-                .is_some_and(|d| d.ends_with(h.phase.dir_name()))
-        })
-        .map(|h| h.path.clone())
-        .collect()
+/// variables, which are not scripts), and the warnings for those it holds
+/// back. Both halves move or neither: a script whose partner (the same
+/// name in the other directory) is there but could not be read (over
+/// 1 MiB, not a regular file, unreadable) stays, and so does the partner.
+pub fn scripts(foreign: &[ForeignHook]) -> (Vec<PathBuf>, Vec<Problem>) {
+    let mut moves = Vec::new();
+    let mut held = Vec::new();
+    for h in foreign {
+        let Some(dir) = h.path.parent().filter(|d| d.ends_with(h.phase.dir_name())) else {
+            continue;
+        };
+        let other = match h.phase {
+            Phase::Activate => Phase::Deactivate,
+            Phase::Deactivate => Phase::Activate,
+        };
+        let partner = dir
+            .with_file_name(other.dir_name())
+            .join(h.path.file_name().unwrap_or_default());
+        let read = foreign.iter().any(|f| f.path == partner);
+        match std::fs::symlink_metadata(&partner) {
+            Ok(m) if !read && (!m.is_file() || m.len() > foreign::MAX_SCRIPT_BYTES) => {
+                held.push(Problem {
+                    severity: Severity::Warning,
+                    code: "handwritten-kept",
+                    message: format!(
+                        "{} stays where it is: its partner {} is {}, which envhook does not \
+                         read, and the two halves of a hand-written hook move together or not \
+                         at all",
+                        h.path.display(),
+                        partner.display(),
+                        if m.is_file() {
+                            "over 1 MiB"
+                        } else {
+                            "not a regular file"
+                        }
+                    ),
+                    hint: Some(
+                        "move both aside yourself, or shrink the script to what it does to \
+                         LD_LIBRARY_PATH, then run envhook install --replace-handwritten again"
+                            .into(),
+                    ),
+                    path: Some(partner),
+                    source: None,
+                });
+            }
+            _ => moves.push(h.path.clone()),
+        }
+    }
+    (moves, held)
 }
 
-/// The scripts already moved aside in `prefix`, by their original paths.
+/// The scripts already moved aside in `prefix`, by their original paths
+/// (names are bytes: a user's file may have any).
 pub fn moved_aside(prefix: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for phase in [Phase::Activate, Phase::Deactivate] {
         for path in crate::paths::dir_entries(&prefix.join(phase.rel_dir())) {
-            if let Some(name) = path.file_name().and_then(|n| n.to_str())
-                && let Some(original) = original_name(name)
-            {
+            if let Some(original) = path.file_name().and_then(original_name) {
                 out.push(path.with_file_name(original));
             }
         }
@@ -56,13 +96,18 @@ pub fn moved_aside(prefix: &Path) -> Vec<PathBuf> {
 }
 
 /// `env_vars.sh.envhook-replaced` → `env_vars.sh`.
-pub fn original_name(name: &str) -> Option<&str> {
-    name.strip_suffix(SUFFIX).filter(|n| !n.is_empty())
+pub fn original_name(name: &OsStr) -> Option<&OsStr> {
+    name.as_bytes()
+        .strip_suffix(SUFFIX.as_bytes())
+        .filter(|n| !n.is_empty())
+        .map(OsStr::from_bytes)
 }
 
 /// `env_vars.sh` → `env_vars.sh.envhook-replaced`.
-pub fn aside_name(name: &str) -> String {
-    format!("{name}{SUFFIX}")
+pub fn aside_name(name: &OsStr) -> std::ffi::OsString {
+    let mut aside = name.to_os_string();
+    aside.push(SUFFIX);
+    aside
 }
 
 #[cfg(test)]
@@ -74,13 +119,17 @@ mod tests {
     #[test]
     fn aside_names_are_not_run_by_conda() {
         for name in ["env_vars.sh", "x.fish", "y.csh", "z.ps1", "w.bat", "v.xsh"] {
-            let aside = aside_name(name);
+            let aside = aside_name(name.as_ref());
+            let text = aside.to_str().unwrap();
             for ext in [".sh", ".fish", ".csh", ".ps1", ".bat", ".xsh"] {
-                assert!(!aside.ends_with(ext), "{aside}");
+                assert!(!text.ends_with(ext), "{text}");
             }
-            assert_eq!(original_name(&aside), Some(name));
+            assert_eq!(original_name(&aside), Some(OsStr::new(name)));
         }
-        assert_eq!(original_name(SUFFIX), None);
-        assert_eq!(original_name("env_vars.sh"), None);
+        assert_eq!(original_name(OsStr::new(SUFFIX)), None);
+        assert_eq!(original_name(OsStr::new("env_vars.sh")), None);
+        // Names are bytes.
+        let odd = OsStr::from_bytes(b"caf\xe9.sh");
+        assert_eq!(original_name(&aside_name(odd)), Some(odd));
     }
 }

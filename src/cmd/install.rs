@@ -56,7 +56,9 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     };
     findings.extend(spec.notes.iter().cloned());
     let take_over = if args.replace_handwritten {
-        takeover::scripts(&foreign)
+        let (moves, held) = takeover::scripts(&foreign);
+        findings.extend(held);
+        moves
     } else {
         Vec::new()
     };
@@ -143,17 +145,18 @@ pub fn print_changes(
     for (done, dry, paths, aside) in moves {
         let verb = if dry_run { dry } else { done };
         for path in paths {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let moved = takeover::aside_name(&name);
+            let name = path.file_name().unwrap_or_default();
+            let moved = takeover::aside_name(name);
             let (from, to) = if aside {
-                (&*name, &*moved)
+                (name, &*moved)
             } else {
-                (&*moved, &*name)
+                (&*moved, name)
             };
             writeln!(
                 out,
-                "  {verb:<12} {} -> {to}",
-                path.with_file_name(from).display()
+                "  {verb:<12} {} -> {}",
+                path.with_file_name(from).display(),
+                to.to_string_lossy()
             )?;
         }
     }
