@@ -506,3 +506,34 @@ fn exit_codes_are_one_contract() {
         }
     }
 }
+
+/// #21: two environments whose names differ only in bytes that are not
+/// UTF-8 get different label sets (node_exporter drops duplicates), which
+/// promtool accepts.
+#[test]
+fn prometheus_labels_keep_names_that_are_not_utf8_apart() {
+    use std::os::unix::ffi::OsStrExt;
+    let sb = Sandbox::new();
+    let envs = sb.path("envs");
+    for byte in [0xe8u8, 0xe9] {
+        let bytes = [b'c', b'a', b'f', byte];
+        support::cuda11_paddle(&envs.join(std::ffi::OsStr::from_bytes(&bytes)));
+    }
+    let (_, file, out) = write_prometheus(&sb, &envs);
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    let text = fs::read_to_string(&file).unwrap();
+    let readable: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("envhook_env_readable{"))
+        .collect();
+    assert_eq!(readable.len(), 2, "{text}");
+    assert_ne!(readable[0], readable[1]);
+    assert!(text.contains(r#"env="caf\\xe8""#), "{text}");
+    assert!(text.contains(r#"env="caf\\xe9""#), "{text}");
+    let check = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{check:?}");
+}

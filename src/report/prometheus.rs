@@ -22,12 +22,31 @@ fn escape(value: &str) -> String {
         .replace('\n', r"\n")
 }
 
+/// A path's bytes as label text, losslessly: UTF-8 as it is, `\` doubled,
+/// and each byte that is not UTF-8 as `\xNN`. Two environments whose names
+/// differ only in such bytes (which `Path::display` would print alike) get
+/// different label sets, so node_exporter keeps every series.
+fn bytes_text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', r"\\"));
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
+}
+
 fn env_labels(r: &Row) -> String {
-    format!(
-        "env=\"{}\",prefix=\"{}\"",
-        escape(&r.label()),
-        escape(&r.prefix.display().to_string())
-    )
+    use std::os::unix::ffi::OsStrExt;
+    let prefix = bytes_text(r.prefix.as_os_str().as_bytes());
+    // A named environment is named after its directory: from the bytes,
+    // when they are not UTF-8.
+    let env = match (&r.name, r.prefix.file_name()) {
+        (Some(_), Some(dir)) if dir.to_str().is_none() => bytes_text(dir.as_bytes()),
+        _ => bytes_text(r.label().as_bytes()),
+    };
+    format!("env=\"{}\",prefix=\"{}\"", escape(&env), escape(&prefix))
 }
 
 /// Render the audit; `took` is how long it ran.
@@ -201,6 +220,17 @@ pub fn render(a: &Audit, took: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn label_text_keeps_every_byte_apart() {
+        use super::bytes_text;
+        assert_eq!(bytes_text(b"paddle"), "paddle");
+        assert_eq!(bytes_text(b"caf\xe9"), r"caf\xe9");
+        assert_eq!(bytes_text(b"caf\xe8"), r"caf\xe8");
+        // A name that spells the escape is not the byte.
+        assert_eq!(bytes_text(br"caf\xe9"), r"caf\\xe9");
+        assert_eq!(bytes_text("café".as_bytes()), "café");
+    }
+
     #[test]
     fn label_values_are_escaped() {
         assert_eq!(super::escape("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
