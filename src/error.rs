@@ -107,6 +107,15 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// `run`'s private link directory cannot be used.
+    #[error("cannot use {path} for envhook run's private link directory: {why}", path = .path.display())]
+    PrivateDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why not.
+        why: String,
+    },
+
     /// An output path that holds something other than a regular file:
     /// replacing it would replace a device node, a directory's name or a
     /// link the machine relies on.
@@ -322,6 +331,11 @@ impl Error {
                 )
             }
             Error::Write { .. } => None,
+            Error::PrivateDir { path, .. } => Some(format!(
+                "remove {} (envhook makes it again, mode 0700), or run envhook install on the \
+                 environment so run uses its own link directory",
+                path.display()
+            )),
             Error::NotAFile { .. } => Some(
                 "envhook writes only regular files, replacing them whole; name a file that \
                  does not exist yet or is one, or write to standard output"

@@ -143,9 +143,27 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
 /// `PATH` (so `python` is the environment's), and `CONDA_PREFIX` and
 /// `CONDA_DEFAULT_ENV` name it; `LD_LIBRARY_PATH` gets what the hook would
 /// put there. Other packages' activate.d scripts are not run (envhook does
-/// not execute code it did not write).
+/// not execute code it did not write). Without envhook's link directory in
+/// the environment, a private one is used ([`crate::activation::private`]).
 pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
-    let m = dirs_of(&args.env, args.mode, ctx)?;
+    let m = match dirs_of(&args.env, args.mode, ctx) {
+        // No link directory in the environment (envhook never wrote to
+        // it; it may be read-only): the same one, built privately.
+        Err(Error::NotInstalled { prefix }) if args.mode.is_none() => {
+            let env = discovery::select(ctx, &args.env.selector())?;
+            let inv = Inventory::read(&prefix)?;
+            let dirs = crate::activation::private::link_dir(&inv, ctx)?
+                .into_iter()
+                .collect();
+            Matched {
+                env,
+                prefix,
+                mode: Mode::Isolated,
+                dirs,
+            }
+        }
+        other => other?,
+    };
     let (program, rest) = args.command.split_first().expect("clap requires a command");
     let value = spec::prepend(&m.dirs, ctx.var_os("LD_LIBRARY_PATH"));
     let bin = m.prefix.join("bin");
