@@ -57,33 +57,51 @@ endif
 # Staleness, the rule `envhook check` and `audit` apply too: conda, mamba
 # and pixi add or remove a record in conda-meta/ in every transaction, and
 # pip removes the dist-info directories this hook was made from when it
-# upgrades or uninstalls them; tcsh's -M is a file's modification time in
-# whole seconds (a builtin test). A moved or copied environment says
-# that instead. (Blocks, not one-line ifs: `tcsh -n` mishandles a
-# redirection there, and the tests parse the hooks with it.)
+# upgrades or uninstalls them. tcsh's -M is a file's modification time in
+# whole seconds (a builtin test), so a change in the second the hook was
+# written counts (>=): `envhook install` writes the hook in a later second
+# than conda-meta's last change, so only a change made after it lands
+# there. A moved or copied environment says that instead. (Blocks, not
+# one-line ifs: `tcsh -n` mishandles a redirection there, and the tests
+# parse the hooks with it.)
 set _envhook_quiet = 0
 if ( $?ENVHOOK_QUIET ) then
     if ( ${ENVHOOK_QUIET:q} != "" ) set _envhook_quiet = 1
 endif
+set _envhook_msgs = ( )
 if ( ! $_envhook_quiet ) then
     if ( ${_envhook_prefix:q} != ${_envhook_origin:q} ) then
-        echo __ENVHOOK_MOVED_PREFIX__${_envhook_prefix:q}__ENVHOOK_MOVED_MIDDLE__${_envhook_origin:q}__ENVHOOK_MOVED_SUFFIX__ > /dev/stderr
+        set _envhook_msgs = ( ${_envhook_msgs:q} __ENVHOOK_MOVED_PREFIX__${_envhook_prefix:q}__ENVHOOK_MOVED_MIDDLE__${_envhook_origin:q}__ENVHOOK_MOVED_SUFFIX__ )
     else
         set _envhook_stale = 0
         if ( -e __ENVHOOK_CONDA_META__ && -e __ENVHOOK_SELF__ ) then
-            if ( -M __ENVHOOK_CONDA_META__ > -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+            if ( -M __ENVHOOK_CONDA_META__ >= -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
         endif
         __ENVHOOK_WATCH_TESTS__
         if ( $_envhook_stale ) then
-            echo __ENVHOOK_STALE_MESSAGE__ > /dev/stderr
+            set _envhook_msgs = ( ${_envhook_msgs:q} __ENVHOOK_STALE_MESSAGE__ )
         endif
     endif
     if ( $_envhook_foreign ) then
-        echo __ENVHOOK_FOREIGN_MESSAGE__ > /dev/stderr
+        set _envhook_msgs = ( ${_envhook_msgs:q} __ENVHOOK_FOREIGN_MESSAGE__ )
     endif
 endif
+# On stderr. `> /dev/stderr` opens the file stderr is anew: for a terminal
+# or a pipe that is the same thing, but a log file (`tcsh job.csh >&
+# job.log`, how csh batch jobs log) would be truncated, and the job's next
+# line written over the warning. csh cannot send a builtin's output to
+# stderr otherwise, so there (only when warning) sh writes it to the file
+# descriptor it inherits.
+foreach _envhook_m ( ${_envhook_msgs:q} )
+    if ( -c /dev/stderr || -p /dev/stderr ) then
+        echo ${_envhook_m:q} > /dev/stderr
+    else
+        /bin/sh -c 'printf "%s\n" "$1" >&2' envhook ${_envhook_m:q}
+    endif
+end
 
 unset _envhook_dirs _envhook_active _envhook_same _envhook_odd _envhook_rest _envhook_prev
 unset _envhook_kept _envhook_quiet _envhook_stale _envhook_prefix _envhook_origin _envhook_key
+unset _envhook_msgs _envhook_m
 unset _envhook_state _envhook_saved _envhook_applied _envhook_has _envhook_foreign _envhook_probe
 # __ENVHOOK_DETAILS__

@@ -822,3 +822,113 @@ fn xonsh_users_see_the_staleness_warning() {
         "{pane}"
     );
 }
+
+/// Set a file's or directory's mtime to `when`.
+fn set_time(path: &Path, when: std::time::SystemTime) {
+    fs::File::open(path).unwrap().set_modified(when).unwrap();
+}
+
+/// The stale warning, as every shell prints it.
+fn stale_line(h: &Hooked) -> String {
+    format!(
+        "envhook: the packages of {p} changed since its CUDA hooks were written; refresh them with: envhook install -p '{p}'\n",
+        p = h.prefix.display()
+    )
+}
+
+/// #21: a csh batch job logs with `>&` (stdout and stderr, one file). The
+/// stale warning goes into that log between the job's own lines: it
+/// neither truncates the log nor is written over by the next line.
+#[test]
+fn tcsh_warning_keeps_a_redirected_log_whole() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    simulate_transaction(&h);
+    let job = sb.path("job.csh");
+    fs::write(
+        &job,
+        format!(
+            "echo line1\nsource '{}'\necho line2\n",
+            h.hook("activate", "csh").display()
+        ),
+    )
+    .unwrap();
+    let log = sb.path("job.log");
+    // As csh's `tcsh -f job.csh >& job.log`: one open file for both.
+    let status = Command::new("sh")
+        .args(["-c", "tcsh -f \"$1\" > \"$2\" 2>&1", "sh"])
+        .arg(&job)
+        .arg(&log)
+        .env("HOME", sb.home())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        fs::read_to_string(&log).unwrap(),
+        format!("line1\n{}line2\n", stale_line(&h))
+    );
+}
+
+/// #21: one staleness rule, one answer, to the second and below it. Records
+/// changed 0.8 s after the hooks were written, in the same whole second:
+/// stale for `check`, for the POSIX shells, fish, and tcsh (whose -M has
+/// whole seconds). And hooks written right after a transaction are fresh
+/// in tcsh too: install writes them in a later second.
+#[test]
+fn staleness_within_one_second_is_the_same_in_every_shell() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    let second = std::time::UNIX_EPOCH
+        + std::time::Duration::from_secs(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                - 100,
+        );
+    for phase in ["activate", "deactivate"] {
+        for ext in ["sh", "fish", "ps1", "csh"] {
+            set_time(
+                &h.hook(phase, ext),
+                second + std::time::Duration::from_millis(100),
+            );
+        }
+    }
+    set_time(
+        &h.prefix.join("conda-meta"),
+        second + std::time::Duration::from_millis(900),
+    );
+    let activate = |sh: Sh| {
+        let out = sh
+            .command(&sh.source("T_ACT"))
+            .env("T_ACT", h.hook("activate", sh.ext()))
+            .env("HOME", sb.home())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    for sh in SHELLS {
+        assert_eq!(activate(sh), stale_line(&h), "{sh:?}");
+    }
+    let out = sb
+        .envhook()
+        .args(["check", "-p"])
+        .arg(&h.prefix)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("warning[stale-hook]"));
+
+    // A transaction this very second, then install at once (as the conda
+    // plugin does): fresh everywhere.
+    let record = h.prefix.join("conda-meta/zlib-1.3.1-h4ab18f5_1.json");
+    fs::write(&record, "{}").unwrap();
+    fs::remove_file(&record).unwrap();
+    sb.install(&h.prefix);
+    for sh in SHELLS {
+        assert_eq!(
+            activate(sh),
+            "",
+            "{sh:?}: refreshed right after a transaction"
+        );
+    }
+}

@@ -113,6 +113,7 @@ pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
         Some(iso) => publish_isolation(&prefix, iso)?,
         None => remove_paths(&prefix, &changes.remove, ISOLATION_ROOT)?,
     }
+    past_records_second(&plan.spec.prefix.join("conda-meta"));
     // Deactivate hooks first: a shell activating mid-install then finds a
     // deactivate hook at least as new as the activate hook it ran.
     let mut files: Vec<&HookFile> = plan.files.iter().collect();
@@ -135,6 +136,33 @@ pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
         root.remove_empty_dir("envhook");
     }
     Ok(changes)
+}
+
+/// Wait, when `conda-meta/` changed in the current second, until the next
+/// one: the hooks are then written in a later whole second than the
+/// records' last change. tcsh compares modification times in whole
+/// seconds, and counts a change in the hook's own second as after it
+/// (`-M conda-meta >= -M hook`); this makes that exact, so tcsh answers as
+/// `check` and the other shells do. At most a second, and only right after
+/// a transaction (the conda plugin's refresh).
+fn past_records_second(conda_meta: &Path) {
+    let Ok(changed) = std::fs::metadata(conda_meta).and_then(|m| m.modified()) else {
+        return;
+    };
+    let secs = |t: std::time::SystemTime| {
+        t.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    };
+    let now = std::time::SystemTime::now();
+    if secs(changed) < secs(now) {
+        return;
+    }
+    // A change stamped in the future (clock skew on a network mount) is
+    // not waited for beyond a second.
+    let next = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs(now) + 1);
+    if let Ok(wait) = next.duration_since(now) {
+        std::thread::sleep(wait + std::time::Duration::from_millis(2));
+    }
 }
 
 /// Rename each of `paths` (lying directly in activate.d or deactivate.d)
