@@ -55,8 +55,9 @@ if ( ! $_envhook_foreign && ! $_envhook_same && ! $_envhook_odd ) then
 endif
 
 # Staleness, the rule `envhook check` and `audit` apply too: conda, mamba
-# and pixi add or remove a record in conda-meta/ in every transaction, and
-# pip removes the dist-info directories this hook was made from when it
+# and pixi add a record to conda-meta/ for each package they install or
+# upgrade, and remove the record of each they remove (the watched paths
+# include the records the hook was made from), and pip removes the dist-info directories this hook was made from when it
 # upgrades or uninstalls them. tcsh's -M is a file's modification time in
 # whole seconds (a builtin test), so a change in the second the hook was
 # written counts (>=): `envhook install` writes the hook in a later second
@@ -75,7 +76,24 @@ if ( ! $_envhook_quiet ) then
     else
         set _envhook_stale = 0
         if ( -e __ENVHOOK_CONDA_META__ && -e __ENVHOOK_SELF__ ) then
-            if ( -M __ENVHOOK_CONDA_META__ >= -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+            if ( -M __ENVHOOK_CONDA_META__ >= -M __ENVHOOK_SELF__ ) then
+                # A record added or replaced since the hook: a *.json as
+                # new (conda-meta/ also changes for conda-meta/state, which
+                # `conda env config vars set` writes). Globbing whatever the
+                # user set: noglob lifted, no error on no match.
+                set _envhook_ng = $?noglob
+                set _envhook_nm = $?nonomatch
+                unset noglob
+                set nonomatch
+                foreach _envhook_r ( __ENVHOOK_CONDA_META__/*.json )
+                    if ( -e ${_envhook_r:q} ) then
+                        if ( -M ${_envhook_r:q} >= -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+                    endif
+                end
+                if ( $_envhook_ng ) set noglob
+                if ( ! $_envhook_nm ) unset nonomatch
+                unset _envhook_ng _envhook_nm _envhook_r
+            endif
         endif
         __ENVHOOK_WATCH_TESTS__
         if ( $_envhook_stale ) then

@@ -39,17 +39,26 @@ if test "$_envhook_state" != foreign
 end
 
 # Staleness, the rule `envhook check` and `audit` apply too: conda, mamba
-# and pixi add or remove a record in conda-meta/ in every transaction, and
-# pip removes the dist-info directories this hook was made from when it
-# upgrades or uninstalls them. A moved or copied environment says that
-# instead.
+# and pixi add a record to conda-meta/ for each package they install or
+# upgrade, and remove the record of each they remove; pip removes the
+# dist-info directories this hook was made from when it upgrades or
+# uninstalls them (the watched paths include the records it was made
+# from). A moved or copied environment says that instead.
 if test -z "$ENVHOOK_QUIET"
     if test "$_envhook_prefix" != "$_envhook_origin"
         printf __ENVHOOK_MOVED_FORMAT__ "$_envhook_prefix" "$_envhook_origin" __ENVHOOK_PASTE__ >&2
     else
         set -l _envhook_stale
+        # A record added or replaced since the hook: a conda-meta/*.json
+        # newer than it. (conda-meta/ itself changes for files that are not
+        # records too: `conda env config vars set` writes conda-meta/state.)
         if test __ENVHOOK_CONDA_META__ -nt __ENVHOOK_SELF__
-            set _envhook_stale 1
+            for _envhook_el in __ENVHOOK_CONDA_META__/*.json
+                if test "$_envhook_el" -nt __ENVHOOK_SELF__
+                    set _envhook_stale 1
+                    break
+                end
+            end
         end
         for _envhook_el in (string split -- : __ENVHOOK_WATCH__)
             if test -n "$_envhook_el"; and not test -e "$_envhook_el"

@@ -58,9 +58,10 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
             [System.Environment]::SetEnvironmentVariable("ENVHOOK_APPLIED_$id", $new)
         }
 
-        # Staleness: conda, mamba and pixi add or remove a record in
-        # conda-meta/ in every transaction, and pip removes the dist-info
-        # directories this hook was made from when it upgrades them.
+        # Staleness: conda, mamba and pixi add a record to conda-meta/ for
+        # each package they install or upgrade and remove the record of each
+        # they remove, and pip removes the dist-info directories this hook
+        # was made from when it upgrades them.
         $quiet = [System.Environment]::GetEnvironmentVariable('ENVHOOK_QUIET')
         if ($null -eq $quiet -or $quiet -ceq '') {
             $stale = $false
@@ -68,7 +69,16 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
             $self = __ENVHOOK_SELF__
             if ([System.IO.Directory]::Exists($records) -and [System.IO.File]::Exists($self) -and
                 [System.IO.Directory]::GetLastWriteTimeUtc($records) -gt [System.IO.File]::GetLastWriteTimeUtc($self)) {
-                $stale = $true
+                # A record added or replaced since the hook: a *.json newer
+                # than it (conda-meta/ also changes for conda-meta/state,
+                # which `conda env config vars set` writes).
+                $written = [System.IO.File]::GetLastWriteTimeUtc($self)
+                foreach ($record in [System.IO.Directory]::EnumerateFiles($records, '*.json')) {
+                    if ([System.IO.File]::GetLastWriteTimeUtc($record) -gt $written) {
+                        $stale = $true
+                        break
+                    }
+                }
             }
             foreach ($path in (__ENVHOOK_WATCH__).Split(':')) {
                 if ($path -cne '' -and -not [System.IO.File]::Exists($path) -and -not [System.IO.Directory]::Exists($path)) {

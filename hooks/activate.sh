@@ -148,11 +148,15 @@ _envhook_finish() {
     fi
 
     # Staleness, the rule `envhook check` and `audit` apply too: conda,
-    # mamba and pixi add or remove a record in conda-meta/ in every
-    # transaction (so conda-meta/ is then newer than this hook), and pip
-    # removes the dist-info directories this hook was made from when it
-    # upgrades or uninstalls them. A moved or copied environment says that
-    # instead.
+    # mamba and pixi add a record (conda-meta/*.json) for each package they
+    # install or upgrade, newer than this hook, and remove the record of
+    # each they remove; pip removes the dist-info directories this hook was
+    # made from when it upgrades or uninstalls them. The records and
+    # dist-infos the hook was made from are watched paths. conda-meta/
+    # itself also changes for files that are not records (`conda env
+    # config vars set` writes conda-meta/state), so a newer directory only
+    # leads to a look at the records. A moved or copied environment says
+    # that instead.
     if [ -z "${ENVHOOK_QUIET:-}" ]; then
         # xonsh runs .sh hooks through source-bash, which discards what they
         # print; its bash has no controlling terminal (/dev/tty fails), but its
@@ -175,8 +179,52 @@ _envhook_finish() {
             # shellcheck disable=SC2016,SC1003,SC2182
             _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
         else
-            # One test for conda-meta/ and every watched dist-info.
-            if ! __ENVHOOK_FRESH__; then
+            # Whether a record is newer than this hook, globbing whatever
+            # the user set: zsh gets null_glob in an emulated function
+            # (through eval: other parsers never see zsh's syntax), other
+            # shells get noglob and bash's failglob lifted for the loop.
+            if [ -n "${ZSH_VERSION-}" ]; then
+                # shellcheck disable=SC2016 # expanded by zsh, in the eval
+                eval '_envhook_newer_record() {
+                    emulate -L zsh
+                    setopt null_glob
+                    local r
+                    for r in "$1"/*.json; do
+                        if [[ $r -nt $2 ]]; then return 0; fi
+                    done
+                    return 1
+                }'
+            else
+                _envhook_newer_record() {
+                    _envhook_found=1
+                    case $- in
+                        *f*) _envhook_noglob=1 && set +f ;;
+                        *) _envhook_noglob= ;;
+                    esac
+                    _envhook_failglob=
+                    # shellcheck disable=SC3044 # bash only
+                    if [ -n "${BASH_VERSION-}" ] && shopt -q failglob; then
+                        _envhook_failglob=1
+                        shopt -u failglob
+                    fi
+                    for _envhook_r in "$1"/*.json; do
+                        if [ "${_envhook_r}" -nt "$2" ]; then
+                            _envhook_found=0
+                            break
+                        fi
+                    done
+                    if [ -n "${_envhook_noglob}" ]; then set -f; fi
+                    # shellcheck disable=SC3044 # bash only
+                    if [ -n "${_envhook_failglob}" ]; then shopt -s failglob; fi
+                    unset _envhook_r _envhook_noglob _envhook_failglob
+                    return "${_envhook_found}"
+                }
+            fi
+            # One test for every watched record and dist-info, then the
+            # records' times when conda-meta/ changed.
+            # shellcheck disable=SC2078 # the placeholders become paths
+            if ! __ENVHOOK_FRESH__ || { [ __ENVHOOK_CONDA_META__ -nt __ENVHOOK_SELF__ ] &&
+                _envhook_newer_record __ENVHOOK_CONDA_META__ __ENVHOOK_SELF__; }; then
                 # The message quotes the prefix for pasting (SC1003 sees the quoting).
                 # shellcheck disable=SC2016,SC1003
                 _envhook_say '%s\n' __ENVHOOK_STALE_MESSAGE__
@@ -185,8 +233,8 @@ _envhook_finish() {
         if [ -n "${_envhook_foreign}" ]; then
             _envhook_say '%s\n' __ENVHOOK_FOREIGN_MESSAGE__
         fi
-        unset -f _envhook_say
-        unset _envhook_tty
+        unset -f _envhook_say _envhook_newer_record 2>/dev/null || :
+        unset _envhook_tty _envhook_found
     fi
 
     unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin \

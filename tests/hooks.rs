@@ -516,10 +516,22 @@ fn age_hooks(h: &Hooked, secs_ago: u64) {
 /// times move in clock ticks.
 fn simulate_transaction(h: &Hooked) {
     age_hooks(h, 20);
-    let record = h.prefix.join("conda-meta/zlib-1.3.1-h4ab18f5_1.json");
-    fs::write(&record, "{}").unwrap();
-    fs::remove_file(&record).unwrap();
+    let record = add_record(h);
+    set_age(&record, 10);
     set_age(&h.prefix.join("conda-meta"), 10);
+}
+
+/// A package installed: its record in conda-meta/, as conda writes one.
+fn add_record(h: &Hooked) -> PathBuf {
+    let record = h.prefix.join("conda-meta/zlib-1.3.1-h4ab18f5_1.json");
+    fs::write(
+        &record,
+        r#"{"name": "zlib", "version": "1.3.1", "build": "h4ab18f5_1", "build_number": 1,
+            "channel": "https://conda.anaconda.org/conda-forge/", "subdir": "linux-64",
+            "fn": "zlib-1.3.1-h4ab18f5_1.conda", "depends": [], "files": []}"#,
+    )
+    .unwrap();
+    record
 }
 
 #[test]
@@ -894,10 +906,10 @@ fn staleness_within_one_second_is_the_same_in_every_shell() {
             );
         }
     }
-    set_time(
-        &h.prefix.join("conda-meta"),
-        second + std::time::Duration::from_millis(900),
-    );
+    let record = add_record(&h);
+    for changed in [record.as_path(), &h.prefix.join("conda-meta")] {
+        set_time(changed, second + std::time::Duration::from_millis(900));
+    }
     let activate = |sh: Sh| {
         let out = sh
             .command(&sh.source("T_ACT"))
@@ -920,9 +932,12 @@ fn staleness_within_one_second_is_the_same_in_every_shell() {
 
     // A transaction this very second, then install at once (as the conda
     // plugin does): fresh everywhere.
-    let record = h.prefix.join("conda-meta/zlib-1.3.1-h4ab18f5_1.json");
-    fs::write(&record, "{}").unwrap();
-    fs::remove_file(&record).unwrap();
+    let record = h.prefix.join("conda-meta/bzip2-1.0.8-hd590300_5.json");
+    fs::copy(
+        h.prefix.join("conda-meta/zlib-1.3.1-h4ab18f5_1.json"),
+        &record,
+    )
+    .unwrap();
     sb.install(&h.prefix);
     for sh in SHELLS {
         assert_eq!(
@@ -931,4 +946,102 @@ fn staleness_within_one_second_is_the_same_in_every_shell() {
             "{sh:?}: refreshed right after a transaction"
         );
     }
+}
+
+/// #21: `conda env config vars set` writes conda-meta/state, which is no
+/// package: the hooks stay fresh in every shell and for `check`. A record
+/// added after it is still seen; so is a record the hooks were made from
+/// going away (`conda remove`), with no newer record at all.
+#[test]
+fn conda_env_config_vars_do_not_make_hooks_stale() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    // The records, as the transaction that made the environment left
+    // them, before the hooks.
+    let age_records = |secs| {
+        for e in fs::read_dir(h.prefix.join("conda-meta")).unwrap() {
+            set_age(&e.unwrap().path(), secs);
+        }
+    };
+    age_records(30);
+    age_hooks(&h, 20);
+    let state = h.prefix.join("conda-meta/state");
+    fs::write(&state, r#"{"env_vars": {"MY_VAR": "1"}}"#).unwrap();
+    set_age(&state, 10);
+    set_age(&h.prefix.join("conda-meta"), 10);
+    let activate = |sh: Sh| {
+        let out = sh
+            .command(&sh.source("T_ACT"))
+            .env("T_ACT", h.hook("activate", sh.ext()))
+            .env("HOME", sb.home())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let check = || {
+        let out = sb
+            .envhook()
+            .args(["check", "-p"])
+            .arg(&h.prefix)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for sh in SHELLS {
+        assert_eq!(activate(sh), "", "{sh:?}: conda-meta/state is no package");
+    }
+    assert!(!check().contains("stale-hook"), "{}", check());
+    // Then a package.
+    let record = add_record(&h);
+    set_age(&record, 5);
+    set_age(&h.prefix.join("conda-meta"), 5);
+    for sh in SHELLS {
+        assert_eq!(activate(sh), stale_line(&h), "{sh:?}: a new record");
+    }
+    assert!(check().contains("stale-hook"));
+    // Refreshed, then cuDNN removed: no record is newer, one watched is gone.
+    sb.install(&h.prefix);
+    age_records(30);
+    age_hooks(&h, 20);
+    fs::remove_file(h.prefix.join("conda-meta/cudnn-8.9.2.26-cuda11_0.json")).unwrap();
+    set_age(&h.prefix.join("conda-meta"), 10);
+    for sh in SHELLS {
+        assert_eq!(activate(sh), stale_line(&h), "{sh:?}: a record removed");
+    }
+}
+
+/// The record check globs whatever the user's shell options: noglob in
+/// bash and dash, failglob in bash, NOMATCH (the default) and NO_GLOB in
+/// zsh; still stale, nothing printed but the warning.
+#[test]
+fn the_record_check_globs_under_any_options() {
+    let sb = Sandbox::new();
+    let h = install(&sb, &sb.path("env"));
+    simulate_transaction(&h);
+    for (sh, setup) in [
+        (Sh::Bash, "set -f; shopt -s failglob;"),
+        (Sh::Dash, "set -f;"),
+        (Sh::Zsh, "setopt noglob;"),
+        (Sh::Zsh, "setopt nomatch;"),
+    ] {
+        let out = sh
+            .command(&format!("{setup} {}", sh.source("T_ACT")))
+            .env("T_ACT", h.hook("activate", sh.ext()))
+            .env("HOME", sb.home())
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            stale_line(&h),
+            "{sh:?} {setup}"
+        );
+    }
+    // tcsh with noglob and nonomatch.
+    let out = Sh::Tcsh
+        .command(&format!("set noglob; {}", Sh::Tcsh.source("T_ACT")))
+        .env("T_ACT", h.hook("activate", "csh"))
+        .env("HOME", sb.home())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), stale_line(&h));
 }

@@ -77,11 +77,20 @@ fn real_audit(dir: &Path) -> String {
             "install",
         );
     }
-    // A transaction after the install: conda-meta is newer than the hooks.
-    fs::File::open(envs.join("torch/conda-meta"))
-        .unwrap()
-        .set_modified(SystemTime::now() + Duration::from_secs(60))
-        .unwrap();
+    // A transaction after the install: a package's record newer than the
+    // hooks.
+    let record = envs.join("torch/conda-meta/zlib-1.3.1-h4ab18f5_1.json");
+    fs::write(
+        &record,
+        r#"{"name": "zlib", "version": "1.3.1", "build": "h4ab18f5_1"}"#,
+    )
+    .unwrap();
+    for changed in [record, envs.join("torch/conda-meta")] {
+        fs::File::open(changed)
+            .unwrap()
+            .set_modified(SystemTime::now() + Duration::from_secs(60))
+            .unwrap();
+    }
     for (from, to) in [
         ("wheels", "wheels-copy"),
         ("paddle", "broken"),

@@ -72,16 +72,12 @@ impl Plan {
     ) -> Plan {
         let prefix = spec.prefix.clone();
         let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
-        // The hooks watch conda-meta/'s time (a transaction adds or removes
-        // records there) and the pip dist-infos by name; the spec's records
-        // are in its fingerprint, which `check` compares.
+        // The hooks watch the records and pip dist-infos they were made
+        // from by name (an uninstall removes them), and the records'
+        // times (an install or upgrade adds a newer one); the spec's
+        // records are in its fingerprint too, which `check` compares.
         let conda_meta = prefix.join("conda-meta");
-        let watch: Vec<String> = spec
-            .watch
-            .iter()
-            .filter(|w| !w.starts_with(&conda_meta))
-            .map(|w| w.display().to_string())
-            .collect();
+        let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
         let conda_meta = conda_meta.display().to_string();
         let stale_message = crate::activation::status::stale_message(&prefix);
         let mut header = vec![

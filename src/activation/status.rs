@@ -159,10 +159,12 @@ pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
 /// `check` and `audit` say the same thing:
 ///
 /// 1. written for another prefix: [`HookStatus::Moved`];
-/// 2. made from other records, or `conda-meta/` is newer than the hooks (a
-///    conda, mamba or pixi transaction since they were written adds or
-///    removes records there, which the hooks cannot tell from one that
-///    changed nothing of theirs): [`HookStatus::Stale`];
+/// 2. made from other records, or a record in `conda-meta/` is newer than
+///    the hooks (a conda, mamba or pixi transaction since they were written
+///    added it, which the hooks cannot tell from one that changed nothing
+///    of theirs; files there that are not records, like the `state` that
+///    `conda env config vars set` writes, do not count):
+///    [`HookStatus::Stale`];
 /// 3. otherwise [`HookStatus::Current`].
 pub fn hook_status(
     prefix: &Path,
@@ -180,13 +182,9 @@ pub fn hook_status(
             to: prefix.to_path_buf(),
         };
     }
-    let records_newer = match (
-        std::fs::metadata(prefix.join("conda-meta")).and_then(|m| m.modified()),
-        hooks.written,
-    ) {
-        (Ok(records), Some(written)) => records > written,
-        _ => false,
-    };
+    let records_newer = hooks
+        .written
+        .is_some_and(|written| record_newer_than(&prefix.join("conda-meta"), written));
     match spec {
         Some(spec) if hooks.fingerprint == spec.fingerprint && !records_newer => {
             HookStatus::Current {
@@ -198,4 +196,20 @@ pub fn hook_status(
             current: spec.map_or_else(|| "none".to_string(), |s| s.fingerprint.clone()),
         },
     }
+}
+
+/// Whether a record (`*.json`) in `conda_meta` was modified after
+/// `written`: the rule the hooks apply. The directory's own time is looked
+/// at first (one `stat`): no entry added or removed since, no record newer.
+fn record_newer_than(conda_meta: &Path, written: std::time::SystemTime) -> bool {
+    let changed = std::fs::metadata(conda_meta).and_then(|m| m.modified());
+    if !changed.is_ok_and(|t| t > written) {
+        return false;
+    }
+    crate::paths::dir_entries(conda_meta).iter().any(|p| {
+        p.extension().is_some_and(|e| e == "json")
+            && std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t > written)
+    })
 }
