@@ -107,6 +107,14 @@ pub enum Error {
         source: io::Error,
     },
 
+    /// A conda record over [`crate::inventory::records::MAX_RECORD_BYTES`]:
+    /// not read (the inventory leaves the package out, with a warning).
+    #[error("{path} is over 64 MiB; no real record is that large", path = .path.display())]
+    RecordTooLarge {
+        /// The record.
+        path: PathBuf,
+    },
+
     /// `run`'s private link directory cannot be used.
     #[error("cannot use {path} for envhook run's private link directory: {why}", path = .path.display())]
     PrivateDir {
@@ -331,6 +339,11 @@ impl Error {
                 )
             }
             Error::Write { .. } => None,
+            Error::RecordTooLarge { .. } => Some(
+                "reinstall the package so conda rewrites its record; envhook leaves it out \
+                 of the checks meanwhile"
+                    .into(),
+            ),
             Error::PrivateDir { path, .. } => Some(format!(
                 "remove {} (envhook makes it again, mode 0700), or run envhook install on the \
                  environment so run uses its own link directory",

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::data::catalog::{CATALOG, Framework, Role};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::paths;
 use crate::report::{Problem, Severity};
 use builds::{BuildInfo, Variant};
@@ -224,6 +224,13 @@ pub struct Stats {
     pub libraries_checked: usize,
 }
 
+/// The most shared libraries kept of one package (its conda record's
+/// `files`, its pip RECORD). Real packages list a few hundred at most
+/// (torch about 100, the CUDA packages under 50); one listing a million
+/// would otherwise cost an allocation and a `stat` each. More are counted
+/// and reported (`record-truncated`), not kept.
+pub const MAX_LIBRARIES: usize = 10_000;
+
 /// The inventory of one environment.
 #[derive(Debug, Clone, Serialize)]
 pub struct Inventory {
@@ -355,7 +362,26 @@ impl Inventory {
                 });
             }
             seen.push(&entry.name);
-            let record = records::read_record(&entry.path)?;
+            let record = match records::read_record(&entry.path) {
+                Ok(record) => record,
+                Err(e @ Error::RecordTooLarge { .. }) => {
+                    self.problems.push(Problem {
+                        severity: Severity::Warning,
+                        code: "record-too-large",
+                        message: format!("{e}: {} is left out of the checks", entry.name),
+                        hint: Some(format!(
+                            "reinstall it so conda rewrites the record: conda install -p {} \
+                             --force-reinstall {}",
+                            prefix.display(),
+                            entry.name
+                        )),
+                        path: Some(entry.path.clone()),
+                        source: None,
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             self.stats.records_parsed += 1;
             // conda normalises names to lower case; so did rattler here.
             if record.name.to_ascii_lowercase() != entry.name {
@@ -374,14 +400,23 @@ impl Inventory {
             if self.platform.is_none() && record.subdir != "noarch" && !record.subdir.is_empty() {
                 self.platform = Some(record.subdir.clone());
             }
+            if record.libraries_listed > record.libraries.len() {
+                self.problems.push(truncated(
+                    &entry.name,
+                    "record",
+                    record.libraries_listed,
+                    record.libraries.len(),
+                    &entry.path,
+                    format!(
+                        "conda install -p {} --force-reinstall {}",
+                        prefix.display(),
+                        entry.name
+                    ),
+                ));
+            }
             let libraries = record
-                .files
+                .libraries
                 .iter()
-                .filter(|rel| {
-                    rel.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(paths::is_shared_library)
-                })
                 .map(|rel| library(prefix.join(rel)))
                 .collect();
             self.packages.push(Package {
@@ -469,6 +504,16 @@ impl Inventory {
                         .any(|p| p.installer == Installer::Conda && p.name == entry.name)
                 {
                     continue;
+                }
+                if dist.libraries_listed > dist.libraries.len() {
+                    self.problems.push(truncated(
+                        &entry.name,
+                        "RECORD",
+                        dist.libraries_listed,
+                        dist.libraries.len(),
+                        &entry.dir.join("RECORD"),
+                        format!("pip install --force-reinstall --no-deps {}", entry.name),
+                    ));
                 }
                 let libraries = dist
                     .libraries
@@ -690,6 +735,30 @@ fn library(path: PathBuf) -> Library {
         status: LibStatus::Ok,
         resolves_to: None,
         recorded_size: None,
+    }
+}
+
+/// A package whose record or RECORD lists more than [`MAX_LIBRARIES`]
+/// shared libraries: the first are checked, and this says so.
+fn truncated(
+    name: &str,
+    what: &str,
+    listed: usize,
+    kept: usize,
+    path: &Path,
+    reinstall: String,
+) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "record-truncated",
+        message: format!(
+            "{name}'s {what} lists {listed} shared libraries; the first {kept} are checked"
+        ),
+        hint: Some(format!(
+            "no package ships that many; reinstall it: `{reinstall}`"
+        )),
+        path: Some(path.to_path_buf()),
+        source: None,
     }
 }
 

@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
+use super::MAX_LIBRARIES;
 use crate::error::{Error, Result};
 use crate::inventory::records::MetaIndex;
 
@@ -35,6 +36,9 @@ pub struct DistInfo {
     /// site-packages), each with the size RECORD gives it: what pip wrote,
     /// to tell a file another wheel wrote over since.
     pub libraries: Vec<(PathBuf, Option<u64>)>,
+    /// How many shared libraries RECORD lists: more than `libraries`
+    /// holds when it lists more than [`super::MAX_LIBRARIES`].
+    pub libraries_listed: usize,
     /// The `Requires-Dist:` headers, as written.
     pub requires: Vec<String>,
 }
@@ -158,19 +162,15 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
                 .map(|l| l.trim().to_string())
         });
     let record_path = entry.dir.join("RECORD");
-    let rows = match crate::paths::read_regular(&record_path, crate::paths::MAX_TEXT) {
-        Ok(bytes) => record_files(&bytes, &record_path)?,
-        // RECORD is optional for some installers (and for `pip install -e`).
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::read(record_path, e)),
-    };
+    let (rows, libraries_listed) =
+        match crate::paths::read_regular(&record_path, crate::paths::MAX_TEXT) {
+            Ok(bytes) => record_libraries(&bytes, &record_path)?,
+            // RECORD is optional for some installers (and for `pip install -e`).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), 0),
+            Err(e) => return Err(Error::read(record_path, e)),
+        };
     let libraries = rows
         .into_iter()
-        .filter(|(rel, _)| {
-            rel.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(crate::paths::is_shared_library)
-        })
         .map(|(rel, size)| (entry.site.join(rel), size))
         .collect();
     let requires = headers(&metadata, "Requires-Dist");
@@ -178,6 +178,7 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
         version,
         installer,
         libraries,
+        libraries_listed,
         requires,
     })
 }
@@ -188,13 +189,19 @@ thread_local! {
     static CSV: RefCell<csv_core::Reader> = RefCell::new(csv_core::Reader::new());
 }
 
-/// The first column of a RECORD file (a CSV: paths with commas are
-/// quoted), with the third (the size) for shared libraries.
-fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<(PathBuf, Option<u64>)>> {
+/// A path RECORD lists, with the size it gives.
+type SizedPath = (PathBuf, Option<u64>);
+
+/// The shared libraries a RECORD file lists (its first column; a CSV:
+/// paths with commas are quoted), with their sizes (the third), the first
+/// [`super::MAX_LIBRARIES`] of them; and how many it lists. Other rows are not
+/// kept: a RECORD may list a hundred thousand Python files.
+fn record_libraries(bytes: &[u8], path: &Path) -> Result<(Vec<SizedPath>, usize)> {
     use csv_core::ReadFieldResult;
     CSV.with_borrow_mut(|reader| {
         reader.reset();
         let mut files: Vec<(PathBuf, Option<u64>)> = Vec::new();
+        let mut listed = 0;
         let mut input = bytes;
         let mut out = [0u8; 512];
         let mut field = Vec::new();
@@ -225,7 +232,13 @@ fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<(PathBuf, Option<u64>)>
                             .file_name()
                             .and_then(|n| n.to_str())
                             .is_some_and(crate::paths::is_shared_library);
-                        files.push((file, None));
+                        if library {
+                            listed += 1;
+                            library = files.len() < MAX_LIBRARIES;
+                            if library {
+                                files.push((file, None));
+                            }
+                        }
                     } else if column == 2 && library {
                         // A size that does not parse is no size.
                         let size = std::str::from_utf8(&field)
@@ -242,7 +255,7 @@ fn record_files(bytes: &[u8], path: &Path) -> Result<Vec<(PathBuf, Option<u64>)>
                         line += 1;
                     }
                 }
-                ReadFieldResult::End => return Ok(files),
+                ReadFieldResult::End => return Ok((files, listed)),
             }
         }
     })
@@ -301,19 +314,18 @@ mod tests {
     #[test]
     fn record_rows_with_quoted_commas() {
         let rec = b"nvidia/cudnn/lib/libcudnn.so.9,sha256=abc,123\n\"odd,name.py\",,\nnvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD,,\n";
-        let files = record_files(rec, Path::new("RECORD")).unwrap();
-        // A shared library's size is kept; other files' are not read.
+        let (files, listed) = record_libraries(rec, Path::new("RECORD")).unwrap();
+        // A shared library's size is kept; other files are not kept.
         assert_eq!(
-            files[0],
-            (PathBuf::from("nvidia/cudnn/lib/libcudnn.so.9"), Some(123))
+            files,
+            [(PathBuf::from("nvidia/cudnn/lib/libcudnn.so.9"), Some(123))]
         );
-        assert_eq!(files[1], (PathBuf::from("odd,name.py"), None));
-        assert_eq!(files.len(), 3);
+        assert_eq!(listed, 1);
         // CRLF, a path longer than one output chunk, no final newline; the
         // reader is reused between files and starts afresh each time.
         let long = "d/".repeat(400) + "libx.so";
         let rec = format!("a.so,,\r\n{long},sha256=x,1\r\n\"b\"\"q.so\",,");
-        let files = record_files(rec.as_bytes(), Path::new("RECORD")).unwrap();
+        let (files, _) = record_libraries(rec.as_bytes(), Path::new("RECORD")).unwrap();
         assert_eq!(
             files,
             [
@@ -322,8 +334,20 @@ mod tests {
                 (PathBuf::from("b\"q.so"), None)
             ]
         );
-        let err = record_files(b"ok.so,,\n\xff.so,,\n", Path::new("RECORD")).unwrap_err();
+        let err = record_libraries(b"ok.so,,\n\xff.so,,\n", Path::new("RECORD")).unwrap_err();
         assert!(err.to_string().contains("RECORD"), "{err}");
         assert!(format!("{err:?}").contains("record 2"), "{err:?}");
+    }
+
+    #[test]
+    fn a_record_keeps_at_most_max_libraries() {
+        let mut rec = String::from("x/__init__.py,,\n");
+        for i in 0..MAX_LIBRARIES + 5 {
+            rec.push_str(&format!("x/lib{i}.so,sha256=a,{i}\n"));
+        }
+        let (files, listed) = record_libraries(rec.as_bytes(), Path::new("RECORD")).unwrap();
+        assert_eq!(files.len(), MAX_LIBRARIES);
+        assert_eq!(listed, MAX_LIBRARIES + 5);
+        assert_eq!(files[7], (PathBuf::from("x/lib7.so"), Some(7)));
     }
 }

@@ -20,12 +20,15 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::MAX_LIBRARIES;
 use crate::error::{Error, Result};
 
-/// Records larger than this are refused rather than read into memory.
-/// Real records reach a few MiB (pytorch's lists every file); 256 MiB is far
-/// beyond any real one and still safe to hold.
-const MAX_RECORD_BYTES: u64 = 256 << 20;
+/// Records larger than this are not read: the package is left out of the
+/// checks, with a warning (`record-too-large`). envhook parses only the
+/// records of CUDA and framework packages, which reach a few MiB (pytorch's
+/// lists every file, about 6 MiB); 64 MiB is far beyond any real one, and
+/// parsing it takes about a tenth of a second.
+pub const MAX_RECORD_BYTES: u64 = 64 << 20;
 
 /// A record known by its file name only.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,9 +108,80 @@ pub struct Record {
     pub build: String,
     /// `linux-64`, `noarch`, ... (empty when the record has none).
     pub subdir: String,
-    /// The installed files, relative to the prefix: `files`, which conda
-    /// itself uses to unlink, else `paths_data`'s paths.
-    pub files: Vec<PathBuf>,
+    /// The shared libraries among the installed files, relative to the
+    /// prefix: from `files`, which conda itself uses to unlink, else from
+    /// `paths_data`'s paths; the first [`MAX_LIBRARIES`].
+    pub libraries: Vec<PathBuf>,
+    /// How many shared libraries the record lists.
+    pub libraries_listed: usize,
+}
+
+/// The shared libraries among a JSON array of paths: the first
+/// [`MAX_LIBRARIES`] kept, all counted, and no other path allocated (a
+/// record may list a hundred thousand files).
+#[derive(Default)]
+struct Libraries {
+    kept: Vec<PathBuf>,
+    listed: usize,
+    /// Paths of any kind.
+    entries: usize,
+}
+
+impl Libraries {
+    fn add(&mut self, path: LibPath) {
+        self.entries += 1;
+        if let LibPath(Some(p)) = path {
+            self.listed += 1;
+            if self.kept.len() < MAX_LIBRARIES {
+                self.kept.push(p);
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Libraries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Seq;
+        impl<'de> serde::de::Visitor<'de> for Seq {
+            type Value = Libraries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of paths")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Libraries, A::Error> {
+                let mut out = Libraries::default();
+                while let Some(path) = seq.next_element::<LibPath>()? {
+                    out.add(path);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Seq)
+    }
+}
+
+/// One path of a record: kept only when it names a shared library.
+struct LibPath(Option<PathBuf>);
+
+impl<'de> Deserialize<'de> for LibPath {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Str;
+        impl serde::de::Visitor<'_> for Str {
+            type Value = LibPath;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a path")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<LibPath, E> {
+                let name = v.rsplit('/').next().unwrap_or(v);
+                Ok(LibPath(
+                    crate::paths::is_shared_library(name).then(|| PathBuf::from(v)),
+                ))
+            }
+        }
+        d.deserialize_str(Str)
+    }
 }
 
 /// The record as JSON: known keys only (CEP 32: others are ignored),
@@ -120,7 +194,7 @@ struct RawRecord<'a> {
     #[serde(default)]
     subdir: String,
     #[serde(default)]
-    files: Vec<PathBuf>,
+    files: Option<Libraries>,
     #[serde(default, borrow)]
     paths_data: Option<&'a RawValue>,
 }
@@ -128,13 +202,39 @@ struct RawRecord<'a> {
 #[derive(Deserialize)]
 struct PathsData {
     #[serde(default)]
-    paths: Vec<PathsEntry>,
+    paths: PathsEntries,
 }
 
-#[derive(Deserialize)]
-struct PathsEntry {
-    #[serde(rename = "_path")]
-    path: PathBuf,
+/// `paths_data.paths`: each entry's `_path`, as [`Libraries`] keeps them.
+#[derive(Default)]
+struct PathsEntries(Libraries);
+
+impl<'de> Deserialize<'de> for PathsEntries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Entry {
+            #[serde(rename = "_path")]
+            path: LibPath,
+        }
+        struct Seq;
+        impl<'de> serde::de::Visitor<'de> for Seq {
+            type Value = PathsEntries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of path entries")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<PathsEntries, A::Error> {
+                let mut out = Libraries::default();
+                while let Some(entry) = seq.next_element::<Entry>()? {
+                    out.add(entry.path);
+                }
+                Ok(PathsEntries(out))
+            }
+        }
+        d.deserialize_seq(Seq)
+    }
 }
 
 /// Parse one record, with errors that name the file.
@@ -145,9 +245,8 @@ struct PathsEntry {
 /// and versions conda could not parse, are errors.
 pub fn read_record(path: &Path) -> Result<Record> {
     let bytes = crate::paths::read_regular(path, MAX_RECORD_BYTES).map_err(|e| match e.kind() {
-        std::io::ErrorKind::FileTooLarge => Error::BadRecord {
+        std::io::ErrorKind::FileTooLarge => Error::RecordTooLarge {
             path: path.to_path_buf(),
-            reason: format!("{e}; no real record is that large"),
         },
         _ => Error::read(path, e),
     })?;
@@ -169,21 +268,24 @@ pub fn read_record(path: &Path) -> Result<Record> {
     if let Err(e) = rattler_conda_types::Version::from_str(&raw.version) {
         return Err(bad(format!("malformed version '{}': {e}", raw.version)));
     }
-    let files = match raw.paths_data {
-        Some(paths) if raw.files.is_empty() => serde_json::from_str::<PathsData>(paths.get())
-            .map_err(|e| bad(format!("paths_data: {e}")))?
-            .paths
-            .into_iter()
-            .map(|p| p.path)
-            .collect(),
-        _ => raw.files,
+    // `files` when it lists anything, else `paths_data` (parsed only then).
+    let libraries = match (raw.files, raw.paths_data) {
+        (Some(files), _) if files.entries > 0 => files,
+        (_, Some(paths)) => {
+            serde_json::from_str::<PathsData>(paths.get())
+                .map_err(|e| bad(format!("paths_data: {e}")))?
+                .paths
+                .0
+        }
+        (files, None) => files.unwrap_or_default(),
     };
     Ok(Record {
         name: raw.name,
         version: raw.version,
         build: raw.build,
         subdir: raw.subdir,
-        files,
+        libraries: libraries.kept,
+        libraries_listed: libraries.listed,
     })
 }
 
@@ -234,11 +336,36 @@ mod tests {
             ),
             ("x", "1.0", "h_0", "linux-64")
         );
-        assert_eq!(r.files, [PathBuf::from("lib/libx.so.1")]);
+        assert_eq!(r.libraries, [PathBuf::from("lib/libx.so.1")]);
         let only_paths = both.replace(r#""files": ["lib/libx.so.1"],"#, r#""files": [],"#);
         assert_eq!(
-            parse(&only_paths).unwrap().files,
+            parse(&only_paths).unwrap().libraries,
             [PathBuf::from("lib/other.so")]
+        );
+    }
+
+    /// Only shared libraries are kept, at most MAX_LIBRARIES, all counted;
+    /// other files (and escaped paths) are read, not kept.
+    #[test]
+    fn keeps_shared_libraries_only_and_at_most_the_bound() {
+        let mut files: Vec<String> = (0..MAX_LIBRARIES + 3)
+            .map(|i| format!("\"lib/libx{i}.so\""))
+            .collect();
+        files.push(r#""share/doc/a\u0062c.txt""#.into());
+        files.push(r#""lib/esc\u0061ped.so.1""#.into());
+        let json = format!(
+            r#"{{"name": "x", "version": "1.0", "build": "h_0", "files": [{}]}}"#,
+            files.join(",")
+        );
+        let r = parse(&json).unwrap();
+        assert_eq!(r.libraries.len(), MAX_LIBRARIES);
+        assert_eq!(r.libraries_listed, MAX_LIBRARIES + 4);
+        assert_eq!(r.libraries[2], PathBuf::from("lib/libx2.so"));
+        let json = r#"{"name": "x", "version": "1.0", "build": "h_0",
+                       "files": ["share/a.txt", "lib/esc\u0061ped.so.1"]}"#;
+        assert_eq!(
+            parse(json).unwrap().libraries,
+            [PathBuf::from("lib/escaped.so.1")]
         );
     }
 
