@@ -13,6 +13,9 @@
 #   benches/hook-long-values.sh [ITERATIONS [SHELL...]]   (default 20, all four)
 #
 # SIZES="12" restricts the element sizes (default "12 87").
+# DROPS=1 makes every third element the environment's directory and every
+# third an empty one (a value that went through many hand-written hooks):
+# the hooks then drop a third of the elements each time.
 # ENVHOOK_BIN=path/to/envhook measures the hooks another build writes (an
 # older release, say), with the same values, for a side-by-side figure.
 #
@@ -46,13 +49,18 @@ ours="$prefix/lib/envhook/cuda"
 read -r -a sizes <<<"${SIZES:-12 87}"
 for size in "${sizes[@]}"; do
     for n in 1000 10000; do
-        python3 - "$n" "$ours" "$size" >"$work/value-$n-$size" <<'PY'
+        python3 - "$n" "$ours" "$size" "${DROPS:-}" >"$work/value-$n-$size" <<'PY'
 import sys
-n, ours, size = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+n, ours, size, drops = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 stem = "/opt/software/lib64/some/deeper/directory/with/a/longer/name/x86_64-linux-gnu"
 els = [f"/p{i:05d}{stem}"[: size - 1] for i in range(n)]
 els[n // 2] = ""
 els[n // 3] = ours
+if drops:
+    for i in range(0, n, 3):
+        els[i] = ours
+        if i + 1 < n:
+            els[i + 1] = ""
 print(":".join(els))
 PY
     done
