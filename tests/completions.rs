@@ -266,3 +266,53 @@ fn the_script_names_this_binary_when_it_is_not_on_path() {
     let me: &Path = &assert_cmd::cargo::cargo_bin("envhook");
     assert!(script.contains(&me.display().to_string()), "{script}");
 }
+
+/// #21: bash inserts candidates quoted for the command line, never
+/// globbed: an environment named with a `;` and a space (in a shared envs
+/// directory anyone can write to) cannot run code when the line is
+/// entered, and one named `glob*` is not replaced by a file it matches.
+#[test]
+fn bash_candidates_are_quoted_and_never_globbed() {
+    let sb = machine();
+    let root = sb.path("home/miniconda3");
+    Env::new(root.join("envs/semi;touch PWNED"));
+    Env::new(root.join("envs/glob*"));
+    std::fs::write(sb.path("globX"), "").unwrap();
+    let got = bash_candidates(&sb, "envhook show -n ");
+    assert!(got.contains(&r"semi\;touch\ PWNED".to_string()), "{got:?}");
+    assert!(got.contains(&r"glob\*".to_string()), "{got:?}");
+    assert!(!got.iter().any(|c| c == "globX"), "{got:?}");
+    // What bash would put on the line, run: the name stays one word.
+    let line = format!(
+        "printf '%s\\n' {}",
+        got.iter().find(|c| c.starts_with("semi")).unwrap()
+    );
+    let out = shell(&sb, "bash", &["--norc", "-c", &line])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "semi;touch PWNED\n");
+    assert!(!sb.path("PWNED").exists());
+}
+
+/// #21: the completer's path is quoted once: a directory with a space and
+/// a `$(...)` in its name neither breaks completion nor runs at Tab.
+#[test]
+fn bash_completer_path_with_a_space_and_a_substitution() {
+    let sb = machine();
+    let odd = sb.path("we ird$(touch PWNED)");
+    std::fs::create_dir_all(&odd).unwrap();
+    std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("envhook"), odd.join("envhook"))
+        .unwrap();
+    let script = r#"
+source <(envhook completions bash --completer "$ODD/envhook")
+COMP_WORDS=(envhook show -n pa)
+COMP_CWORD=3
+_clap_complete_envhook envhook pa -n
+printf '%s\n' "${COMPREPLY[@]}"
+"#;
+    let mut cmd = shell(&sb, "bash", &["--norc", "--noprofile", "-c", script]);
+    cmd.env("ODD", &odd);
+    assert_eq!(lines(cmd.output().unwrap()), ["paddle"]);
+    assert!(!sb.path("PWNED").exists());
+    assert!(!odd.parent().unwrap().join("PWNED").exists());
+}

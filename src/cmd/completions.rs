@@ -27,14 +27,17 @@ pub fn run(args: &CompletionsArgs, out: &mut impl Write) -> Result<ExitStatus> {
         CompletionShell::Powershell => &clap_complete::env::Powershell,
         CompletionShell::Elvish => &clap_complete::env::Elvish,
     };
+    let completer = args.completer.clone().unwrap_or_else(completer);
+    if args.shell == CompletionShell::Bash {
+        // clap_complete 4.6.12's bash registration quotes the completer
+        // twice and inserts candidates unquoted; envhook's own speaks the
+        // same protocol (see hooks/completion.bash).
+        out.write_all(crate::activation::shell::bash_completion(&completer).as_bytes())
+            .map_err(Error::Output)?;
+        return Ok(ExitStatus::Success);
+    }
     shell
-        .write_registration(
-            VAR,
-            "envhook",
-            "envhook",
-            &args.completer.clone().unwrap_or_else(completer),
-            out,
-        )
+        .write_registration(VAR, "envhook", "envhook", &completer, out)
         .map_err(Error::Output)?;
     if args.shell == CompletionShell::Zsh {
         // Installed as `_envhook` in a directory on `fpath`, the file is

@@ -241,6 +241,17 @@ pub mod export {
     }
 }
 
+/// bash's completion registration (`hooks/completion.bash`), calling
+/// `completer` (any path: quoted here) for candidates.
+pub fn bash_completion(completer: &str) -> String {
+    substitute(include_str!("../../../hooks/completion.bash"), |token| {
+        Some(match token {
+            "COMPLETER" => quote::posix(completer),
+            _ => return None,
+        })
+    })
+}
+
 /// Which of the two hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
