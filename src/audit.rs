@@ -16,10 +16,10 @@ use crate::activation::spec::{HookSpec, Mode};
 use crate::activation::status::HookStatus;
 use crate::data::matrix::Matrix;
 use crate::discovery::{Context, Discovery, EnvKind, KnownEnv};
+use crate::finding::{Problem, Severity};
 use crate::inventory::{Claim, FrameworkBuild, Inventory};
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
-use crate::report::{Problem, Severity};
 use crate::rules::{self, Report};
 
 /// Identifies the JSON document of `envhook audit --json`.
@@ -199,7 +199,7 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context) -> Ro
     row.cuda = report.cuda;
     row.cudnn = report.cudnn;
     row.frameworks = report.frameworks;
-    if crate::report::has_findings(&row.findings) {
+    if crate::finding::has_findings(&row.findings) {
         row.status = "findings";
     }
     row

@@ -3,7 +3,7 @@
 //!
 //! An [`Error`] always ends the command with exit code 2 (see
 //! [`crate::exit::ExitStatus`]); problems that envhook *found* in an
-//! environment are not errors but findings ([`crate::report::Problem`]).
+//! environment are not errors but findings ([`crate::finding::Problem`]).
 
 use std::io;
 use std::path::PathBuf;

@@ -55,12 +55,12 @@ fn main() -> ExitCode {
     );
     let matches = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    report::set_verbosity(if cli.quiet {
-        report::Verbosity::Quiet
+    notice::set_verbosity(if cli.quiet {
+        notice::Verbosity::Quiet
     } else if cli.verbose {
-        report::Verbosity::Verbose
+        notice::Verbosity::Verbose
     } else {
-        report::Verbosity::Normal
+        notice::Verbosity::Normal
     });
     let ctx = Context::from_process();
     let stdout = io::stdout();

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::activation::shell::{self, Phase};
-use crate::report::{Problem, Severity};
+use crate::finding::{Problem, Severity};
 
 /// A hook script of another origin that touches `LD_LIBRARY_PATH`.
 #[derive(Debug, Clone, Serialize)]

@@ -25,9 +25,9 @@ use sha2::{Digest, Sha256};
 
 use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
+use crate::finding::{Problem, Severity};
 use crate::inventory::{Inventory, LibStatus};
 use crate::paths;
-use crate::report::{Problem, Severity};
 
 /// How the hooks expose libraries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]

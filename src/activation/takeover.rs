@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::shell::Phase;
-use crate::report::{Problem, Severity};
+use crate::finding::{Problem, Severity};
 
 /// What a moved-aside script's name ends in.
 pub const SUFFIX: &str = ".envhook-replaced";

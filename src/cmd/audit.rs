@@ -11,8 +11,9 @@ use crate::cli::{AuditArgs, AuditFormat};
 use crate::discovery::{Context, Discovery};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
+use crate::finding::{Problem, Severity};
 use crate::machine::driver::{self, Driver};
-use crate::report::{Problem, Severity, table};
+use crate::report::table;
 
 /// Environments from which a progress bar is worth drawing.
 const PROGRESS_FROM: usize = 8;
@@ -42,7 +43,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         print_plan(&plans, args.dry_run, &mut plan_text).map_err(Error::Output)?;
         if format == AuditFormat::Table && args.output.is_none() {
             out.write_all(&plan_text).map_err(Error::Output)?;
-        } else if crate::report::verbosity() > crate::report::Verbosity::Quiet {
+        } else if crate::notice::verbosity() > crate::notice::Verbosity::Quiet {
             std::io::stderr()
                 .write_all(&plan_text)
                 .map_err(Error::Output)?;
@@ -98,7 +99,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         audit::summarize(&mut a);
         a.fix_plan = Some(plans);
     }
-    crate::report::note(&format!(
+    crate::notice::note(&format!(
         "audited {} environments in {} ms",
         a.envs.len(),
         started.elapsed().as_millis()
@@ -112,7 +113,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
                 } else {
                     table::terminal_width()
                 },
-                verbose: crate::report::verbosity() == crate::report::Verbosity::Verbose,
+                verbose: crate::notice::verbosity() == crate::notice::Verbosity::Verbose,
                 summary_only: args.summary,
             };
             colour(&table::render(&a, layout), args.output.is_none())
@@ -151,9 +152,9 @@ fn audit_all(
 ) -> Result<Audit> {
     let discovery = Discovery::run(ctx, &args.envs_dirs);
     for w in &discovery.warnings {
-        crate::report::warn(w);
+        crate::notice::warn(w);
     }
-    crate::report::note(&format!(
+    crate::notice::note(&format!(
         "{} environments, from {} root prefixes and {} envs directories",
         discovery.envs.len(),
         discovery.roots.len(),
@@ -162,7 +163,7 @@ fn audit_all(
     let total = discovery.envs.len();
     let bar = if total >= PROGRESS_FROM
         && std::io::stderr().is_terminal()
-        && crate::report::verbosity() > crate::report::Verbosity::Quiet
+        && crate::notice::verbosity() > crate::notice::Verbosity::Quiet
     {
         indicatif::ProgressBar::new(total as u64)
     } else {
@@ -188,7 +189,7 @@ fn print_plan(plans: &[FixPlan], dry_run: bool, out: &mut impl Write) -> std::io
         return writeln!(out, "--fix: nothing to fix");
     }
     writeln!(out, "--fix plan:")?;
-    let verbose = crate::report::verbosity() == crate::report::Verbosity::Verbose;
+    let verbose = crate::notice::verbosity() == crate::notice::Verbosity::Verbose;
     for p in plans {
         let name = p
             .name

@@ -7,10 +7,10 @@ use crate::cli::CheckArgs;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
+use crate::finding;
 use crate::inventory::Inventory;
 use crate::machine::Machine;
 use crate::machine::driver;
-use crate::report;
 use crate::rules::{self, Report};
 
 /// What `check` and `explain` judge: the selected environment, the data,
@@ -26,7 +26,7 @@ impl Gathered {
     pub fn facts<'a>(
         &'a self,
         ctx: &'a Context,
-    ) -> (rules::Facts<'a>, Option<crate::report::Problem>) {
+    ) -> (rules::Facts<'a>, Option<crate::finding::Problem>) {
         rules::facts(&self.inv, &self.matrix, &self.machine, ctx)
     }
 }
@@ -70,7 +70,7 @@ pub fn run(args: &CheckArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
     } else {
         render(&r, out).map_err(Error::Output)?;
     }
-    Ok(if report::has_findings(&r.findings) {
+    Ok(if finding::has_findings(&r.findings) {
         ExitStatus::Findings
     } else {
         ExitStatus::Success
@@ -138,9 +138,9 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(
             out,
             "\n{}, {}, {}",
-            plural(count(report::Severity::Error), "error"),
-            plural(count(report::Severity::Warning), "warning"),
-            plural(count(report::Severity::Info), "note")
+            plural(count(finding::Severity::Error), "error"),
+            plural(count(finding::Severity::Warning), "warning"),
+            plural(count(finding::Severity::Info), "note")
         )?;
     }
     Ok(())

@@ -27,7 +27,7 @@ pub fn run(args: &EnvsArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
     super::require_dirs(&args.envs_dirs)?;
     let discovery = Discovery::run(ctx, &args.envs_dirs);
     for w in &discovery.warnings {
-        crate::report::warn(w);
+        crate::notice::warn(w);
     }
     let active = discovery.active(ctx).map(|e| e.prefix.clone());
     if args.json {

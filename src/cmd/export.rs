@@ -42,7 +42,7 @@ fn dirs_of(env: &crate::cli::EnvSelection, mode: Option<Mode>, ctx: &Context) ->
     // Asked for with --mode dirs, all of lib/ is what the user wants; say
     // what it costs anyway.
     if let Some(lib) = dirs.iter().find(|d| spec::exposes_all_of_lib(d, &prefix)) {
-        crate::report::warn(&format!(
+        crate::notice::warn(&format!(
             "{} is all of the environment's libraries, not only CUDA's: its libstdc++, \
              libcrypto and the like shadow the system's (envhook install, then the default \
              mode, exposes CUDA's only)",
@@ -86,7 +86,7 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
     let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let w = Error::Output;
     if dirs.is_empty() && args.format != ExportFormat::Json {
-        crate::report::warn(&format!(
+        crate::notice::warn(&format!(
             "{}: no CUDA libraries from conda or pip; nothing to export",
             prefix.display()
         ));

@@ -12,10 +12,10 @@ use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
+use crate::finding::{Problem, Severity};
 use crate::inventory::Inventory;
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
-use crate::report::{Problem, Severity};
 use crate::rules;
 
 /// Run `install`.
@@ -207,7 +207,7 @@ fn missing_stack(inv: &Inventory, ctx: &Context) -> Result<Vec<Problem>> {
 }
 
 fn status(findings: &[Problem]) -> ExitStatus {
-    if crate::report::has_findings(findings) {
+    if crate::finding::has_findings(findings) {
         ExitStatus::Findings
     } else {
         ExitStatus::Success

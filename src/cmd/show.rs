@@ -6,9 +6,9 @@ use crate::cli::ShowArgs;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
+use crate::finding;
 use crate::inventory::builds::Variant;
 use crate::inventory::{Claim, DirHolds, Inventory};
-use crate::report;
 
 /// Run `show`.
 pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
@@ -19,7 +19,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
     } else {
         render(&inv, env.name.as_deref(), out).map_err(Error::Output)?;
     }
-    Ok(if report::has_findings(&inv.problems) {
+    Ok(if finding::has_findings(&inv.problems) {
         ExitStatus::Findings
     } else {
         ExitStatus::Success

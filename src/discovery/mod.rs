@@ -341,7 +341,7 @@ fn looks_like_root(prefix: &Path) -> bool {
 /// Resolve a selector to one environment prefix.
 pub fn select(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
     let env = select_quietly(ctx, selector)?;
-    crate::report::note(&format!(
+    crate::notice::note(&format!(
         "environment {} found via {}",
         env.prefix.display(),
         env.found_via.join(", ")
@@ -354,7 +354,7 @@ fn select_quietly(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
         Selector::Name(name) => {
             let discovery = Discovery::run(ctx, &[]);
             for w in &discovery.warnings {
-                crate::report::warn(w);
+                crate::notice::warn(w);
             }
             discovery.find_by_name(name).cloned()
         }

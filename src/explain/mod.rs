@@ -14,7 +14,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::report::{Problem, Severity};
+use crate::finding::{Problem, Severity};
 use crate::rules::{Facts, Report};
 use answer::{Answer, Verdict};
 use clues::{Clue, KnownMessage};

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use super::{Installer, Inventory, LibStatus, Library, Package};
 use crate::data::catalog::{Framework, Role};
-use crate::report::{Problem, Severity};
+use crate::finding::{Problem, Severity};
 
 impl Inventory {
     /// Look every listed library up on disk (metadata only).

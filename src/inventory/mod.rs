@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use crate::data::catalog::{CATALOG, Framework, Role};
 use crate::error::{Error, Result};
+use crate::finding::{Problem, Severity};
 use crate::paths;
-use crate::report::{Problem, Severity};
 use builds::{BuildInfo, Variant};
 use records::MetaIndex;
 

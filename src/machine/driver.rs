@@ -162,9 +162,9 @@ pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
         }
     }
     for n in &d.notes {
-        crate::report::note(n);
+        crate::notice::note(n);
     }
-    crate::report::note(&format!("driver: {}", d.describe()));
+    crate::notice::note(&format!("driver: {}", d.describe()));
     d
 }
 

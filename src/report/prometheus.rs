@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::audit::{Audit, Hook, Row};
-use crate::report::Severity;
+use crate::finding::Severity;
 
 /// A label value: `\`, `"` and line feeds escaped, as the format requires.
 fn escape(value: &str) -> String {

@@ -11,7 +11,7 @@ use anstyle::{AnsiColor, Style};
 use unicode_width::UnicodeWidthStr;
 
 use crate::audit::{Audit, Hook, Row};
-use crate::report::{Problem, Severity};
+use crate::finding::{Problem, Severity};
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]

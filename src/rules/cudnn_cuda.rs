@@ -3,9 +3,9 @@
 use super::needs::{needs, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Matrix, major};
+use crate::finding::{Problem, Severity};
 use crate::inventory::pip::normalize;
 use crate::inventory::{Claim, Inventory};
-use crate::report::{Problem, Severity};
 
 /// The cuDNN/CUDA pairing rules.
 pub fn check(f: &Facts) -> Vec<Problem> {

@@ -4,9 +4,9 @@
 use super::needs::needs;
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Matrix, major, major_minor, version};
+use crate::finding::{Problem, Severity};
 use crate::inventory::Inventory;
 use crate::machine::driver::{Driver, Source};
-use crate::report::{Problem, Severity};
 
 /// The driver rules. `jit` says whether some framework needs PTX
 /// JIT-compiled on this machine's GPUs (see [`super::gpu_arch`]): only

@@ -6,8 +6,8 @@ use super::fixes::for_framework;
 use super::needs::{Needs, needs, older_minor, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{major, major_minor};
+use crate::finding::{Problem, Severity};
 use crate::inventory::{FrameworkBuild, Installer};
-use crate::report::{Problem, Severity};
 
 /// The framework rules. `missing_stack` names the builds (`package
 /// version`) for which the library rule already reported libraries that

@@ -14,10 +14,10 @@ use super::libraries::objects;
 use super::needs::{Needs, needs};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Arch, major_minor, version};
+use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, Fatbins, Verdict};
-use crate::report::{Problem, Severity};
 
 /// Whether some framework can run on some GPU of this machine only by
 /// JIT-compiling PTX.

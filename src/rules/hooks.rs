@@ -5,7 +5,7 @@
 use super::{Facts, finding};
 use crate::activation::foreign;
 use crate::activation::status::{self, HookStatus};
-use crate::report::{Problem, Severity};
+use crate::finding::{Problem, Severity};
 
 /// The hook rules: hooks written for other packages.
 pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {

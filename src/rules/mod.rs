@@ -36,10 +36,10 @@ use crate::activation::spec::{HookSpec, Mode};
 use crate::activation::status::{self, HookStatus, InstalledHooks};
 use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
+use crate::finding::{Problem, Severity};
 use crate::inventory::{Claim, FrameworkBuild, Inventory};
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
-use crate::report::{Problem, Severity};
 
 pub use libraries::LibraryCheck;
 

@@ -7,9 +7,9 @@
 use super::needs::{Needs, needs};
 use super::{Facts, finding};
 use crate::data::matrix::major;
+use crate::finding::{Problem, Severity};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
-use crate::report::{Problem, Severity};
 
 /// The pin rules.
 pub fn check(f: &Facts) -> Vec<Problem> {

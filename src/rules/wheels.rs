@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Facts, finding};
+use crate::finding::{Problem, Severity};
 use crate::inventory::{Installer, Package};
-use crate::report::{Problem, Severity};
 
 /// The wheel-file rules.
 pub fn check(f: &Facts) -> Vec<Problem> {

@@ -17,11 +17,11 @@ use super::needs::{needs, release_of};
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
 use crate::data::matrix::major;
+use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, Installer, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
 use crate::machine::resolve::{Found, Rule, Search, SearchDir};
-use crate::report::{Problem, Severity};
 use tally::Tally;
 
 mod tally;

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use super::Outcome;
 use crate::data::catalog::CATALOG;
+use crate::finding::{Problem, Severity};
 use crate::inventory::FrameworkBuild;
 use crate::machine::driver::Source;
-use crate::report::{Problem, Severity};
 use crate::rules::{Facts, finding};
 
 /// One object's name and what became of it.
