@@ -8,7 +8,6 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::discovery::KnownEnv;
 
 /// Everything that can stop a command.
 #[derive(Debug, thiserror::Error)]
@@ -40,8 +39,8 @@ pub enum Error {
     UnknownEnv {
         /// The name asked for.
         name: String,
-        /// The environments that do exist.
-        known: Vec<KnownEnv>,
+        /// The environments that do exist: name (if any) and prefix.
+        known: Vec<(Option<String>, PathBuf)>,
     },
 
     /// `-n NAME` matched several environments outside the envs directories.
@@ -283,11 +282,11 @@ impl Error {
             ),
             Error::UnknownEnv { known, .. } => {
                 let mut hint = String::from("environments found:");
-                for env in known {
+                for (name, prefix) in known {
                     hint.push_str(&format!(
                         "\n  {:<20} {}",
-                        env.name.as_deref().unwrap_or("-"),
-                        env.prefix.display()
+                        name.as_deref().unwrap_or("-"),
+                        prefix.display()
                     ));
                 }
                 Some(hint)

@@ -274,7 +274,11 @@ impl Discovery {
             [one] => Ok(one),
             [] => Err(Error::UnknownEnv {
                 name: name.to_string(),
-                known: self.envs.clone(),
+                known: self
+                    .envs
+                    .iter()
+                    .map(|e| (e.name.clone(), e.prefix.clone()))
+                    .collect(),
             }),
             many => Err(Error::AmbiguousEnv {
                 name: name.to_string(),
