@@ -8,7 +8,6 @@
 use std::io;
 use std::path::PathBuf;
 
-
 /// Everything that can stop a command.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

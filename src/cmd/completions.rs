@@ -4,14 +4,12 @@
 //! GPU names come from this machine and this build's data, not from a
 //! script generated once.
 
-use std::ffi::OsString;
 use std::io::Write;
 
-use clap_complete::CompletionCandidate;
 use clap_complete::env::EnvCompleter;
 
 use crate::cli::{CompletionShell, CompletionsArgs};
-use crate::discovery::{Context, Discovery};
+use crate::discovery::Context;
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 
@@ -70,60 +68,4 @@ fn completer() -> String {
         (Some(me), _) => me.to_string_lossy().into_owned(),
         (None, _) => "envhook".into(),
     }
-}
-
-/// `-n`: the names `-n` accepts, from the same discovery `envs` uses.
-pub fn env_names() -> Vec<CompletionCandidate> {
-    let ctx = Context::from_process();
-    let discovery = Discovery::run(&ctx, &[]);
-    let mut names: Vec<CompletionCandidate> = Vec::new();
-    for env in &discovery.envs {
-        if let Some(name) = &env.name
-            && !names.iter().any(|c| c.get_value() == name.as_str())
-        {
-            names.push(
-                CompletionCandidate::new(name).help(Some(env.prefix.display().to_string().into())),
-            );
-        }
-    }
-    names
-}
-
-/// `--gpu`: each GPU of the built-in data by name (spaces as `-`, which
-/// `--gpu` matches the same way, so the word needs no quoting), and each
-/// compute capability as `sm_XY`.
-pub fn gpu_values() -> Vec<CompletionCandidate> {
-    let Ok(matrix) = crate::data::matrix::Matrix::load(None) else {
-        return Vec::new();
-    };
-    let mut out: Vec<CompletionCandidate> = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for gpu in &matrix.gpu {
-        let sm = format!("sm_{}", gpu.cc.replace('.', ""));
-        if seen.insert(sm.clone()) {
-            out.push(
-                CompletionCandidate::new(&sm)
-                    .help(Some(format!("compute capability {}", gpu.cc).into())),
-            );
-        }
-        for name in &gpu.matches {
-            let word = name.split_whitespace().collect::<Vec<_>>().join("-");
-            if seen.insert(word.clone()) {
-                out.push(
-                    CompletionCandidate::new(word)
-                        .help(Some(format!("sm_{}", gpu.cc.replace('.', "")).into())),
-                );
-            }
-        }
-    }
-    out
-}
-
-/// `man PAGE`: the subcommands.
-pub fn man_pages() -> Vec<CompletionCandidate> {
-    use clap::CommandFactory;
-    crate::cli::Cli::command()
-        .get_subcommands()
-        .map(|s| CompletionCandidate::new(OsString::from(s.get_name())))
-        .collect()
 }

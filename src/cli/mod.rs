@@ -1,5 +1,7 @@
 //! The command line, as clap definitions only: no I/O happens here.
 
+pub mod candidates;
+
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueHint};
@@ -97,7 +99,7 @@ pub struct EnvSelection {
         long = "name",
         value_name = "NAME",
         conflicts_with = "prefix",
-        add = ArgValueCandidates::new(crate::cmd::completions::env_names)
+        add = ArgValueCandidates::new(candidates::env_names)
     )]
     pub name: Option<String>,
     /// The environment's prefix (or a pixi project directory).
@@ -155,7 +157,7 @@ pub struct TargetArgs {
     #[arg(
         long,
         value_name = "sm_XY|NAME",
-        add = ArgValueCandidates::new(crate::cmd::completions::gpu_values)
+        add = ArgValueCandidates::new(candidates::gpu_values)
     )]
     pub gpu: Option<String>,
     /// Extra compatibility rows (TOML, same tables as the built-in matrix);
@@ -305,7 +307,7 @@ pub struct ManArgs {
     #[arg(
         value_name = "SUBCOMMAND",
         conflicts_with = "dir",
-        add = ArgValueCandidates::new(crate::cmd::completions::man_pages)
+        add = ArgValueCandidates::new(candidates::man_pages)
     )]
     pub page: Option<String>,
     /// Write every page (envhook.1, envhook-show.1, ...) into this

@@ -1,0 +1,67 @@
+//! The candidates clap's dynamic completion offers for `-n`, `--gpu` and
+//! `man PAGE`, computed when the shell asks (environment names from the
+//! same discovery as `envhook envs`, GPUs from this build's data). Here,
+//! beside the definitions that name them, so that `cli` imports nothing
+//! from `cmd`.
+
+use std::ffi::OsString;
+
+use clap_complete::CompletionCandidate;
+
+use crate::discovery::{Context, Discovery};
+
+/// `-n`: the names `-n` accepts, from the same discovery `envs` uses.
+pub fn env_names() -> Vec<CompletionCandidate> {
+    let ctx = Context::from_process();
+    let discovery = Discovery::run(&ctx, &[]);
+    let mut names: Vec<CompletionCandidate> = Vec::new();
+    for env in &discovery.envs {
+        if let Some(name) = &env.name
+            && !names.iter().any(|c| c.get_value() == name.as_str())
+        {
+            names.push(
+                CompletionCandidate::new(name).help(Some(env.prefix.display().to_string().into())),
+            );
+        }
+    }
+    names
+}
+
+/// `--gpu`: each GPU of the built-in data by name (spaces as `-`, which
+/// `--gpu` matches the same way, so the word needs no quoting), and each
+/// compute capability as `sm_XY`.
+pub fn gpu_values() -> Vec<CompletionCandidate> {
+    let Ok(matrix) = crate::data::matrix::Matrix::load(None) else {
+        return Vec::new();
+    };
+    let mut out: Vec<CompletionCandidate> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for gpu in &matrix.gpu {
+        let sm = format!("sm_{}", gpu.cc.replace('.', ""));
+        if seen.insert(sm.clone()) {
+            out.push(
+                CompletionCandidate::new(&sm)
+                    .help(Some(format!("compute capability {}", gpu.cc).into())),
+            );
+        }
+        for name in &gpu.matches {
+            let word = name.split_whitespace().collect::<Vec<_>>().join("-");
+            if seen.insert(word.clone()) {
+                out.push(
+                    CompletionCandidate::new(word)
+                        .help(Some(format!("sm_{}", gpu.cc.replace('.', "")).into())),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// `man PAGE`: the subcommands.
+pub fn man_pages() -> Vec<CompletionCandidate> {
+    use clap::CommandFactory;
+    super::Cli::command()
+        .get_subcommands()
+        .map(|s| CompletionCandidate::new(OsString::from(s.get_name())))
+        .collect()
+}
