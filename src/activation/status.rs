@@ -11,13 +11,7 @@ use crate::activation::shell::{self, Dialect, Phase};
 use crate::activation::spec::HookSpec;
 use crate::paths;
 
-// The sentences and encodings moved to `messages`; re-exported for their
-// users until those import them from there.
 use crate::activation::messages::unhex;
-pub use crate::activation::messages::{
-    FOREIGN_MESSAGE, MOVED_LEAD, MOVED_MIDDLE, MOVED_TAIL, hex, moved_format, moved_message,
-    stale_message,
-};
 
 /// Whether an environment has envhook's hooks, and whether they still
 /// match its packages.

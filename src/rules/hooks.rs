@@ -4,7 +4,8 @@
 
 use super::{Facts, finding};
 use crate::activation::foreign;
-use crate::activation::status::{self, HookStatus};
+use crate::activation::messages;
+use crate::activation::status::HookStatus;
 use crate::finding::{Problem, Severity};
 
 /// The hook rules: hooks written for other packages.
@@ -16,7 +17,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
         HookStatus::Stale { installed, current } => findings.push(finding(
             Severity::Warning,
             "stale-hook",
-            status::stale_message(&f.inv.prefix)
+            messages::stale_message(&f.inv.prefix)
                 .trim_start_matches("envhook: ")
                 .to_string(),
             Some(if installed == current {
@@ -33,7 +34,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
         HookStatus::Moved { from, to } => findings.push(finding(
             Severity::Warning,
             "moved-hooks",
-            status::moved_message(to, from)
+            messages::moved_message(to, from)
                 .trim_start_matches("envhook: ")
                 .to_string(),
             Some(
