@@ -16,7 +16,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::activation::shell::{self, Phase};
-use crate::finding::{Problem, Severity};
+
+// Moved to takeover, which builds the fix from the scripts it moves;
+// re-exported for its users until they import it from there.
+pub use crate::activation::takeover::problem;
 
 /// A hook script of another origin that touches `LD_LIBRARY_PATH`.
 #[derive(Debug, Clone, Serialize)]
@@ -224,67 +227,6 @@ pub fn bugs(phase: Phase, text: &str, has_deactivate: bool) -> Vec<String> {
         }
     }
     out
-}
-
-/// The finding for a foreign hook with bugs (`None` for a careful one),
-/// the same in `install`, `check` and `audit`. The fix never removes half
-/// of a hand-written pair: the deactivate.d script left alone would wipe
-/// the variable on the next deactivation.
-pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option<Problem> {
-    if hook.bugs.is_empty() {
-        return None;
-    }
-    let install = format!("envhook install -p {} does this job", prefix.display());
-    let hint = if hook.path.ends_with("conda-meta/state") {
-        format!(
-            "{install}; then drop conda's variable: conda env config vars unset LD_LIBRARY_PATH -p {}",
-            prefix.display()
-        )
-    } else if hook
-        .path
-        .parent()
-        .is_some_and(|d| d.ends_with("env_vars.d"))
-    {
-        format!(
-            "{install}; the variable comes from a package's {}: remove its LD_LIBRARY_PATH entry \
-             (reinstalling the package brings it back)",
-            hook.path.display()
-        )
-    } else {
-        // The scripts --replace-handwritten moves, both halves.
-        let (moves, _) = crate::activation::takeover::scripts(all);
-        if moves.contains(&hook.path) {
-            let scripts: Vec<String> = moves.iter().map(|p| format!("'{}'", p.display())).collect();
-            format!(
-                "envhook install -p {} --replace-handwritten takes over: it writes envhook's \
-                 hooks and moves the hand-written ones aside together ({}), where conda no \
-                 longer runs them; envhook uninstall puts them back",
-                prefix.display(),
-                scripts.join(", ")
-            )
-        } else {
-            // Its other half cannot be read: --replace-handwritten holds
-            // both back (handwritten-kept says why).
-            format!(
-                "its other half could not be read, so --replace-handwritten leaves both: move \
-                 both aside yourself (a name ending in .envhook-replaced keeps a script without \
-                 conda running it), then envhook install -p {}",
-                prefix.display()
-            )
-        }
-    };
-    Some(Problem {
-        severity: Severity::Warning,
-        code: "foreign-hook",
-        message: format!(
-            "{} (not envhook's; left as it is): {}",
-            hook.path.display(),
-            hook.bugs.join("; ")
-        ),
-        hint: Some(hint),
-        path: Some(hook.path.clone()),
-        source: None,
-    })
 }
 
 /// Whether the line assigns `LD_LIBRARY_PATH` itself (not

@@ -81,6 +81,67 @@ pub fn scripts(foreign: &[ForeignHook]) -> (Vec<PathBuf>, Vec<Problem>) {
     (moves, held)
 }
 
+/// The finding for a foreign hook with bugs (`None` for a careful one),
+/// the same in `install`, `check` and `audit`. The fix never removes half
+/// of a hand-written pair: the deactivate.d script left alone would wipe
+/// the variable on the next deactivation.
+pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option<Problem> {
+    if hook.bugs.is_empty() {
+        return None;
+    }
+    let install = format!("envhook install -p {} does this job", prefix.display());
+    let hint = if hook.path.ends_with("conda-meta/state") {
+        format!(
+            "{install}; then drop conda's variable: conda env config vars unset LD_LIBRARY_PATH -p {}",
+            prefix.display()
+        )
+    } else if hook
+        .path
+        .parent()
+        .is_some_and(|d| d.ends_with("env_vars.d"))
+    {
+        format!(
+            "{install}; the variable comes from a package's {}: remove its LD_LIBRARY_PATH entry \
+             (reinstalling the package brings it back)",
+            hook.path.display()
+        )
+    } else {
+        // The scripts --replace-handwritten moves, both halves.
+        let (moves, _) = scripts(all);
+        if moves.contains(&hook.path) {
+            let scripts: Vec<String> = moves.iter().map(|p| format!("'{}'", p.display())).collect();
+            format!(
+                "envhook install -p {} --replace-handwritten takes over: it writes envhook's \
+                 hooks and moves the hand-written ones aside together ({}), where conda no \
+                 longer runs them; envhook uninstall puts them back",
+                prefix.display(),
+                scripts.join(", ")
+            )
+        } else {
+            // Its other half cannot be read: --replace-handwritten holds
+            // both back (handwritten-kept says why).
+            format!(
+                "its other half could not be read, so --replace-handwritten leaves both: move \
+                 both aside yourself (a name ending in .envhook-replaced keeps a script without \
+                 conda running it), then envhook install -p {}",
+                prefix.display()
+            )
+        }
+    };
+    Some(Problem {
+        severity: Severity::Warning,
+        code: "foreign-hook",
+        message: format!(
+            "{} (not envhook's; left as it is): {}",
+            hook.path.display(),
+            hook.bugs.join("; ")
+        ),
+        hint: Some(hint),
+        path: Some(hook.path.clone()),
+        source: None,
+    })
+}
+
 /// The scripts already moved aside in `prefix`, by their original paths
 /// (names are bytes: a user's file may have any).
 pub fn moved_aside(prefix: &Path) -> Vec<PathBuf> {
