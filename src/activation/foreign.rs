@@ -17,10 +17,6 @@ use serde::Serialize;
 
 use crate::activation::shell::{self, Phase};
 
-// Moved to takeover, which builds the fix from the scripts it moves;
-// re-exported for its users until they import it from there.
-pub use crate::activation::takeover::problem;
-
 /// A hook script of another origin that touches `LD_LIBRARY_PATH`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ForeignHook {

@@ -258,7 +258,7 @@ fn report_foreign(
     findings: &mut Vec<Problem>,
 ) -> std::io::Result<()> {
     for hook in foreign {
-        match foreign::problem(hook, foreign, prefix) {
+        match takeover::problem(hook, foreign, prefix) {
             Some(p) => findings.push(p),
             None => writeln!(
                 out,

@@ -6,6 +6,7 @@ use super::{Facts, finding};
 use crate::activation::foreign;
 use crate::activation::messages;
 use crate::activation::status::HookStatus;
+use crate::activation::takeover;
 use crate::finding::{Problem, Severity};
 
 /// The hook rules: hooks written for other packages.
@@ -49,7 +50,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
     findings.extend(
         foreign
             .iter()
-            .filter_map(|h| foreign::problem(h, &foreign, &f.inv.prefix)),
+            .filter_map(|h| takeover::problem(h, &foreign, &f.inv.prefix)),
     );
     findings
 }
