@@ -10,7 +10,6 @@ pub mod confined;
 pub mod foreign;
 pub mod install;
 pub mod lock;
-pub mod messages;
 pub mod plan;
 pub mod private;
 pub mod shell;

@@ -79,7 +79,7 @@ impl Plan {
         let conda_meta = prefix.join("conda-meta");
         let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
         let conda_meta = conda_meta.display().to_string();
-        let stale_message = crate::activation::messages::stale_message(&prefix);
+        let stale_message = crate::activation::shell::messages::stale_message(&prefix);
         let mut header = vec![
             format!(
                 "envhook {} | mode {} | fingerprint {}",
@@ -93,7 +93,7 @@ impl Plan {
             // where the hooks are now (see status::installed).
             format!(
                 "origin-hex {}",
-                crate::activation::messages::hex(&prefix.display().to_string())
+                crate::activation::shell::messages::hex(&prefix.display().to_string())
             ),
         ];
         header.extend(
@@ -129,8 +129,8 @@ impl Plan {
                     watch: &watch,
                     stale_message: &stale_message,
                     prefix: &prefix_text,
-                    moved_format: &crate::activation::messages::moved_format(),
-                    foreign_message: crate::activation::messages::FOREIGN_MESSAGE,
+                    moved_format: &crate::activation::shell::messages::moved_format(),
+                    foreign_message: crate::activation::shell::messages::FOREIGN_MESSAGE,
                     header: &header,
                 };
                 files.push(HookFile {

@@ -11,7 +11,7 @@ use crate::activation::shell::{self, Dialect, Phase};
 use crate::activation::spec::HookSpec;
 use crate::paths;
 
-use crate::activation::messages::unhex;
+use crate::activation::shell::messages::unhex;
 
 /// Whether an environment has envhook's hooks, and whether they still
 /// match its packages.

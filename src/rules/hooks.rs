@@ -4,7 +4,7 @@
 
 use super::{Facts, finding};
 use crate::activation::foreign;
-use crate::activation::messages;
+use crate::activation::shell::messages;
 use crate::activation::status::HookStatus;
 use crate::activation::takeover;
 use crate::finding::{Problem, Severity};

@@ -10,6 +10,7 @@
 //! ownership header. Values are always quoted the same way, whatever they
 //! hold.
 
+pub mod messages;
 pub mod quote;
 
 use std::fmt;
@@ -314,7 +315,7 @@ pub struct HookValues<'a> {
     pub prefix: &'a str,
     /// The printf format of the moved-or-copied warning, with `%s` for the
     /// new prefix, the origin and the new prefix quoted for pasting
-    /// ([`crate::activation::messages::moved_message`] writes the same text).
+    /// ([`crate::activation::shell::messages::moved_message`] writes the same text).
     pub moved_format: &'a str,
     /// Printed when the state under the hook's key belongs to another copy.
     pub foreign_message: &'a str,
@@ -449,11 +450,11 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
         // csh: the prefix as a `:s` modifier's text, and the moved
         // warning's pieces around the two prefixes (csh has no printf).
         "PREFIX_EDIT" => quote::csh_modifier(v.prefix),
-        "MOVED_PREFIX" => q(crate::activation::messages::MOVED_LEAD),
-        "MOVED_MIDDLE" => q(crate::activation::messages::MOVED_MIDDLE),
+        "MOVED_PREFIX" => q(crate::activation::shell::messages::MOVED_LEAD),
+        "MOVED_MIDDLE" => q(crate::activation::shell::messages::MOVED_MIDDLE),
         "MOVED_SUFFIX" => q(&format!(
             "{}{}",
-            crate::activation::messages::MOVED_TAIL,
+            crate::activation::shell::messages::MOVED_TAIL,
             quote::posix(v.prefix)
         )),
         "STRIP" => match dialect {

@@ -1,7 +1,8 @@
 //! The sentences the hooks print and `check`/`audit` print alike (moved,
 //! stale, another copy's state), and the hex encoding of the prefix in the
-//! hooks' details. Below both the writers (plan, shell) and the reader
-//! (status), so neither imports the other for them.
+//! hooks' details. In `shell`, whose hooks print them, below both the
+//! writer (plan) and the reader (status), so neither imports the other for
+//! them.
 
 use std::path::Path;
 
@@ -13,7 +14,7 @@ pub fn moved_message(to: &Path, from: &Path) -> String {
     format!(
         "{MOVED_LEAD}{to_text}{MOVED_MIDDLE}{}{MOVED_TAIL}{}",
         from.display(),
-        crate::activation::shell::quote::posix(&to_text)
+        super::quote::posix(&to_text)
     )
 }
 
@@ -34,7 +35,7 @@ pub fn stale_message(prefix: &Path) -> String {
         "envhook: the packages of {text} changed since its CUDA hooks were written; \
          refresh them with: envhook install -p {}",
         // Quoted, so the command can be pasted whatever the path holds.
-        crate::activation::shell::quote::posix(&text)
+        super::quote::posix(&text)
     )
 }
 
