@@ -126,7 +126,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         AuditFormat::Prometheus => crate::report::prometheus::render(&a, started.elapsed()),
     };
     match &args.output {
-        Some(path) => crate::paths::replace_file(path, text.as_bytes())?,
+        Some(path) => super::output::replace_file(path, text.as_bytes())?,
         None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
     }
     // The contract every command keeps: findings of warning or error

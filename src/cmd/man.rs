@@ -16,7 +16,7 @@ pub fn run(args: &ManArgs, root: clap::Command, out: &mut impl Write) -> Result<
             let mut text = Vec::new();
             crate::manual::render(name, cmd, &mut text).map_err(Error::Output)?;
             // Never through a planted link, never into a FIFO.
-            crate::paths::replace_file(&path, &text)?;
+            super::output::replace_file(&path, &text)?;
             writeln!(out, "{}", path.display()).map_err(Error::Output)?;
         }
         return Ok(ExitStatus::Success);

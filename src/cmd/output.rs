@@ -1,0 +1,64 @@
+//! Files the commands write outside any environment (`audit --output`,
+//! `man --dir`): replaced whole, and only where a regular file (or
+//! nothing) is.
+
+use std::path::{Path, PathBuf};
+
+/// Ok when `path` does not exist or is a regular file (not followed when a
+/// link): the only things envhook replaces with a file of its own.
+pub fn must_be_file_or_absent(path: &Path) -> crate::error::Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = match std::fs::symlink_metadata(path) {
+        Ok(m) => m.file_type(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(crate::error::Error::read(path, e)),
+    };
+    let what = if kind.is_file() {
+        return Ok(());
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    };
+    Err(crate::error::Error::NotAFile {
+        path: path.to_path_buf(),
+        what,
+    })
+}
+
+/// Write `bytes` to `path` as a new file (mode 0644, whatever the umask:
+/// readable by node_exporter's collector, by `man`) renamed over it, so a
+/// reader never sees half of it and a link or FIFO at `path` is never
+/// written through or opened; anything there but a regular file is
+/// refused first.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
+    use crate::error::Error;
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    must_be_file_or_absent(path)?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".envhook-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::write(&dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::write(path, e))?;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(|e| Error::write(path, e))?;
+    tmp.persist(path).map_err(|e| Error::write(path, e.error))?;
+    Ok(())
+}
