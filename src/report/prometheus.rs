@@ -49,173 +49,174 @@ fn env_labels(r: &Row) -> String {
     format!("env=\"{}\",prefix=\"{}\"", escape(&env), escape(&prefix))
 }
 
+/// One metric family (every one is a gauge): `# HELP`, `# TYPE`, then the
+/// samples `samples` writes.
+fn family(out: &mut String, name: &str, help: &str, samples: impl FnOnce(&mut String)) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+    samples(out);
+}
+
 /// Render the audit; `took` is how long it ran.
 pub fn render(a: &Audit, took: Duration) -> String {
     let mut out = String::new();
-    fn family(out: &mut String, name: &str, kind: &str, help: &str) {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-    }
+    let read = || a.envs.iter().filter(|r| r.status != "unreadable");
     family(
         &mut out,
         "envhook_env_readable",
-        "gauge",
         "1 when envhook could read the environment, 0 when not (metadata broken, mount not answering).",
+        |o| {
+            for r in &a.envs {
+                let readable = u8::from(r.status != "unreadable");
+                let _ = writeln!(o, "envhook_env_readable{{{}}} {readable}", env_labels(r));
+            }
+        },
     );
-    let mut body = String::new();
-    for r in &a.envs {
-        let _ = writeln!(
-            body,
-            "envhook_env_readable{{{}}} {}",
-            env_labels(r),
-            u8::from(r.status != "unreadable")
-        );
-    }
-    out.push_str(&body);
-
     family(
         &mut out,
         "envhook_env_findings",
-        "gauge",
         "Findings of an environment by severity and code (info included).",
+        |o| a.envs.iter().for_each(|r| findings_samples(o, r)),
     );
-    body.clear();
-    for r in &a.envs {
-        let mut seen: Vec<(Severity, &str, usize)> = Vec::new();
-        for p in &r.findings {
-            match seen
-                .iter_mut()
-                .find(|(s, c, _)| *s == p.severity && *c == p.code)
-            {
-                Some(entry) => entry.2 += 1,
-                None => seen.push((p.severity, p.code, 1)),
-            }
-        }
-        for (severity, code, n) in seen {
-            let _ = writeln!(
-                body,
-                "envhook_env_findings{{{},severity=\"{}\",code=\"{}\"}} {n}",
-                env_labels(r),
-                severity.label(),
-                escape(code)
-            );
-        }
-    }
-    out.push_str(&body);
-
     family(
         &mut out,
         "envhook_env_worst_severity",
-        "gauge",
         "The worst finding of an environment: 0 none, 1 info, 2 warning, 3 error (unreadable counts as error).",
+        |o| a.envs.iter().for_each(|r| worst_sample(o, r)),
     );
-    body.clear();
-    for r in &a.envs {
-        let worst = if r.status == "unreadable" {
-            3
-        } else {
-            match r.worst() {
-                None => 0,
-                Some(Severity::Info) => 1,
-                Some(Severity::Warning) => 2,
-                Some(Severity::Error) => 3,
-            }
-        };
-        let _ = writeln!(
-            body,
-            "envhook_env_worst_severity{{{}}} {worst}",
-            env_labels(r)
-        );
-    }
-    out.push_str(&body);
-
     family(
         &mut out,
         "envhook_env_hook_status",
-        "gauge",
         "1 for the environment's LD_LIBRARY_PATH hook status, 0 for the others.",
+        |o| read().for_each(|r| hook_samples(o, r)),
     );
-    body.clear();
-    for r in a.envs.iter().filter(|r| r.status != "unreadable") {
-        // Every status, so each environment has one series per status
-        // (0 or 1) and a change of status is a change of value, not of
-        // series.
-        for hook in Hook::ALL {
-            let _ = writeln!(
-                body,
-                "envhook_env_hook_status{{{},status=\"{}\"}} {}",
-                env_labels(r),
-                hook.label(),
-                u8::from(r.hook == hook)
-            );
-        }
-    }
-    out.push_str(&body);
-
     family(
         &mut out,
         "envhook_env_info",
-        "gauge",
         "Always 1; the labels carry the environment's CUDA runtime, cuDNN and framework builds.",
+        |o| read().for_each(|r| info_sample(o, r)),
     );
-    body.clear();
-    for r in a.envs.iter().filter(|r| r.status != "unreadable") {
-        let frameworks: Vec<String> = r
-            .frameworks
-            .iter()
-            .map(|f| format!("{} {}", f.package, f.version))
-            .collect();
+    run_samples(&mut out, a, took);
+    out
+}
+
+/// An environment's findings, one sample per severity and code.
+fn findings_samples(out: &mut String, r: &Row) {
+    let mut seen: Vec<(Severity, &str, usize)> = Vec::new();
+    for p in &r.findings {
+        match seen
+            .iter_mut()
+            .find(|(s, c, _)| *s == p.severity && *c == p.code)
+        {
+            Some(entry) => entry.2 += 1,
+            None => seen.push((p.severity, p.code, 1)),
+        }
+    }
+    for (severity, code, n) in seen {
         let _ = writeln!(
-            body,
-            "envhook_env_info{{{},cuda=\"{}\",cudnn=\"{}\",frameworks=\"{}\"}} 1",
+            out,
+            "envhook_env_findings{{{},severity=\"{}\",code=\"{}\"}} {n}",
             env_labels(r),
-            escape(&crate::report::versions(&r.cuda)),
-            escape(&crate::report::versions(&r.cudnn)),
-            escape(&frameworks.join(", "))
+            severity.label(),
+            escape(code)
         );
     }
-    out.push_str(&body);
+}
 
+fn worst_sample(out: &mut String, r: &Row) {
+    let worst = if r.status == "unreadable" {
+        3
+    } else {
+        match r.worst() {
+            None => 0,
+            Some(Severity::Info) => 1,
+            Some(Severity::Warning) => 2,
+            Some(Severity::Error) => 3,
+        }
+    };
+    let _ = writeln!(
+        out,
+        "envhook_env_worst_severity{{{}}} {worst}",
+        env_labels(r)
+    );
+}
+
+/// Every status, so each environment has one series per status (0 or 1)
+/// and a change of status is a change of value, not of series.
+fn hook_samples(out: &mut String, r: &Row) {
+    for hook in Hook::ALL {
+        let _ = writeln!(
+            out,
+            "envhook_env_hook_status{{{},status=\"{}\"}} {}",
+            env_labels(r),
+            hook.label(),
+            u8::from(r.hook == hook)
+        );
+    }
+}
+
+fn info_sample(out: &mut String, r: &Row) {
+    let frameworks: Vec<String> = r
+        .frameworks
+        .iter()
+        .map(|f| format!("{} {}", f.package, f.version))
+        .collect();
+    let _ = writeln!(
+        out,
+        "envhook_env_info{{{},cuda=\"{}\",cudnn=\"{}\",frameworks=\"{}\"}} 1",
+        env_labels(r),
+        escape(&crate::report::versions(&r.cuda)),
+        escape(&crate::report::versions(&r.cudnn)),
+        escape(&frameworks.join(", "))
+    );
+}
+
+/// The families of the run itself: how many environments, how long, when,
+/// and which envhook with which data.
+fn run_samples(out: &mut String, a: &Audit, took: Duration) {
     family(
-        &mut out,
+        out,
         "envhook_audit_environments",
-        "gauge",
         "Environments the audit found.",
+        |o| {
+            let _ = writeln!(o, "envhook_audit_environments {}", a.envs.len());
+        },
     );
-    let _ = writeln!(out, "envhook_audit_environments {}", a.envs.len());
     family(
-        &mut out,
+        out,
         "envhook_audit_duration_seconds",
-        "gauge",
         "How long the audit took.",
-    );
-    let _ = writeln!(
-        out,
-        "envhook_audit_duration_seconds {:.3}",
-        took.as_secs_f64()
+        |o| {
+            let _ = writeln!(
+                o,
+                "envhook_audit_duration_seconds {:.3}",
+                took.as_secs_f64()
+            );
+        },
     );
     family(
-        &mut out,
+        out,
         "envhook_audit_timestamp_seconds",
-        "gauge",
         "When the audit ran (Unix time): how fresh this file is.",
+        |o| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
+            let _ = writeln!(o, "envhook_audit_timestamp_seconds {now:.3}");
+        },
     );
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let _ = writeln!(out, "envhook_audit_timestamp_seconds {now:.3}");
     family(
-        &mut out,
-        "envhook_build_info",
-        "gauge",
-        "Always 1; the labels name envhook's version and its compatibility data.",
-    );
-    let _ = writeln!(
         out,
-        "envhook_build_info{{version=\"{}\",matrix=\"{}\"}} 1",
-        env!("CARGO_PKG_VERSION"),
-        escape(&a.matrix_version)
+        "envhook_build_info",
+        "Always 1; the labels name envhook's version and its compatibility data.",
+        |o| {
+            let _ = writeln!(
+                o,
+                "envhook_build_info{{version=\"{}\",matrix=\"{}\"}} 1",
+                env!("CARGO_PKG_VERSION"),
+                escape(&a.matrix_version)
+            );
+        },
     );
-    out
 }
 
 #[cfg(test)]
