@@ -840,6 +840,17 @@ fn set_time(path: &Path, when: std::time::SystemTime) {
     fs::File::open(path).unwrap().set_modified(when).unwrap();
 }
 
+/// What activating `h` in `sh` prints on stderr.
+fn activation_stderr(sb: &Sandbox, h: &Hooked, sh: Sh) -> String {
+    let out = sh
+        .command(&sh.source("T_ACT"))
+        .env("T_ACT", h.hook("activate", sh.ext()))
+        .env("HOME", sb.home())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stderr).unwrap()
+}
+
 /// The stale warning, as every shell prints it.
 fn stale_line(h: &Hooked) -> String {
     format!(
@@ -910,15 +921,7 @@ fn staleness_within_one_second_is_the_same_in_every_shell() {
     for changed in [record.as_path(), &h.prefix.join("conda-meta")] {
         set_time(changed, second + std::time::Duration::from_millis(900));
     }
-    let activate = |sh: Sh| {
-        let out = sh
-            .command(&sh.source("T_ACT"))
-            .env("T_ACT", h.hook("activate", sh.ext()))
-            .env("HOME", sb.home())
-            .output()
-            .unwrap();
-        String::from_utf8(out.stderr).unwrap()
-    };
+    let activate = |sh: Sh| activation_stderr(&sb, &h, sh);
     for sh in SHELLS {
         assert_eq!(activate(sh), stale_line(&h), "{sh:?}");
     }
@@ -969,15 +972,7 @@ fn conda_env_config_vars_do_not_make_hooks_stale() {
     fs::write(&state, r#"{"env_vars": {"MY_VAR": "1"}}"#).unwrap();
     set_age(&state, 10);
     set_age(&h.prefix.join("conda-meta"), 10);
-    let activate = |sh: Sh| {
-        let out = sh
-            .command(&sh.source("T_ACT"))
-            .env("T_ACT", h.hook("activate", sh.ext()))
-            .env("HOME", sb.home())
-            .output()
-            .unwrap();
-        String::from_utf8(out.stderr).unwrap()
-    };
+    let activate = |sh: Sh| activation_stderr(&sb, &h, sh);
     let check = || {
         let out = sb
             .envhook()

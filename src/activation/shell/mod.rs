@@ -127,9 +127,10 @@ impl std::str::FromStr for Dialect {
 pub mod export {
     use super::{HookValues, substitute};
 
-    /// An `/etc/profile.d` snippet (POSIX sh): idempotent prepend.
-    pub fn profile(dirs: &[String], header: &[String]) -> String {
-        let v = HookValues {
+    /// What an export renders from: its directories and header lines only
+    /// (no state, no staleness: nothing is ever deactivated).
+    fn values<'a>(dirs: &'a [String], header: &'a [String]) -> HookValues<'a> {
+        HookValues {
             id: "0",
             dirs,
             conda_meta: "",
@@ -140,7 +141,12 @@ pub mod export {
             moved_format: "",
             foreign_message: "",
             header,
-        };
+        }
+    }
+
+    /// An `/etc/profile.d` snippet (POSIX sh): idempotent prepend.
+    pub fn profile(dirs: &[String], header: &[String]) -> String {
+        let v = values(dirs, header);
         substitute(include_str!("../../../hooks/profile.sh"), |token| {
             Some(match token {
                 "HEADER" => super::header_text(),
@@ -189,18 +195,7 @@ pub mod export {
     /// the section say which `%post` line creates it in the image: they are
     /// comments, harmless wherever the section is pasted.
     pub fn apptainer(dirs: &[String], header: &[String], install_prefix: Option<&str>) -> String {
-        let v = HookValues {
-            id: "0",
-            dirs,
-            conda_meta: "",
-            self_path: "",
-            watch: &[],
-            stale_message: "",
-            prefix: "",
-            moved_format: "",
-            foreign_message: "",
-            header,
-        };
+        let v = values(dirs, header);
         let body = substitute(include_str!("../../../hooks/apptainer.sh"), |token| {
             Some(match token {
                 "HEADER" => super::header_text(),
