@@ -5,6 +5,15 @@
 //! ([`foreign`]) unless asked to take them over ([`takeover`]); and, for
 //! `run` on an environment without hooks, the same link directory kept
 //! privately outside it ([`private`]).
+//!
+//! One way down, no module importing one that imports it: [`spec`] (what
+//! the hooks expose) → [`plan`] (what to write) → [`shell`] (the text per
+//! dialect, and the sentences the hooks and `check` both print, in
+//! [`shell::messages`]) → [`install`] over [`confined`] and [`lock`] (the
+//! writing). The readers sit beside it and import down only: [`status`]
+//! (are the installed hooks current?), [`foreign`] (hand-written hooks)
+//! and [`takeover`] (moving them aside, and the finding that proposes it).
+//! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
 pub mod confined;
 pub mod foreign;

@@ -3,6 +3,11 @@
 //! dynamic-linking facts of shared objects ([`elf`]), the GPU architectures
 //! compiled into them ([`fatbin`]) and the loader's search for a library,
 //! simulated ([`resolve`]).
+//!
+//! It imports `discovery::Context` (the process environment and sysroot
+//! every reader is given) and nothing else from above: where the driver is
+//! looked for depends on `ENVHOOK_SYSROOT` and `LD_LIBRARY_PATH` as the
+//! command saw them.
 
 pub mod driver;
 pub mod elf;

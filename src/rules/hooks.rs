@@ -1,6 +1,11 @@
 //! The state of the environment's `LD_LIBRARY_PATH` hooks: envhook's (stale
 //! or not), and the others, hand-written scripts and conda's own
 //! environment variables, checked for the known bugs.
+//!
+//! The one rule family that imports up a floor, from `activation`: it
+//! judges what activation wrote (its status rule and sentences, the same
+//! ones the hooks print), and copying that rule here would let the two
+//! disagree.
 
 use super::{Facts, finding};
 use crate::activation::foreign;
