@@ -229,6 +229,28 @@ impl Error {
     /// What the user can do about it, printed as `hint:` lines.
     pub fn hint(&self) -> Option<String> {
         match self {
+            Error::EnvsDirMissing { .. }
+            | Error::NoMessage { .. }
+            | Error::UnknownGpu { .. }
+            | Error::UnknownManPage { .. } => self.usage_hint(),
+            Error::AmbiguousEnv { .. }
+            | Error::NoEnvSelected
+            | Error::NotAnEnv { .. }
+            | Error::PixiProjectAmbiguous { .. }
+            | Error::PrefixMissing { .. }
+            | Error::UnknownEnv { .. } => self.selection_hint(),
+            Error::BadDistInfo { .. }
+            | Error::BadMatrix { .. }
+            | Error::BadRecord { .. }
+            | Error::Read { .. }
+            | Error::RecordTooLarge { .. } => self.reading_hint(),
+            _ => self.writing_hint(),
+        }
+    }
+
+    /// A command given what it cannot use: a message, a directory, a GPU, a page.
+    fn usage_hint(&self) -> Option<String> {
+        match self {
             Error::NoMessage { .. } => Some(
                 "give it as an argument (`envhook explain \"libcudnn.so.8: cannot open shared \
                  object file\"`) or pipe it in (`python train.py 2>&1 | envhook explain -`)"
@@ -252,6 +274,13 @@ impl Error {
             Error::UnknownManPage { known, .. } => {
                 Some(format!("pages: envhook, {}", known.join(", ")))
             }
+            _ => None,
+        }
+    }
+
+    /// Selecting the environment: none, missing, not one, unknown or ambiguous.
+    fn selection_hint(&self) -> Option<String> {
+        match self {
             Error::NoEnvSelected => Some(
                 "pass -n NAME or -p PREFIX, or run envhook inside an activated environment \
                  (`envhook envs` lists the environments it can find)"
@@ -304,6 +333,13 @@ impl Error {
                 }
                 Some(hint)
             }
+            _ => None,
+        }
+    }
+
+    /// Reading what an environment holds, or the data.
+    fn reading_hint(&self) -> Option<String> {
+        match self {
             Error::Read { source, .. } if source.kind() == io::ErrorKind::PermissionDenied => {
                 Some("run envhook as a user who can read the environment".into())
             }
@@ -318,6 +354,23 @@ impl Error {
                  (`pip install --force-reinstall --no-deps NAME==VERSION`)"
                     .into(),
             ),
+            Error::RecordTooLarge { .. } => Some(
+                "reinstall the package so conda rewrites its record; envhook leaves it out \
+                 of the checks meanwhile"
+                    .into(),
+            ),
+            Error::BadMatrix { .. } => Some(
+                "a matrix file has the tables of data/matrix.toml (driver_floor, toolkit_driver, \
+                 arch, gpu, cudnn, framework, dlopen), every row with a source"
+                    .into(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Writing into an environment or beside it, and running a command.
+    fn writing_hint(&self) -> Option<String> {
+        match self {
             Error::UnsupportedPrefix { .. } => Some(
                 "recreate the environment under a plain path (`conda create -p /path/without/colons`), \
                  or set LD_LIBRARY_PATH yourself"
@@ -337,11 +390,6 @@ impl Error {
                 )
             }
             Error::Write { .. } => None,
-            Error::RecordTooLarge { .. } => Some(
-                "reinstall the package so conda rewrites its record; envhook leaves it out \
-                 of the checks meanwhile"
-                    .into(),
-            ),
             Error::PrivateDir { path, .. } => Some(format!(
                 "remove {} (envhook makes it again, mode 0700), or run envhook install on the \
                  environment so run uses its own link directory",
@@ -350,11 +398,6 @@ impl Error {
             Error::NotAFile { .. } => Some(
                 "envhook writes only regular files, replacing them whole; name a file that \
                  does not exist yet or is one, or write to standard output"
-                    .into(),
-            ),
-            Error::BadMatrix { .. } => Some(
-                "a matrix file has the tables of data/matrix.toml (driver_floor, toolkit_driver, \
-                 arch, gpu, cudnn, framework, dlopen), every row with a source"
                     .into(),
             ),
             Error::PlantedLink { link, .. } => Some(format!(
@@ -385,6 +428,7 @@ impl Error {
             )),
             Error::Exec { .. } => Some("check the command name and PATH".into()),
             Error::Output(_) => None,
+            _ => None,
         }
     }
 
