@@ -107,10 +107,12 @@ pub enum Error {
 
     /// A conda record over [`crate::inventory::records::MAX_RECORD_BYTES`]:
     /// not read (the inventory leaves the package out, with a warning).
-    #[error("{path} is over 64 MiB; no real record is that large", path = .path.display())]
+    #[error("{path} is over {} MiB; no real record is that large", .max >> 20, path = .path.display())]
     RecordTooLarge {
         /// The record.
         path: PathBuf,
+        /// The limit, in bytes.
+        max: u64,
     },
 
     /// `run`'s private link directory cannot be used.

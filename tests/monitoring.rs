@@ -236,7 +236,7 @@ fn dashboard_queries_parse_and_name_envhooks_metrics() {
     );
     assert!(exprs.len() >= 9, "{exprs:?}");
 
-    let metrics = promtool_metric_names();
+    let metrics = envhook_metric_names();
     for e in &exprs {
         for name in e
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -261,7 +261,7 @@ fn dashboard_queries_parse_and_name_envhooks_metrics() {
 }
 
 /// The metric names in the `# TYPE` lines of envhook's Prometheus output.
-fn promtool_metric_names() -> BTreeSet<String> {
+fn envhook_metric_names() -> BTreeSet<String> {
     let tmp = tempfile::tempdir().unwrap();
     fs::create_dir_all(tmp.path().join("home")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_envhook"))

@@ -401,6 +401,37 @@ impl<'p> Dir<'p> {
         })
     }
 
+    /// Whether `name` is a directory holding the file `mark`: one envhook
+    /// built (see [`Dir::build_link_dir`]).
+    pub fn is_marked_dir(&self, name: &str, mark: &str) -> Result<bool> {
+        Ok(self
+            .subdir(name, false)?
+            .is_some_and(|d| d.entry(mark).is_ok_and(|e| e == Entry::File)))
+    }
+
+    /// Build the directory `name` of symbolic links (`(target, link
+    /// name)`): under a temporary name (`what` in it), with `mark`
+    /// (holding `note`) written first, so that a build killed halfway is
+    /// recognisably envhook's, then renamed into place complete.
+    pub fn build_link_dir<'a>(
+        &self,
+        name: &str,
+        what: &str,
+        (mark, note): (&str, &[u8]),
+        links: impl IntoIterator<Item = (PathBuf, &'a str)>,
+    ) -> Result<()> {
+        let tmp = temp_name(what);
+        self.make_dir(&tmp)?;
+        {
+            let build = self.subdir(&tmp, false)?.expect("just made");
+            build.create_file(mark, note)?;
+            for (target, link) in links {
+                build.symlink(&target, link)?;
+            }
+        }
+        self.rename(&tmp, name)
+    }
+
     /// Make the symbolic link `name -> target` (fails if anything is
     /// there); owned by the environment's owner.
     pub fn symlink(&self, target: &Path, name: &str) -> Result<()> {

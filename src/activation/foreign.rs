@@ -32,6 +32,12 @@ pub struct ForeignHook {
 /// Scripts larger than this are not hooks anyone wrote by hand.
 pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 
+/// Whether [`scan`] reads a script with this metadata: a regular file of
+/// at most [`MAX_SCRIPT_BYTES`].
+pub fn is_readable_script(m: &std::fs::Metadata) -> bool {
+    m.is_file() && m.len() <= MAX_SCRIPT_BYTES
+}
+
 /// Every non-envhook script in `activate.d`/`deactivate.d` that mentions
 /// `LD_LIBRARY_PATH`, with its bugs. Unreadable files are skipped: they
 /// cannot be run by conda either.
@@ -44,8 +50,7 @@ pub fn scan(prefix: &Path) -> Vec<ForeignHook> {
                 path.extension().and_then(|e| e.to_str()),
                 Some("sh" | "fish" | "ps1" | "csh" | "bat" | "xsh")
             );
-            let small =
-                std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_SCRIPT_BYTES);
+            let small = std::fs::metadata(&path).is_ok_and(|m| is_readable_script(&m));
             if !hookish || !small {
                 continue;
             }

@@ -520,36 +520,24 @@ fn publish_isolation(prefix: &Prefix, iso: &Isolation) -> Result<()> {
         .expect("created on demand");
     let name = dir_name(&iso.dir);
     if root.entry(&name)? != Entry::Dir {
-        let tmp = confined::temp_name("build");
-        root.make_dir(&tmp)?;
-        {
-            let build = root.subdir(&tmp, false)?.expect("just made");
-            // First: from now on a killed build is recognisably envhook's.
-            build.create_file(
-                DIR_MARK,
-                b"written by envhook; removed by `envhook uninstall`\n",
-            )?;
-            for entry in &iso.entries {
-                // Relative, so the environment can be moved or packed.
-                let target = pathdiff::diff_paths(&entry.target, &iso.dir)
-                    .unwrap_or_else(|| entry.target.clone());
-                build.symlink(&target, &entry.name)?;
-            }
-        }
-        // Complete: publish it under its real name.
-        root.rename(&tmp, &name)?;
+        // Relative links, so the environment can be moved or packed.
+        let links = iso.entries.iter().map(|entry| {
+            let target = pathdiff::diff_paths(&entry.target, &iso.dir)
+                .unwrap_or_else(|| entry.target.clone());
+            (target, entry.name.as_str())
+        });
+        let mark: (&str, &[u8]) = (
+            DIR_MARK,
+            b"written by envhook; removed by `envhook uninstall`\n",
+        );
+        root.build_link_dir(&name, "build", mark, links)?;
     }
     let tmp = confined::temp_name("link");
     root.symlink(Path::new(&name), &tmp)?;
     root.rename(&tmp, LINK)?;
     for old in root.names()? {
-        if is_link_dir_name(&old) && old != name {
-            let marked = root
-                .subdir(&old, false)?
-                .is_some_and(|d| d.entry(DIR_MARK).is_ok_and(|e| e == Entry::File));
-            if marked {
-                root.remove_tree(&old, DIR_MARK)?;
-            }
+        if is_link_dir_name(&old) && old != name && root.is_marked_dir(&old, DIR_MARK)? {
+            root.remove_tree(&old, DIR_MARK)?;
         }
     }
     Ok(())

@@ -44,37 +44,26 @@ pub fn link_dir(inv: &Inventory, ctx: &Context) -> Result<Option<PathBuf>> {
     let root = root_prefix.root()?;
     let key = prefix_key(&inv.prefix);
     let name = format!("{key}-{}", spec.fingerprint);
-    let complete = root.entry(&name)? == Entry::Dir
-        && root
-            .subdir(&name, false)?
-            .is_some_and(|d| d.entry(MARK).is_ok_and(|e| e == Entry::File));
+    let complete = root.entry(&name)? == Entry::Dir && root.is_marked_dir(&name, MARK)?;
     if !complete {
-        let tmp = confined::temp_name("run");
-        root.make_dir(&tmp)?;
-        {
-            let build = root.subdir(&tmp, false)?.expect("just made");
-            build.create_file(MARK, b"written by envhook run; removed when stale\n")?;
-            for entry in &iso.entries {
-                build.symlink(&entry.target, &entry.name)?;
-            }
-        }
         // An incomplete one (a killed run) goes first; the rename needs
         // the name free.
         if root.entry(&name)? == Entry::Dir {
             root.remove_tree(&name, MARK)?;
         }
-        root.rename(&tmp, &name)?;
+        let links = iso
+            .entries
+            .iter()
+            .map(|e| (e.target.clone(), e.name.as_str()));
+        let mark: (&str, &[u8]) = (MARK, b"written by envhook run; removed when stale\n");
+        root.build_link_dir(&name, "run", mark, links)?;
     }
     // The same environment's directories for other packages are stale.
     for old in root.names()? {
         let stale = old != name
             && (old.starts_with(&format!("{key}-"))
                 || old.starts_with(&format!("{}run-", confined::TEMP_PREFIX)));
-        let marked = stale
-            && root
-                .subdir(&old, false)?
-                .is_some_and(|d| d.entry(MARK).is_ok_and(|e| e == Entry::File));
-        if marked {
+        if stale && root.is_marked_dir(&old, MARK)? {
             root.remove_tree(&old, MARK)?;
         }
     }

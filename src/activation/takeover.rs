@@ -50,7 +50,7 @@ pub fn scripts(foreign: &[ForeignHook]) -> (Vec<PathBuf>, Vec<Problem>) {
             .join(h.path.file_name().unwrap_or_default());
         let read = foreign.iter().any(|f| f.path == partner);
         match std::fs::symlink_metadata(&partner) {
-            Ok(m) if !read && (!m.is_file() || m.len() > foreign::MAX_SCRIPT_BYTES) => {
+            Ok(m) if !read && !foreign::is_readable_script(&m) => {
                 held.push(Problem {
                     severity: Severity::Warning,
                     code: "handwritten-kept",

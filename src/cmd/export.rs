@@ -34,11 +34,27 @@ struct Matched {
     dirs: Vec<std::path::PathBuf>,
 }
 
-fn dirs_of(env: &crate::cli::EnvSelection, mode: Option<Mode>, ctx: &Context) -> Result<Matched> {
+/// `private`: `run`'s fallback where the environment has no link
+/// directory (envhook never wrote to it; it may be read-only): the same one,
+/// built privately ([`crate::activation::private`]).
+fn dirs_of(
+    env: &crate::cli::EnvSelection,
+    mode: Option<Mode>,
+    ctx: &Context,
+    private: bool,
+) -> Result<Matched> {
     let env = discovery::select(ctx, &env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
-    let (mode, dirs) = spec::matched_dirs(&inv, mode)?;
+    let (mode, dirs) = match spec::matched_dirs(&inv, mode) {
+        Err(Error::NotInstalled { .. }) if private && mode.is_none() => (
+            Mode::Isolated,
+            crate::activation::private::link_dir(&inv, ctx)?
+                .into_iter()
+                .collect(),
+        ),
+        other => other?,
+    };
     // Asked for with --mode dirs, all of lib/ is what the user wants; say
     // what it costs anyway.
     if let Some(lib) = dirs.iter().find(|d| spec::exposes_all_of_lib(d, &prefix)) {
@@ -82,7 +98,7 @@ fn header(prefix: &std::path::Path, mode: Mode) -> Vec<String> {
 pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let Matched {
         prefix, mode, dirs, ..
-    } = dirs_of(&args.env, args.mode, ctx)?;
+    } = dirs_of(&args.env, args.mode, ctx, false)?;
     let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let w = Error::Output;
     if dirs.is_empty() && args.format != ExportFormat::Json {
@@ -146,24 +162,7 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
 /// not execute code it did not write). Without envhook's link directory in
 /// the environment, a private one is used ([`crate::activation::private`]).
 pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
-    let m = match dirs_of(&args.env, args.mode, ctx) {
-        // No link directory in the environment (envhook never wrote to
-        // it; it may be read-only): the same one, built privately.
-        Err(Error::NotInstalled { prefix }) if args.mode.is_none() => {
-            let env = discovery::select(ctx, &args.env.selector())?;
-            let inv = Inventory::read(&prefix)?;
-            let dirs = crate::activation::private::link_dir(&inv, ctx)?
-                .into_iter()
-                .collect();
-            Matched {
-                env,
-                prefix,
-                mode: Mode::Isolated,
-                dirs,
-            }
-        }
-        other => other?,
-    };
+    let m = dirs_of(&args.env, args.mode, ctx, true)?;
     let (program, rest) = args.command.split_first().expect("clap requires a command");
     let value = spec::prepend(&m.dirs, ctx.var_os("LD_LIBRARY_PATH"));
     let bin = m.prefix.join("bin");

@@ -247,6 +247,7 @@ pub fn read_record(path: &Path) -> Result<Record> {
     let bytes = crate::paths::read_regular(path, MAX_RECORD_BYTES).map_err(|e| match e.kind() {
         std::io::ErrorKind::FileTooLarge => Error::RecordTooLarge {
             path: path.to_path_buf(),
+            max: MAX_RECORD_BYTES,
         },
         _ => Error::read(path, e),
     })?;
