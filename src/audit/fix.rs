@@ -1,0 +1,186 @@
+//! `audit --fix`: the plan for every environment, and carrying it out.
+
+use serde::Serialize;
+
+use crate::activation::install;
+use crate::activation::plan::Plan;
+use crate::activation::shell::Dialect;
+use crate::activation::spec::{HookSpec, Mode};
+use crate::inventory::Inventory;
+
+use super::{Audit, Hook};
+
+/// What `--fix` would do to one environment.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum FixAction {
+    /// Write or refresh envhook's hooks and link directory.
+    Write {
+        /// What would be written (or cleaned, or replaced).
+        #[serde(serialize_with = "crate::paths::serialize_vec")]
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// Remove envhook's files: the environment no longer needs hooks.
+    Remove {
+        /// What would be removed.
+        #[serde(serialize_with = "crate::paths::serialize_vec")]
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// Nothing `--fix` can do would help; the reason says what would.
+    Skip {
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// Writing would fail or was refused (a planted link, something not
+    /// envhook's in the way, a prefix no hook can carry): an error of that
+    /// environment's, reported in its row.
+    Refused {
+        /// The error.
+        reason: String,
+        /// What to do about it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+}
+
+impl FixAction {
+    fn refused(e: &crate::error::Error) -> Self {
+        FixAction::Refused {
+            reason: e.to_string(),
+            hint: e.hint(),
+        }
+    }
+}
+
+/// One environment's entry in the `--fix` plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct FixPlan {
+    /// The environment.
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub prefix: std::path::PathBuf,
+    /// Its name, if any.
+    pub name: Option<String>,
+    /// What `--fix` does there.
+    #[serde(flatten)]
+    pub action: FixAction,
+}
+
+/// The `--fix` plan: for every environment whose hooks are missing, stale
+/// or moved, what installing them would write (a dry run of `install`,
+/// which also finds planted links and files not envhook's), or why it is
+/// skipped: an unreadable environment, broken installs or two CUDA
+/// runtimes (hooks would expose a stack that does not work), or a
+/// hand-written hook (taking it over is `install --replace-handwritten`'s
+/// decision, not a cron job's).
+pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
+    let mut plans = Vec::new();
+    for r in &a.envs {
+        let entry = |action| FixPlan {
+            prefix: r.prefix.clone(),
+            name: r.name.clone(),
+            action,
+        };
+        let wanted = matches!(
+            r.hook,
+            Hook::None | Hook::Stale | Hook::Moved | Hook::Legacy | Hook::Foreign
+        );
+        if r.status == "unreadable" {
+            plans.push(entry(FixAction::Skip {
+                reason: format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
+            }));
+            continue;
+        }
+        if !wanted {
+            continue;
+        }
+        let inv = match Inventory::read(&r.prefix) {
+            Ok(inv) => inv,
+            Err(e) => {
+                plans.push(entry(FixAction::refused(&e)));
+                continue;
+            }
+        };
+        let spec = match HookSpec::from_inventory(&inv, Mode::Isolated) {
+            Ok(spec) => spec,
+            Err(e) => {
+                plans.push(entry(FixAction::refused(&e)));
+                continue;
+            }
+        };
+        let Some(spec) = spec else {
+            if !matches!(r.hook, Hook::Stale | Hook::Moved) {
+                continue;
+            }
+            match install::uninstall(&inv.prefix, true) {
+                Ok(changes) => plans.push(entry(FixAction::Remove {
+                    paths: changes.touched(),
+                })),
+                Err(e) => plans.push(entry(FixAction::refused(&e))),
+            }
+            continue;
+        };
+        let blocking = inv
+            .problems
+            .iter()
+            .find(|p| matches!(p.code, "broken-install" | "mixed-cuda-runtimes"));
+        if let Some(p) = blocking {
+            plans.push(entry(FixAction::Skip {
+                reason: format!(
+                    "{} ({}): fix that first, then envhook install",
+                    p.code, p.message
+                ),
+            }));
+            continue;
+        }
+        if matches!(r.hook, Hook::Legacy | Hook::Foreign) {
+            plans.push(entry(FixAction::Skip {
+                reason: format!(
+                    "a hand-written LD_LIBRARY_PATH hook: envhook install -p {} --replace-handwritten \
+                     takes it over (reversibly), when its owner decides to",
+                    crate::activation::shell::quote::posix(&inv.prefix.display().to_string())
+                ),
+            }));
+            continue;
+        }
+        match install::install(&hooks_plan(&inv, spec), true) {
+            Ok(changes) => plans.push(entry(FixAction::Write {
+                paths: changes.touched(),
+            })),
+            Err(e) => plans.push(entry(FixAction::refused(&e))),
+        }
+    }
+    plans
+}
+
+/// The shells `--fix` writes hooks for: `install`'s default.
+const FIX_DIALECTS: [Dialect; 4] = [
+    Dialect::Posix,
+    Dialect::Fish,
+    Dialect::Powershell,
+    Dialect::Csh,
+];
+
+/// The hooks `--fix` writes for an environment: `install`'s default
+/// shells, keeping the record of hand-written hooks moved aside earlier.
+fn hooks_plan(inv: &Inventory, spec: HookSpec) -> Plan {
+    let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
+    Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced)
+}
+
+/// Carry out one planned fix (a real run: under the environment's lock,
+/// surveyed again); what it wrote or removed.
+pub fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
+    let inv = Inventory::read(&plan.prefix)?;
+    match (
+        &plan.action,
+        HookSpec::from_inventory(&inv, Mode::Isolated)?,
+    ) {
+        (FixAction::Skip { .. } | FixAction::Refused { .. }, _) => Ok(Vec::new()),
+        (FixAction::Remove { .. }, _) | (_, None) => {
+            Ok(install::uninstall(&inv.prefix, false)?.touched())
+        }
+        (FixAction::Write { .. }, Some(spec)) => {
+            Ok(install::install(&hooks_plan(&inv, spec), false)?.touched())
+        }
+    }
+}
