@@ -1,11 +1,14 @@
 //! `audit --fix`: the plan for every environment, and carrying it out.
 
+use std::path::PathBuf;
+
 use serde::Serialize;
 
 use crate::activation::install;
 use crate::activation::plan::Plan;
 use crate::activation::shell::Dialect;
 use crate::activation::spec::{HookSpec, Mode};
+use crate::finding::{Problem, Severity};
 use crate::inventory::Inventory;
 
 use super::{Audit, Hook};
@@ -169,7 +172,7 @@ fn hooks_plan(inv: &Inventory, spec: HookSpec) -> Plan {
 
 /// Carry out one planned fix (a real run: under the environment's lock,
 /// surveyed again); what it wrote or removed.
-pub fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
+fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
     let inv = Inventory::read(&plan.prefix)?;
     match (
         &plan.action,
@@ -183,4 +186,78 @@ pub fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>
             Ok(install::install(&hooks_plan(&inv, spec), false)?.touched())
         }
     }
+}
+
+/// Whether a plan would change anything (write or remove files).
+pub fn acts(plans: &[FixPlan]) -> bool {
+    plans
+        .iter()
+        .any(|p| matches!(p.action, FixAction::Write { .. } | FixAction::Remove { .. }))
+}
+
+/// What carrying out a plan did: per environment, the paths written or
+/// removed, or the error that stopped it.
+#[derive(Debug, Default)]
+pub struct Applied {
+    written: Vec<(PathBuf, Vec<PathBuf>)>,
+    failed: Vec<(PathBuf, String, Option<String>)>,
+}
+
+/// Carry out every fix that acts, each on its own: one environment's
+/// failure is its row's error, never the end of the others.
+pub fn apply_fixes(plans: &[FixPlan]) -> Applied {
+    let mut applied = Applied::default();
+    for plan in plans
+        .iter()
+        .filter(|p| matches!(p.action, FixAction::Write { .. } | FixAction::Remove { .. }))
+    {
+        match apply_fix(plan) {
+            Ok(paths) => applied.written.push((plan.prefix.clone(), paths)),
+            Err(e) => applied
+                .failed
+                .push((plan.prefix.clone(), e.to_string(), e.hint())),
+        }
+    }
+    applied
+}
+
+/// Put the plan and what came of it into the audit (the state after the
+/// fixes, when they ran): each row says what `--fix` wrote there, and what
+/// it could not do, refused at planning or failed when applied, is a
+/// `fix-failed` error of that environment's.
+pub fn record_fixes(a: &mut Audit, plans: Vec<FixPlan>, applied: Option<Applied>) {
+    let applied = applied.unwrap_or_default();
+    for (prefix, paths) in applied.written {
+        if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
+            row.fixed = paths;
+        }
+    }
+    let refused = plans.iter().filter_map(|p| match &p.action {
+        FixAction::Refused { reason, hint } => {
+            Some((p.prefix.clone(), reason.clone(), hint.clone()))
+        }
+        _ => None,
+    });
+    for (prefix, message, hint) in refused
+        .collect::<Vec<_>>()
+        .into_iter()
+        .chain(applied.failed)
+    {
+        if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
+            row.findings.insert(
+                0,
+                Problem {
+                    severity: Severity::Error,
+                    code: "fix-failed",
+                    message,
+                    hint,
+                    path: None,
+                    source: None,
+                },
+            );
+            row.status = "findings";
+        }
+    }
+    super::summarize(a);
+    a.fix_plan = Some(plans);
 }

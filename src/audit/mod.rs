@@ -20,7 +20,7 @@ use crate::machine::Machine;
 use crate::machine::driver::Driver;
 use crate::rules::{self, Report};
 
-pub use fix::{FixAction, FixPlan, apply_fix, plan_fixes};
+pub use fix::{FixAction, FixPlan, acts, apply_fixes, plan_fixes, record_fixes};
 pub use parallel::parallel_with_timeout;
 
 /// Identifies the JSON document of `envhook audit --json`.
@@ -259,6 +259,17 @@ pub fn run(
     };
     summarize(&mut a);
     a
+}
+
+impl Audit {
+    /// Whether anyone needs to act, the contract every command keeps:
+    /// findings of warning or error severity in any environment (hooks
+    /// `--fix` could not write among them), or an unreadable environment.
+    pub fn needs_action(&self) -> bool {
+        self.envs
+            .iter()
+            .any(|r| r.status == "unreadable" || r.worst() >= Some(Severity::Warning))
+    }
 }
 
 /// Count the rows into the summary (again, after `--fix` changed them).

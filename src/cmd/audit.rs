@@ -11,7 +11,6 @@ use crate::cli::{AuditArgs, AuditFormat};
 use crate::discovery::{Context, Discovery};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::finding::{Problem, Severity};
 use crate::machine::driver::{self, Driver};
 use crate::report::table;
 
@@ -30,82 +29,61 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
     let matrix = std::sync::Arc::new(args.target.matrix(ctx)?);
     let driver = driver::detect(ctx, &args.target.driver_flags(&matrix)?, &matrix);
     let mut a = audit_all(args, ctx, &matrix, &driver)?;
-
     if args.fix {
         let plans = audit::plan_fixes(&a);
-        let acting: Vec<&FixPlan> = plans
-            .iter()
-            .filter(|p| matches!(p.action, FixAction::Write { .. } | FixAction::Remove { .. }))
-            .collect();
-        // The plan goes where the user reads it: stdout for the table (it
-        // is part of the report), stderr for machine formats.
-        let mut plan_text = Vec::new();
-        print_plan(&plans, args.dry_run, &mut plan_text).map_err(Error::Output)?;
-        if format == AuditFormat::Table && args.output.is_none() {
-            out.write_all(&plan_text).map_err(Error::Output)?;
-        } else if crate::notice::verbosity() > crate::notice::Verbosity::Quiet {
-            std::io::stderr()
-                .write_all(&plan_text)
-                .map_err(Error::Output)?;
-        }
-        // What --fix could not do, refused at planning or failed when
-        // applied, is an error of that environment's.
-        let mut errors: Vec<(std::path::PathBuf, String, Option<String>)> = plans
-            .iter()
-            .filter_map(|p| match &p.action {
-                FixAction::Refused { reason, hint } => {
-                    Some((p.prefix.clone(), reason.clone(), hint.clone()))
-                }
-                _ => None,
-            })
-            .collect();
-        if args.dry_run || acting.is_empty() {
-            if args.dry_run && format == AuditFormat::Table && args.output.is_none() {
-                // The plan, then the state as it is.
-                writeln!(out).map_err(Error::Output)?;
-            }
-        } else if confirmed(args, out)? {
-            let mut written = Vec::new();
-            for plan in acting {
-                match audit::apply_fix(plan) {
-                    Ok(paths) => written.push((plan.prefix.clone(), paths)),
-                    Err(e) => errors.push((plan.prefix.clone(), e.to_string(), e.hint())),
-                }
-            }
-            // The state after the fix, and what it changed.
+        show_plan(&plans, args, format, out)?;
+        let applied = if !args.dry_run && audit::acts(&plans) && confirmed(args, out)? {
+            let applied = audit::apply_fixes(&plans);
+            // The state after the fixes.
             a = audit_all(args, ctx, &matrix, &driver)?;
-            for (prefix, paths) in written {
-                if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
-                    row.fixed = paths;
-                }
-            }
-        }
-        for (prefix, message, hint) in errors {
-            if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
-                row.findings.insert(
-                    0,
-                    Problem {
-                        severity: Severity::Error,
-                        code: "fix-failed",
-                        message,
-                        hint,
-                        path: None,
-                        source: None,
-                    },
-                );
-                row.status = "findings";
-            }
-        }
-        audit::summarize(&mut a);
-        a.fix_plan = Some(plans);
+            Some(applied)
+        } else {
+            None
+        };
+        audit::record_fixes(&mut a, plans, applied);
     }
     crate::notice::note(&format!(
         "audited {} environments in {} ms",
         a.envs.len(),
         started.elapsed().as_millis()
     ));
+    let text = render(&a, args, format, started)?;
+    match &args.output {
+        Some(path) => super::output::replace_file(path, text.as_bytes())?,
+        None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
+    }
+    Ok(if a.needs_action() {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Success
+    })
+}
 
-    let text = match format {
+/// The `--fix` plan goes where the user reads it: stdout for the table (it
+/// is part of the report; with `--dry-run` a blank line parts it from the
+/// state as it is), stderr for machine formats and `--output`.
+fn show_plan(
+    plans: &[FixPlan],
+    args: &AuditArgs,
+    format: AuditFormat,
+    out: &mut impl Write,
+) -> Result<()> {
+    let mut text = Vec::new();
+    print_plan(plans, args.dry_run, &mut text).map_err(Error::Output)?;
+    if format == AuditFormat::Table && args.output.is_none() {
+        out.write_all(&text).map_err(Error::Output)?;
+        if args.dry_run {
+            writeln!(out).map_err(Error::Output)?;
+        }
+    } else if crate::notice::verbosity() > crate::notice::Verbosity::Quiet {
+        std::io::stderr().write_all(&text).map_err(Error::Output)?;
+    }
+    Ok(())
+}
+
+/// The audit in the format asked for.
+fn render(a: &Audit, args: &AuditArgs, format: AuditFormat, started: Instant) -> Result<String> {
+    Ok(match format {
         AuditFormat::Table => {
             let layout = table::Layout {
                 width: if args.output.is_some() {
@@ -116,30 +94,14 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
                 verbose: crate::notice::verbosity() == crate::notice::Verbosity::Verbose,
                 summary_only: args.summary,
             };
-            colour(&table::render(&a, layout), args.output.is_none())
+            colour(&table::render(a, layout), args.output.is_none())
         }
         AuditFormat::Json => {
             let mut v = Vec::new();
-            super::write_json(&mut v, &a)?;
+            super::write_json(&mut v, a)?;
             String::from_utf8(v).expect("JSON is UTF-8")
         }
-        AuditFormat::Prometheus => crate::report::prometheus::render(&a, started.elapsed()),
-    };
-    match &args.output {
-        Some(path) => super::output::replace_file(path, text.as_bytes())?,
-        None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
-    }
-    // The contract every command keeps: findings of warning or error
-    // severity (here: in any environment, hooks --fix could not write
-    // among them), or an unreadable environment, exit 1.
-    let act_on = a
-        .envs
-        .iter()
-        .any(|r| r.status == "unreadable" || r.worst() >= Some(Severity::Warning));
-    Ok(if act_on {
-        ExitStatus::Findings
-    } else {
-        ExitStatus::Success
+        AuditFormat::Prometheus => crate::report::prometheus::render(a, started.elapsed()),
     })
 }
 
