@@ -178,6 +178,8 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
     }
 }
 
+/// A library by name: the driver's, a framework's own object, another
+/// major than the environment holds, or where the loader finds it.
 fn library(
     f: &Facts,
     report: &Report,
@@ -192,12 +194,12 @@ fn library(
     let have = files(f, stem);
     let asked: Vec<(String, &FrameworkBuild)> = askers(f, report, name);
     let (with_hook, without_hook) = resolved(f, report, name);
-    let mut a = Answer {
+    let a = Answer {
         clue: clue.clone(),
         here,
         asked_by: asked.iter().map(|(s, _)| s.clone()).collect(),
-        with_hook: with_hook.clone(),
-        without_hook: without_hook.clone(),
+        with_hook,
+        without_hook,
         diagnosis: String::new(),
         verdict: Verdict::Cause,
         fix: None,
@@ -205,12 +207,22 @@ fn library(
     // The fix installs what the asking framework was built for; with no
     // asker in the environment there is no build to read a version from,
     // and a guessed one could break the frameworks that are here.
-    let fix_for = |c: &str| {
-        asked
-            .first()
-            .map(|(_, fw)| fixes::for_framework(f, fw, &[c]))
+    let fix_for = || {
+        component.and_then(|c| {
+            asked
+                .first()
+                .map(|(_, fw)| fixes::for_framework(f, fw, &[c]))
+        })
+    };
+    let ask = Asked {
+        name,
+        what: &what,
+        have: &have,
+        nobody: asked.is_empty(),
+        fix: &fix_for,
     };
     if CATALOG.is_driver_library(name) || component == Some("driver") {
+        let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
         return driver_library(a, name, &with_hook, &without_hook);
     }
     // A framework's own CUDA object (ONNX Runtime's "Failed to load library
@@ -221,48 +233,77 @@ fn library(
         .iter()
         .find(|l| l.object.file_name().is_some_and(|n| n == name))
     {
-        a.here = vec![format!(
-            "{} ({})",
-            object.object.display(),
-            object.framework.display_name()
-        )];
-        a.diagnosis = format!(
-            "{name} is here: it is the framework's CUDA object that failed to load, and the \
-             library it could not load is the cause"
-        );
-        // The framework's Python code loads it by path.
-        let found = Found {
-            path: object.object.clone(),
-            rule: crate::machine::resolve::Rule::Path,
-        };
-        a.with_hook = Some(found.clone());
-        a.without_hook = Some(found);
-        a.verdict = Verdict::CannotTell;
-        return a;
+        return framework_object(a, name, object);
     }
     let majors: Vec<u32> = have.iter().filter_map(|f| soname_major(f)).collect();
     if let Some(w) = wanted
         && !majors.is_empty()
         && !majors.contains(&w)
     {
-        let held = have.join(", ");
-        if asked.is_empty() {
-            a.diagnosis = format!(
-                "{name} is the soname of {what} {w}; this environment's {what} is {held} \
-                 (another major, another soname), and nothing envhook reads in it asks for \
-                 {name}: the message came from another environment, or from a package built for \
-                 {what} {w}, whose build for this environment's {what} is the fix"
-            );
-            a.verdict = Verdict::NotHere;
-        } else {
-            a.diagnosis = format!(
-                "{name} is the soname of {what} {w}; this environment's {what} is only {held} (another \
-                 major, another soname), which the build cannot use"
-            );
-            a.fix = component.and_then(fix_for);
-        }
-        return a;
+        return other_major(a, &ask, w);
     }
+    located(f, a, &ask, wanted)
+}
+
+/// What `library` knows of a name while it decides: the component's name,
+/// the environment's files of it, whether anything here asks for it, and
+/// the fix for the framework that does.
+struct Asked<'a> {
+    name: &'a str,
+    what: &'a str,
+    have: &'a [String],
+    nobody: bool,
+    fix: &'a dyn Fn() -> Option<String>,
+}
+
+/// The name is a framework's own CUDA object, loaded by path.
+fn framework_object(mut a: Answer, name: &str, object: &libraries::LibraryCheck) -> Answer {
+    a.here = vec![format!(
+        "{} ({})",
+        object.object.display(),
+        object.framework.display_name()
+    )];
+    a.diagnosis = format!(
+        "{name} is here: it is the framework's CUDA object that failed to load, and the \
+         library it could not load is the cause"
+    );
+    // The framework's Python code loads it by path.
+    let found = Found {
+        path: object.object.clone(),
+        rule: crate::machine::resolve::Rule::Path,
+    };
+    a.with_hook = Some(found.clone());
+    a.without_hook = Some(found);
+    a.verdict = Verdict::CannotTell;
+    a
+}
+
+/// The name is another major's soname than the environment holds.
+fn other_major(mut a: Answer, ask: &Asked, w: u32) -> Answer {
+    let (name, what) = (ask.name, ask.what);
+    let held = ask.have.join(", ");
+    if ask.nobody {
+        a.diagnosis = format!(
+            "{name} is the soname of {what} {w}; this environment's {what} is {held} \
+             (another major, another soname), and nothing envhook reads in it asks for \
+             {name}: the message came from another environment, or from a package built for \
+             {what} {w}, whose build for this environment's {what} is the fix"
+        );
+        a.verdict = Verdict::NotHere;
+    } else {
+        a.diagnosis = format!(
+            "{name} is the soname of {what} {w}; this environment's {what} is only {held} (another \
+             major, another soname), which the build cannot use"
+        );
+        a.fix = (ask.fix)();
+    }
+    a
+}
+
+/// Where the loader finds the name, with the hook and without it.
+fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer {
+    let (name, what) = (ask.name, ask.what);
+    let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
     let installed = f.installed.is_some();
     let reachable = without_hook
         .as_ref()
@@ -289,7 +330,7 @@ fn library(
                  search and without the unversioned name {name} the framework loads (that \
                  name comes from -dev packages); envhook's hook exposes it under that name, and \
                  this environment does not have the hook",
-                have.join(", ")
+                ask.have.join(", ")
             ),
             (None, Some(_)) => format!(
                 "{name} is here, in a directory the loader does not search; envhook's hook puts \
@@ -297,7 +338,7 @@ fn library(
             ),
         };
         a.fix = Some(format!("envhook install -p {}", f.inv.prefix.display()));
-    } else if asked.is_empty() {
+    } else if ask.nobody {
         a.diagnosis = format!(
             "this environment has no {name}, and nothing envhook reads in it asks for it: the \
              message came from another environment or a package envhook does not know"
@@ -305,7 +346,7 @@ fn library(
         a.verdict = Verdict::NotHere;
     } else {
         a.diagnosis = format!("{name} is nowhere: not in this environment, not on the system");
-        a.fix = component.and_then(fix_for);
+        a.fix = (ask.fix)();
     }
     a
 }

@@ -70,7 +70,16 @@ impl Inventory {
         }
     }
 
+    /// The combinations that are problems whatever the machine.
     pub(super) fn check_consistency(&mut self) {
+        self.check_runtimes();
+        self.check_cudnn_metapackage();
+        self.check_framework_twice();
+        self.check_driver_stub();
+    }
+
+    /// Two CUDA runtimes of one line.
+    fn check_runtimes(&mut self) {
         // Two CUDA runtimes: which one a framework gets depends on RPATHs
         // and LD_LIBRARY_PATH order, the classic source of
         // "CUDA driver version is insufficient" in a mixed env.
@@ -131,6 +140,10 @@ impl Inventory {
                 source: None,
             });
         }
+    }
+
+    /// A cuDNN metapackage without its libraries.
+    fn check_cudnn_metapackage(&mut self) {
         // cuDNN 9.8+ on conda-forge: `cudnn` is a metapackage; without
         // `libcudnn` there are no libraries at all.
         let cudnn_pkgs: Vec<&Package> = self
@@ -152,6 +165,10 @@ impl Inventory {
                 source: None,
             });
         }
+    }
+
+    /// The same framework from conda and from pip.
+    fn check_framework_twice(&mut self) {
         // The same framework from conda and from pip: whichever pip wrote
         // last shadows the other's Python files but not its libraries.
         let mut by_framework: Vec<(Framework, Installer)> = self
@@ -184,6 +201,11 @@ impl Inventory {
                 });
             }
         }
+    }
+
+    /// The driver's link-time stub, installed (an info: envhook never
+    /// exposes it).
+    fn check_driver_stub(&mut self) {
         let stubs: Vec<&Package> = self
             .packages
             .iter()

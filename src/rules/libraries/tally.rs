@@ -90,156 +90,217 @@ impl Tally {
 
     pub(super) fn findings(&self, f: &Facts, installed: bool) -> Vec<Problem> {
         let mut out = Vec::new();
-        let prefix = f.inv.prefix.display();
-        let fix = format!("envhook install -p {prefix}");
+        let fix = format!("envhook install -p {}", f.inv.prefix.display());
         let mut only_with_hook: Vec<String> = Vec::new();
         let mut driver_missing = Vec::new();
         for (label, all) in &self.by_framework {
-            let mut missing: Vec<&Seen> = Vec::new();
-            let mut dev_missing: Vec<(&Seen, &str)> = Vec::new();
-            let mut system_wins: Vec<&Seen> = Vec::new();
+            let mut sorted = Sorted::default();
             for s in all {
-                let how = if s.kind == "dlopen" {
-                    "loads by name"
-                } else {
-                    "needs"
-                };
                 match &s.outcome {
                     Outcome::Fine => {}
-                    Outcome::Stub(path) => out.push(finding(
-                        Severity::Error,
-                        "stub-libcuda",
-                        format!(
-                            "{} {how} {}, and the loader would take the stub {}",
-                            s.object,
-                            s.name,
-                            path.display()
-                        ),
-                        Some("take the stubs directory off LD_LIBRARY_PATH".into()),
-                    )),
-                    Outcome::DriverMissing => driver_missing.push(format!("{} ({})", s.name, s.object)),
+                    Outcome::DriverMissing => {
+                        driver_missing.push(format!("{} ({})", s.name, s.object))
+                    }
                     Outcome::OnlyWithHook => only_with_hook.push(s.name.clone()),
-                    Outcome::SystemWins { .. } => system_wins.push(s),
-                    Outcome::NotLoadable(copy) => out.push(finding(
-                        if s.kind == "needed" { Severity::Error } else { Severity::Warning },
-                        "library-not-loadable",
-                        format!(
-                            "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
-                             (another architecture, or damaged)",
-                            s.object,
-                            s.name,
-                            copy.display()
-                        ),
-                        Some(format!("reinstall the package that owns {}", copy.display())),
-                    )),
-                    Outcome::NotExposed(copy) => out.push(finding(
-                        if s.kind == "needed" { Severity::Error } else { Severity::Warning },
-                        "library-not-exposed",
-                        format!(
-                            "{} {how} {}; the environment's {} is a valid library, but in a directory \
-                             the loader does not search and envhook's hook does not expose",
-                            s.object,
-                            s.name,
-                            copy.display()
-                        ),
-                        Some(format!(
-                            "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-                            copy.parent().unwrap_or(copy).display()
-                        )),
-                    )),
-                    Outcome::DevMissing(have) => dev_missing.push((s, have)),
-                    Outcome::Missing => missing.push(s),
+                    Outcome::SystemWins { .. } => sorted.system_wins.push(s),
+                    Outcome::DevMissing(have) => sorted.dev_missing.push((s, have)),
+                    Outcome::Missing => sorted.missing.push(s),
+                    Outcome::Stub(_) | Outcome::NotLoadable(_) | Outcome::NotExposed(_) => {
+                        out.extend(broken_copy(s));
+                    }
                 }
             }
-            // Libraries loaded by name only for one feature (NCCL for
-            // several GPUs): their absence is worth knowing, not a warning.
-            let (optional, required): (Vec<&Seen>, Vec<&Seen>) =
-                missing.into_iter().partition(|s| s.optional());
-            if !required.is_empty() {
-                out.push(missing_finding(f, label, &required));
-            }
-            for s in optional {
-                out.push(finding(
-                    Severity::Info,
-                    "optional-library-missing",
-                    if s.other {
-                        format!(
-                            "{label}'s {} needs {}, which its own requirements do not name: only code that \
-                             imports that module loads it, and it would fail with \"{}: cannot open shared \
-                             object file\" (not in this environment nor on the system)",
-                            s.object, s.name, s.name
-                        )
-                    } else {
-                        format!(
-                            "{label} loads {} only for {}; it is not in this environment nor on the system, \
-                             so that would fail with \"{}: cannot open shared object file\"",
-                            s.name,
-                            CATALOG.optional_use(&s.name).unwrap_or("some operations"),
-                            s.name
-                        )
-                    },
-                    CATALOG.library_component(&s.name).map(|c| {
-                        f.inv
-                            .frameworks
-                            .iter()
-                            .find(|fw| format!("{} {}", fw.package, fw.version) == *label)
-                            .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
-                            .unwrap_or_default()
-                    }),
-                ));
-            }
-            if !dev_missing.is_empty() {
-                // Without a hook to carry it (a prefix no hook can name),
-                // the link beside the versioned file is the fix.
-                let fix = match f.spec {
-                    Some(_) => format!("{fix} (its link directory provides the unversioned names)"),
-                    None => dev_links(f, &dev_missing),
-                };
-                out.push(dev_missing_finding(label, &dev_missing, &fix));
-            }
-            if !system_wins.is_empty() {
-                out.push(system_wins_finding(label, &system_wins, installed, &fix));
-            }
+            sorted.findings(f, label, installed, &fix, &mut out);
         }
         if !driver_missing.is_empty() && f.machine.driver.source != Source::None {
             driver_missing.dedup();
-            out.push(finding(
-                Severity::Error,
-                "driver-library-missing",
-                format!(
-                    "{} come with the NVIDIA driver, but the loader finds none (not in /etc/ld.so.cache nor \
-                     the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
-                     cannot open shared object file\" or \"no CUDA-capable device is detected\"",
-                    driver_missing.join(", "),
-                    f.machine.driver.version.as_deref().unwrap_or("version unknown")
-                ),
-                Some(
-                    "install the driver's user-space libraries matching the kernel module (and run ldconfig); \
-                     in a container, run it with the NVIDIA container toolkit (--gpus all)"
-                        .into(),
-                ),
-            ));
+            out.push(driver_missing_finding(f, &driver_missing));
         }
         if !only_with_hook.is_empty() && !installed {
             only_with_hook.sort();
             only_with_hook.dedup();
-            out.push(finding(
-                Severity::Warning,
-                "needs-hook",
-                format!(
-                    "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}",
-                    if only_with_hook.len() == 1 {
-                        "this library is"
-                    } else {
-                        "these libraries are"
-                    },
-                    only_with_hook.join(", ")
-                ),
-                Some(fix),
-            ));
+            out.push(needs_hook_finding(&only_with_hook, fix));
         }
         out
     }
+}
+
+/// One framework's names that need a finding made of them together.
+#[derive(Default)]
+struct Sorted<'a> {
+    missing: Vec<&'a Seen>,
+    dev_missing: Vec<(&'a Seen, &'a str)>,
+    system_wins: Vec<&'a Seen>,
+}
+
+impl Sorted<'_> {
+    fn findings(self, f: &Facts, label: &str, installed: bool, fix: &str, out: &mut Vec<Problem>) {
+        // Libraries loaded by name only for one feature (NCCL for
+        // several GPUs): their absence is worth knowing, not a warning.
+        let (optional, required): (Vec<&Seen>, Vec<&Seen>) =
+            self.missing.into_iter().partition(|s| s.optional());
+        if !required.is_empty() {
+            out.push(missing_finding(f, label, &required));
+        }
+        for s in optional {
+            out.push(optional_finding(f, label, s));
+        }
+        if !self.dev_missing.is_empty() {
+            // Without a hook to carry it (a prefix no hook can name),
+            // the link beside the versioned file is the fix.
+            let fix = match f.spec {
+                Some(_) => format!("{fix} (its link directory provides the unversioned names)"),
+                None => dev_links(f, &self.dev_missing),
+            };
+            out.push(dev_missing_finding(label, &self.dev_missing, &fix));
+        }
+        if !self.system_wins.is_empty() {
+            out.push(system_wins_finding(
+                label,
+                &self.system_wins,
+                installed,
+                fix,
+            ));
+        }
+    }
+}
+
+/// "needs" for a DT_NEEDED entry, "loads by name" for a dlopen.
+fn how(s: &Seen) -> &'static str {
+    if s.kind == "dlopen" {
+        "loads by name"
+    } else {
+        "needs"
+    }
+}
+
+/// A copy the loader would take but that cannot serve: the driver's stub,
+/// a file that is not a loadable ELF, or one in a directory nothing
+/// exposes.
+fn broken_copy(s: &Seen) -> Option<Problem> {
+    let how = how(s);
+    let severity = if s.kind == "needed" {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    Some(match &s.outcome {
+        Outcome::Stub(path) => finding(
+            Severity::Error,
+            "stub-libcuda",
+            format!(
+                "{} {how} {}, and the loader would take the stub {}",
+                s.object,
+                s.name,
+                path.display()
+            ),
+            Some("take the stubs directory off LD_LIBRARY_PATH".into()),
+        ),
+        Outcome::NotLoadable(copy) => finding(
+            severity,
+            "library-not-loadable",
+            format!(
+                "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
+                 (another architecture, or damaged)",
+                s.object,
+                s.name,
+                copy.display()
+            ),
+            Some(format!(
+                "reinstall the package that owns {}",
+                copy.display()
+            )),
+        ),
+        Outcome::NotExposed(copy) => finding(
+            severity,
+            "library-not-exposed",
+            format!(
+                "{} {how} {}; the environment's {} is a valid library, but in a directory \
+                 the loader does not search and envhook's hook does not expose",
+                s.object,
+                s.name,
+                copy.display()
+            ),
+            Some(format!(
+                "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+                copy.parent().unwrap_or(copy).display()
+            )),
+        ),
+        _ => return None,
+    })
+}
+
+/// A library loaded only for one feature, or needed by a module of a
+/// package without data that its own pins do not name: an info.
+fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
+    finding(
+        Severity::Info,
+        "optional-library-missing",
+        if s.other {
+            format!(
+                "{label}'s {} needs {}, which its own requirements do not name: only code that \
+                 imports that module loads it, and it would fail with \"{}: cannot open shared \
+                 object file\" (not in this environment nor on the system)",
+                s.object, s.name, s.name
+            )
+        } else {
+            format!(
+                "{label} loads {} only for {}; it is not in this environment nor on the system, \
+                 so that would fail with \"{}: cannot open shared object file\"",
+                s.name,
+                CATALOG.optional_use(&s.name).unwrap_or("some operations"),
+                s.name
+            )
+        },
+        CATALOG.library_component(&s.name).map(|c| {
+            f.inv
+                .frameworks
+                .iter()
+                .find(|fw| format!("{} {}", fw.package, fw.version) == *label)
+                .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
+                .unwrap_or_default()
+        }),
+    )
+}
+
+/// The driver's libraries, nowhere the loader looks, while a driver is
+/// reported.
+fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
+    finding(
+        Severity::Error,
+        "driver-library-missing",
+        format!(
+            "{} come with the NVIDIA driver, but the loader finds none (not in /etc/ld.so.cache nor \
+             the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
+             cannot open shared object file\" or \"no CUDA-capable device is detected\"",
+            names.join(", "),
+            f.machine.driver.version.as_deref().unwrap_or("version unknown")
+        ),
+        Some(
+            "install the driver's user-space libraries matching the kernel module (and run ldconfig); \
+             in a container, run it with the NVIDIA container toolkit (--gpus all)"
+                .into(),
+        ),
+    )
+}
+
+/// Libraries the loader finds only through the hook this environment
+/// does not have.
+fn needs_hook_finding(names: &[String], fix: String) -> Problem {
+    finding(
+        Severity::Warning,
+        "needs-hook",
+        format!(
+            "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}",
+            if names.len() == 1 {
+                "this library is"
+            } else {
+                "these libraries are"
+            },
+            names.join(", ")
+        ),
+        Some(fix),
+    )
 }
 
 /// One finding for every library a framework loads that is nowhere, with
