@@ -1,0 +1,264 @@
+//! Reading the records: the catalogue's conda packages from conda-meta,
+//! its pip distributions from each site-packages, each into a [`Package`]
+//! with its libraries; what cannot be read is a finding of that package's.
+
+use std::path::{Path, PathBuf};
+
+use super::{Installer, Inventory, Library, Package, builds, library, pins, pip, records};
+use crate::data::catalog::{CATALOG, Framework, Role};
+use crate::error::{Error, Result};
+use crate::finding::{Problem, Severity};
+use records::MetaIndex;
+
+/// The catalogue row a CUDA build without one of its own is read as.
+static OTHER_FRAMEWORK: std::sync::LazyLock<crate::data::catalog::PackageRow> =
+    std::sync::LazyLock::new(|| crate::data::catalog::PackageRow {
+        name: String::new(),
+        role: Role::Framework,
+        lib: None,
+        framework: Some(Framework::Other),
+        source: "named as a CUDA build (inventory::builds::named_as_cuda_build)".into(),
+    });
+
+impl Inventory {
+    pub(super) fn read_conda(&mut self, prefix: &Path, meta: &MetaIndex) -> Result<()> {
+        let mut seen: Vec<&str> = Vec::new();
+        for entry in &meta.entries {
+            let Some(row) = CATALOG.conda(&entry.name) else {
+                continue;
+            };
+            if seen.contains(&entry.name.as_str()) {
+                self.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "duplicate-record",
+                    message: format!(
+                        "conda-meta holds more than one record for {} (an interrupted transaction?)",
+                        entry.name
+                    ),
+                    hint: Some(format!(
+                        "run `conda install -p {} --force-reinstall {}` so conda rewrites its records",
+                        prefix.display(),
+                        entry.name
+                    )),
+                    path: Some(entry.path.clone()),
+                    source: None,
+                });
+            }
+            seen.push(&entry.name);
+            let record = match records::read_record(&entry.path) {
+                Ok(record) => record,
+                Err(e @ Error::RecordTooLarge { .. }) => {
+                    self.problems.push(Problem {
+                        severity: Severity::Warning,
+                        code: "record-too-large",
+                        message: format!("{e}: {} is left out of the checks", entry.name),
+                        hint: Some(format!(
+                            "reinstall it so conda rewrites the record: conda install -p {} \
+                             --force-reinstall {}",
+                            prefix.display(),
+                            entry.name
+                        )),
+                        path: Some(entry.path.clone()),
+                        source: None,
+                    });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            self.stats.records_parsed += 1;
+            // conda normalises names to lower case; so did rattler here.
+            if record.name.to_ascii_lowercase() != entry.name {
+                self.problems.push(Problem {
+                    severity: Severity::Warning,
+                    code: "record-name-mismatch",
+                    message: format!(
+                        "the record is named {} but describes package {}",
+                        entry.name, record.name
+                    ),
+                    hint: Some("remove the stray file, or reinstall the package".into()),
+                    path: Some(entry.path.clone()),
+                    source: None,
+                });
+            }
+            if self.platform.is_none() && record.subdir != "noarch" && !record.subdir.is_empty() {
+                self.platform = Some(record.subdir.clone());
+            }
+            if record.libraries_listed > record.libraries.len() {
+                self.problems.push(truncated(
+                    &entry.name,
+                    "record",
+                    record.libraries_listed,
+                    record.libraries.len(),
+                    &entry.path,
+                    format!(
+                        "conda install -p {} --force-reinstall {}",
+                        prefix.display(),
+                        entry.name
+                    ),
+                ));
+            }
+            let libraries = record
+                .libraries
+                .iter()
+                .map(|rel| library(prefix.join(rel)))
+                .collect();
+            self.packages.push(Package {
+                name: entry.name.clone(),
+                version: record.version,
+                build: Some(record.build),
+                installer: Installer::Conda,
+                metadata: entry.path.clone(),
+                role: row.role,
+                component: row.lib.clone(),
+                framework: row.framework,
+                cuda_major: None,
+                libraries,
+                pins: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    pub(super) fn read_pip(&mut self, sites: &[PathBuf]) -> Result<()> {
+        for site in sites {
+            let entries = pip::scan(site)?;
+            self.stats.dist_infos_total += entries.len();
+            let mut seen: Vec<String> = Vec::new();
+            for entry in &entries {
+                let (row, cuda_major) = match CATALOG.pip(&entry.name) {
+                    Some((row, major)) => (row, major),
+                    // A CUDA build envhook has no data for is still
+                    // checked, from its own objects (rules::libraries).
+                    None if builds::named_as_cuda_build(&entry.name) => (
+                        &*OTHER_FRAMEWORK,
+                        builds::cuda_major_in_name(&entry.name).and_then(|m| m.parse().ok()),
+                    ),
+                    None => continue,
+                };
+                if seen.contains(&entry.name) {
+                    self.problems.push(Problem {
+                        severity: Severity::Warning,
+                        code: "duplicate-dist-info",
+                        message: format!(
+                            "{} has more than one dist-info directory (a pip upgrade that was interrupted?)",
+                            entry.name
+                        ),
+                        hint: Some(format!(
+                            "remove the stale one, or run `pip install --force-reinstall --no-deps {}`",
+                            entry.name
+                        )),
+                        path: Some(entry.dir.clone()),
+                        source: None,
+                    });
+                }
+                seen.push(entry.name.clone());
+                // A broken dist-info (no METADATA: an interrupted install or
+                // a hand-made copy) is one package envhook cannot judge, not
+                // a reason to judge none.
+                let dist = match pip::read(entry) {
+                    Ok(dist) => dist,
+                    Err(e) => {
+                        self.problems.push(Problem {
+                            severity: Severity::Warning,
+                            code: "dist-info-unreadable",
+                            message: format!("{e}; {} is left out of the checks", entry.name),
+                            hint: Some(format!(
+                                "reinstall it: `pip install --force-reinstall --no-deps {}`",
+                                entry.name
+                            )),
+                            path: Some(entry.dir.clone()),
+                            source: None,
+                        });
+                        continue;
+                    }
+                };
+                self.stats.dist_infos_read += 1;
+                // conda-forge python packages carry a dist-info written by
+                // conda; the conda record already describes them.
+                if dist.installer.as_deref() == Some("conda") {
+                    continue;
+                }
+                // Paddle's conda channel pip-installs the wheel inside its
+                // conda package: same name, same files, one package.
+                if row.role == Role::Framework
+                    && self
+                        .packages
+                        .iter()
+                        .any(|p| p.installer == Installer::Conda && p.name == entry.name)
+                {
+                    continue;
+                }
+                if dist.libraries_listed > dist.libraries.len() {
+                    self.problems.push(truncated(
+                        &entry.name,
+                        "RECORD",
+                        dist.libraries_listed,
+                        dist.libraries.len(),
+                        &entry.dir.join("RECORD"),
+                        format!("pip install --force-reinstall --no-deps {}", entry.name),
+                    ));
+                }
+                let libraries = dist
+                    .libraries
+                    .into_iter()
+                    .map(|(path, size)| Library {
+                        recorded_size: size,
+                        ..library(path)
+                    })
+                    .collect();
+                self.packages.push(Package {
+                    name: entry.name.clone(),
+                    version: dist.version,
+                    build: None,
+                    installer: Installer::Pip,
+                    metadata: entry.dir.clone(),
+                    role: row.role,
+                    component: row.lib.clone(),
+                    framework: row.framework,
+                    cuda_major,
+                    libraries,
+                    pins: if row.framework.is_some() {
+                        pins::parse(&dist.requires, python_of(site).as_deref())
+                    } else {
+                        Vec::new()
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The Python version of a site-packages directory
+/// (`lib/python3.11/site-packages` -> `3.11`), for evaluating markers.
+fn python_of(site: &Path) -> Option<String> {
+    let dir = site.parent()?.file_name()?.to_str()?;
+    let v = dir.strip_prefix("python")?;
+    v.split('.')
+        .all(|p| p.parse::<u32>().is_ok())
+        .then(|| v.to_string())
+}
+
+/// A package whose record or RECORD lists more than [`MAX_LIBRARIES`]
+/// shared libraries: the first are checked, and this says so.
+fn truncated(
+    name: &str,
+    what: &str,
+    listed: usize,
+    kept: usize,
+    path: &Path,
+    reinstall: String,
+) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "record-truncated",
+        message: format!(
+            "{name}'s {what} lists {listed} shared libraries; the first {kept} are checked"
+        ),
+        hint: Some(format!(
+            "no package ships that many; reinstall it: `{reinstall}`"
+        )),
+        path: Some(path.to_path_buf()),
+        source: None,
+    }
+}
