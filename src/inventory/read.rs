@@ -4,8 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use super::pip::{DistInfo, DistInfoEntry};
+use super::records::{MetaEntry, Record};
 use super::{Installer, Inventory, Library, Package, builds, library, pins, pip, records};
-use crate::data::catalog::{CATALOG, Framework, Role};
+use crate::data::catalog::{CATALOG, Framework, PackageRow, Role};
 use crate::error::{Error, Result};
 use crate::finding::{Problem, Severity};
 use records::MetaIndex;
@@ -28,95 +30,74 @@ impl Inventory {
                 continue;
             };
             if seen.contains(&entry.name.as_str()) {
-                self.problems.push(Problem {
-                    severity: Severity::Warning,
-                    code: "duplicate-record",
-                    message: format!(
-                        "conda-meta holds more than one record for {} (an interrupted transaction?)",
-                        entry.name
-                    ),
-                    hint: Some(format!(
-                        "run `conda install -p {} --force-reinstall {}` so conda rewrites its records",
-                        prefix.display(),
-                        entry.name
-                    )),
-                    path: Some(entry.path.clone()),
-                    source: None,
-                });
+                self.problems.push(duplicate_record(prefix, entry));
             }
             seen.push(&entry.name);
             let record = match records::read_record(&entry.path) {
                 Ok(record) => record,
                 Err(e @ Error::RecordTooLarge { .. }) => {
-                    self.problems.push(Problem {
-                        severity: Severity::Warning,
-                        code: "record-too-large",
-                        message: format!("{e}: {} is left out of the checks", entry.name),
-                        hint: Some(format!(
-                            "reinstall it so conda rewrites the record: conda install -p {} \
-                             --force-reinstall {}",
-                            prefix.display(),
-                            entry.name
-                        )),
-                        path: Some(entry.path.clone()),
-                        source: None,
-                    });
+                    self.problems.push(record_too_large(&e, prefix, entry));
                     continue;
                 }
                 Err(e) => return Err(e),
             };
-            self.stats.records_parsed += 1;
-            // conda normalises names to lower case; so did rattler here.
-            if record.name.to_ascii_lowercase() != entry.name {
-                self.problems.push(Problem {
-                    severity: Severity::Warning,
-                    code: "record-name-mismatch",
-                    message: format!(
-                        "the record is named {} but describes package {}",
-                        entry.name, record.name
-                    ),
-                    hint: Some("remove the stray file, or reinstall the package".into()),
-                    path: Some(entry.path.clone()),
-                    source: None,
-                });
-            }
-            if self.platform.is_none() && record.subdir != "noarch" && !record.subdir.is_empty() {
-                self.platform = Some(record.subdir.clone());
-            }
-            if record.libraries_listed > record.libraries.len() {
-                self.problems.push(truncated(
-                    &entry.name,
-                    "record",
-                    record.libraries_listed,
-                    record.libraries.len(),
-                    &entry.path,
-                    format!(
-                        "conda install -p {} --force-reinstall {}",
-                        prefix.display(),
-                        entry.name
-                    ),
-                ));
-            }
-            let libraries = record
-                .libraries
-                .iter()
-                .map(|rel| library(prefix.join(rel)))
-                .collect();
-            self.packages.push(Package {
-                name: entry.name.clone(),
-                version: record.version,
-                build: Some(record.build),
-                installer: Installer::Conda,
-                metadata: entry.path.clone(),
-                role: row.role,
-                component: row.lib.clone(),
-                framework: row.framework,
-                cuda_major: None,
-                libraries,
-                pins: Vec::new(),
-            });
+            self.add_conda(prefix, entry, row, record);
         }
         Ok(())
+    }
+
+    /// One conda record read: the package, and what is odd about its record.
+    fn add_conda(&mut self, prefix: &Path, entry: &MetaEntry, row: &PackageRow, record: Record) {
+        self.stats.records_parsed += 1;
+        // conda normalises names to lower case; so did rattler here.
+        if record.name.to_ascii_lowercase() != entry.name {
+            self.problems.push(Problem {
+                severity: Severity::Warning,
+                code: "record-name-mismatch",
+                message: format!(
+                    "the record is named {} but describes package {}",
+                    entry.name, record.name
+                ),
+                hint: Some("remove the stray file, or reinstall the package".into()),
+                path: Some(entry.path.clone()),
+                source: None,
+            });
+        }
+        if self.platform.is_none() && record.subdir != "noarch" && !record.subdir.is_empty() {
+            self.platform = Some(record.subdir.clone());
+        }
+        if record.libraries_listed > record.libraries.len() {
+            self.problems.push(truncated(
+                &entry.name,
+                "record",
+                record.libraries_listed,
+                record.libraries.len(),
+                &entry.path,
+                format!(
+                    "conda install -p {} --force-reinstall {}",
+                    prefix.display(),
+                    entry.name
+                ),
+            ));
+        }
+        let libraries = record
+            .libraries
+            .iter()
+            .map(|rel| library(prefix.join(rel)))
+            .collect();
+        self.packages.push(Package {
+            name: entry.name.clone(),
+            version: record.version,
+            build: Some(record.build),
+            installer: Installer::Conda,
+            metadata: entry.path.clone(),
+            role: row.role,
+            component: row.lib.clone(),
+            framework: row.framework,
+            cuda_major: None,
+            libraries,
+            pins: Vec::new(),
+        });
     }
 
     pub(super) fn read_pip(&mut self, sites: &[PathBuf]) -> Result<()> {
@@ -136,96 +117,151 @@ impl Inventory {
                     None => continue,
                 };
                 if seen.contains(&entry.name) {
-                    self.problems.push(Problem {
-                        severity: Severity::Warning,
-                        code: "duplicate-dist-info",
-                        message: format!(
-                            "{} has more than one dist-info directory (a pip upgrade that was interrupted?)",
-                            entry.name
-                        ),
-                        hint: Some(format!(
-                            "remove the stale one, or run `pip install --force-reinstall --no-deps {}`",
-                            entry.name
-                        )),
-                        path: Some(entry.dir.clone()),
-                        source: None,
-                    });
+                    self.problems.push(duplicate_dist_info(entry));
                 }
                 seen.push(entry.name.clone());
                 // A broken dist-info (no METADATA: an interrupted install or
                 // a hand-made copy) is one package envhook cannot judge, not
                 // a reason to judge none.
-                let dist = match pip::read(entry) {
-                    Ok(dist) => dist,
-                    Err(e) => {
-                        self.problems.push(Problem {
-                            severity: Severity::Warning,
-                            code: "dist-info-unreadable",
-                            message: format!("{e}; {} is left out of the checks", entry.name),
-                            hint: Some(format!(
-                                "reinstall it: `pip install --force-reinstall --no-deps {}`",
-                                entry.name
-                            )),
-                            path: Some(entry.dir.clone()),
-                            source: None,
-                        });
-                        continue;
-                    }
-                };
-                self.stats.dist_infos_read += 1;
-                // conda-forge python packages carry a dist-info written by
-                // conda; the conda record already describes them.
-                if dist.installer.as_deref() == Some("conda") {
-                    continue;
+                match pip::read(entry) {
+                    Ok(dist) => self.add_pip(site, entry, row, cuda_major, dist),
+                    Err(e) => self.problems.push(dist_info_unreadable(&e, entry)),
                 }
-                // Paddle's conda channel pip-installs the wheel inside its
-                // conda package: same name, same files, one package.
-                if row.role == Role::Framework
-                    && self
-                        .packages
-                        .iter()
-                        .any(|p| p.installer == Installer::Conda && p.name == entry.name)
-                {
-                    continue;
-                }
-                if dist.libraries_listed > dist.libraries.len() {
-                    self.problems.push(truncated(
-                        &entry.name,
-                        "RECORD",
-                        dist.libraries_listed,
-                        dist.libraries.len(),
-                        &entry.dir.join("RECORD"),
-                        format!("pip install --force-reinstall --no-deps {}", entry.name),
-                    ));
-                }
-                let libraries = dist
-                    .libraries
-                    .into_iter()
-                    .map(|(path, size)| Library {
-                        recorded_size: size,
-                        ..library(path)
-                    })
-                    .collect();
-                self.packages.push(Package {
-                    name: entry.name.clone(),
-                    version: dist.version,
-                    build: None,
-                    installer: Installer::Pip,
-                    metadata: entry.dir.clone(),
-                    role: row.role,
-                    component: row.lib.clone(),
-                    framework: row.framework,
-                    cuda_major,
-                    libraries,
-                    pins: if row.framework.is_some() {
-                        pins::parse(&dist.requires, python_of(site).as_deref())
-                    } else {
-                        Vec::new()
-                    },
-                });
             }
         }
         Ok(())
+    }
+
+    /// One dist-info read: the package, unless conda's record already
+    /// describes it.
+    fn add_pip(
+        &mut self,
+        site: &Path,
+        entry: &DistInfoEntry,
+        row: &PackageRow,
+        cuda_major: Option<u32>,
+        dist: DistInfo,
+    ) {
+        self.stats.dist_infos_read += 1;
+        // conda-forge python packages carry a dist-info written by
+        // conda; the conda record already describes them.
+        if dist.installer.as_deref() == Some("conda") {
+            return;
+        }
+        // Paddle's conda channel pip-installs the wheel inside its
+        // conda package: same name, same files, one package.
+        if row.role == Role::Framework
+            && self
+                .packages
+                .iter()
+                .any(|p| p.installer == Installer::Conda && p.name == entry.name)
+        {
+            return;
+        }
+        if dist.libraries_listed > dist.libraries.len() {
+            self.problems.push(truncated(
+                &entry.name,
+                "RECORD",
+                dist.libraries_listed,
+                dist.libraries.len(),
+                &entry.dir.join("RECORD"),
+                format!("pip install --force-reinstall --no-deps {}", entry.name),
+            ));
+        }
+        let libraries = dist
+            .libraries
+            .into_iter()
+            .map(|(path, size)| Library {
+                recorded_size: size,
+                ..library(path)
+            })
+            .collect();
+        self.packages.push(Package {
+            name: entry.name.clone(),
+            version: dist.version,
+            build: None,
+            installer: Installer::Pip,
+            metadata: entry.dir.clone(),
+            role: row.role,
+            component: row.lib.clone(),
+            framework: row.framework,
+            cuda_major,
+            libraries,
+            pins: if row.framework.is_some() {
+                pins::parse(&dist.requires, python_of(site).as_deref())
+            } else {
+                Vec::new()
+            },
+        });
+    }
+}
+
+/// Two records of one package in conda-meta.
+fn duplicate_record(prefix: &Path, entry: &MetaEntry) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "duplicate-record",
+        message: format!(
+            "conda-meta holds more than one record for {} (an interrupted transaction?)",
+            entry.name
+        ),
+        hint: Some(format!(
+            "run `conda install -p {} --force-reinstall {}` so conda rewrites its records",
+            prefix.display(),
+            entry.name
+        )),
+        path: Some(entry.path.clone()),
+        source: None,
+    }
+}
+
+/// A record past [`records::MAX_RECORD_BYTES`], left out of the checks.
+fn record_too_large(e: &Error, prefix: &Path, entry: &MetaEntry) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "record-too-large",
+        message: format!("{e}: {} is left out of the checks", entry.name),
+        hint: Some(format!(
+            "reinstall it so conda rewrites the record: conda install -p {} \
+             --force-reinstall {}",
+            prefix.display(),
+            entry.name
+        )),
+        path: Some(entry.path.clone()),
+        source: None,
+    }
+}
+
+/// Two dist-info directories of one distribution.
+fn duplicate_dist_info(entry: &DistInfoEntry) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "duplicate-dist-info",
+        message: format!(
+            "{} has more than one dist-info directory (a pip upgrade that was interrupted?)",
+            entry.name
+        ),
+        hint: Some(format!(
+            "remove the stale one, or run `pip install --force-reinstall --no-deps {}`",
+            entry.name
+        )),
+        path: Some(entry.dir.clone()),
+        source: None,
+    }
+}
+
+/// A dist-info that cannot be read, left out of the checks.
+fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "dist-info-unreadable",
+        message: format!("{e}; {} is left out of the checks", entry.name),
+        hint: Some(format!(
+            "reinstall it: `pip install --force-reinstall --no-deps {}`",
+            entry.name
+        )),
+        path: Some(entry.dir.clone()),
+        source: None,
     }
 }
 
