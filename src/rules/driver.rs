@@ -83,8 +83,19 @@ fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, jit: bool, findings: &m
     if cudas.is_empty() {
         return;
     }
+    if let Some(p) = no_driver(d) {
+        findings.push(p);
+        return;
+    }
+    for (cuda, what) in cudas {
+        findings.extend(check_cuda(m, d, jit, &cuda, &what));
+    }
+}
+
+/// No driver to check against: nothing found, or conda told there is none.
+fn no_driver(d: &Driver) -> Option<Problem> {
     if d.source == Source::None {
-        findings.push(finding(
+        return Some(finding(
             Severity::Info,
             "no-driver",
             "no NVIDIA driver found (no NVML, no nvidia-smi, no /proc/driver/nvidia/version); \
@@ -92,94 +103,101 @@ fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, jit: bool, findings: &m
                 .into(),
             Some("to check for another machine, pass --driver-version and --gpu".into()),
         ));
-        return;
     }
     if d.source == Source::CondaOverrideCuda && d.max_cuda.is_none() {
-        findings.push(finding(
+        return Some(finding(
             Severity::Warning,
             "no-cuda-driver",
             "CONDA_OVERRIDE_CUDA is set but empty: conda treats this machine as having no CUDA driver".into(),
             Some("unset CONDA_OVERRIDE_CUDA, or set it to the CUDA the target driver supports".into()),
         ));
-        return;
     }
+    None
+}
+
+/// One CUDA version that `what` needs, against the driver: below the
+/// driver floor its source states, or past the CUDA the driver supports.
+fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Option<Problem> {
     let from = source_label(d.source);
-    for (cuda, what) in cudas {
-        let needs = if what.contains(", ") { "need" } else { "needs" };
-        let floor = m.driver_floor(&cuda);
-        if let (Some(dv), Some(floor)) = (d.version.as_deref(), floor)
-            && let (Some(have), Some(need)) = (version(dv), version(&floor.linux))
-            && have < need
-        {
-            let rule = if floor.exact {
-                format!(
-                    "CUDA {} has no minor version compatibility and needs",
-                    floor.cuda
-                )
-            } else {
-                format!("every CUDA {}.x needs", floor.cuda)
-            };
-            let older = d
-                .max_cuda
-                .as_deref()
-                .map(|c| format!(", or use a build for CUDA {c} or older"))
-                .unwrap_or_default();
-            findings.push(sourced(
-                finding(
-                    Severity::Error,
-                    "driver-too-old",
-                    format!(
-                        "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
-                         Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
-                        floor.linux
-                    ),
-                    Some(format!("upgrade the NVIDIA driver to {} or newer{older}", floor.linux)),
-                ),
-                &floor.source,
-                floor.confidence,
-            ));
-            continue;
-        }
-        let Some(max) = d.max_cuda.as_deref() else {
-            continue;
-        };
-        let (Some(c), Some(mx)) = (version(&major_minor(&cuda)), version(max)) else {
-            continue;
-        };
-        if c <= mx {
-            continue;
-        }
-        let same_major = major(&cuda) == major(max);
-        if same_major && major(&cuda).is_some_and(|x| x >= 11) && floor.is_some_and(|f| !f.exact) {
-            // Minor version compatibility runs machine code (SASS) of a
-            // newer minor; only PTX of it cannot be JIT-compiled by an
-            // older driver.
-            findings.push(finding(
-                if jit { Severity::Warning } else { Severity::Info },
-                "driver-older-than-cuda",
-                format!(
-                    "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
-                     version compatibility; only PTX of the newer CUDA cannot be JIT-compiled{}",
-                    if jit {
-                        ", and a framework here needs PTX JIT-compiled on this GPU (see gpu-jit)"
-                    } else {
-                        ""
-                    }
-                ),
-                Some(format!("upgrade the driver to one that supports CUDA {}", major_minor(&cuda))),
-            ));
+    let needs = if what.contains(", ") { "need" } else { "needs" };
+    let floor = m.driver_floor(cuda);
+    if let (Some(dv), Some(floor)) = (d.version.as_deref(), floor)
+        && let (Some(have), Some(need)) = (version(dv), version(&floor.linux))
+        && have < need
+    {
+        let rule = if floor.exact {
+            format!(
+                "CUDA {} has no minor version compatibility and needs",
+                floor.cuda
+            )
         } else {
-            findings.push(finding(
+            format!("every CUDA {}.x needs", floor.cuda)
+        };
+        let older = d
+            .max_cuda
+            .as_deref()
+            .map(|c| format!(", or use a build for CUDA {c} or older"))
+            .unwrap_or_default();
+        return Some(sourced(
+            finding(
                 Severity::Error,
                 "driver-too-old",
                 format!(
-                    "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
-                     Expect \"CUDA driver version is insufficient for CUDA runtime version\""
+                    "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
+                     Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
+                    floor.linux
                 ),
                 Some(format!(
-                    "upgrade the NVIDIA driver, or use a build for CUDA {max} or older"
+                    "upgrade the NVIDIA driver to {} or newer{older}",
+                    floor.linux
                 )),
-            ));
-        }
+            ),
+            &floor.source,
+            floor.confidence,
+        ));
+    }
+    let max = d.max_cuda.as_deref()?;
+    let (c, mx) = (version(&major_minor(cuda))?, version(max)?);
+    if c <= mx {
+        return None;
+    }
+    let same_major = major(cuda) == major(max);
+    if same_major && major(cuda).is_some_and(|x| x >= 11) && floor.is_some_and(|f| !f.exact) {
+        // Minor version compatibility runs machine code (SASS) of a
+        // newer minor; only PTX of it cannot be JIT-compiled by an
+        // older driver.
+        Some(finding(
+            if jit {
+                Severity::Warning
+            } else {
+                Severity::Info
+            },
+            "driver-older-than-cuda",
+            format!(
+                "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
+                 version compatibility; only PTX of the newer CUDA cannot be JIT-compiled{}",
+                if jit {
+                    ", and a framework here needs PTX JIT-compiled on this GPU (see gpu-jit)"
+                } else {
+                    ""
+                }
+            ),
+            Some(format!(
+                "upgrade the driver to one that supports CUDA {}",
+                major_minor(cuda)
+            )),
+        ))
+    } else {
+        Some(finding(
+            Severity::Error,
+            "driver-too-old",
+            format!(
+                "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
+                 Expect \"CUDA driver version is insufficient for CUDA runtime version\""
+            ),
+            Some(format!(
+                "upgrade the NVIDIA driver, or use a build for CUDA {max} or older"
+            )),
+        ))
     }
 }
