@@ -156,49 +156,8 @@ pub fn read(path: &Path) -> Result<ElfInfo, String> {
         info.bytes_read = count.get();
         return Ok(info); // a static object
     };
-    // DT_STRTAB holds a virtual address: map it to a file offset through
-    // the PT_LOAD segment that contains it.
-    let strtab_vaddr = dynamic
-        .iter()
-        .find(|d| d.d_tag(endian) == elf::DT_STRTAB)
-        .map(|d| d.d_val(endian))
-        .ok_or("dynamic section without DT_STRTAB")?;
-    let strtab_offset = phdrs
-        .iter()
-        .filter(|ph| ph.p_type(endian) == elf::PT_LOAD)
-        .find(|ph| {
-            let start = ph.p_vaddr(endian);
-            strtab_vaddr >= start && strtab_vaddr < start + ph.p_filesz(endian)
-        })
-        .map(|ph| strtab_vaddr - ph.p_vaddr(endian) + ph.p_offset(endian))
-        .ok_or("DT_STRTAB outside every loaded segment")?;
-    // Strings end at NUL inside the string table (DT_STRSZ long); a RUNPATH
-    // can be long (TensorFlow's is 20 kB), so the table's end bounds the
-    // search, not a guess. Without DT_STRSZ, 1 MiB; never past the file.
-    let strsz = dynamic
-        .iter()
-        .find(|d| d.d_tag(endian) == elf::DT_STRSZ)
-        .map_or(1 << 20, |d| d.d_val(endian));
-    let strtab_end = strtab_offset.saturating_add(strsz).min(len);
-    // (The object crate's own string reader stops at 4 kB, so strings are
-    // read here in 4 kB pieces until their NUL.)
-    let string = |offset: u64| -> Result<String, String> {
-        let start = strtab_offset + offset;
-        let unreadable = || format!("string at {start:#x} is not readable");
-        let mut bytes = Vec::new();
-        let mut at = start;
-        while at < strtab_end {
-            let n = (strtab_end - at).min(4096);
-            let piece = data.read_bytes_at(at, n).map_err(|_| unreadable())?;
-            if let Some(end) = piece.iter().position(|&b| b == 0) {
-                bytes.extend_from_slice(&piece[..end]);
-                return Ok(String::from_utf8_lossy(&bytes).into_owned());
-            }
-            bytes.extend_from_slice(piece);
-            at += n;
-        }
-        Err(unreadable())
-    };
+    let (strtab_offset, strtab_end) = string_table(dynamic, phdrs, endian, len)?;
+    let string = |offset: u64| read_string(data, strtab_offset + offset, strtab_end);
     for d in dynamic {
         let tag = d.d_tag(endian);
         let val = d.d_val(endian);
@@ -226,6 +185,61 @@ pub fn read(path: &Path) -> Result<ElfInfo, String> {
     }
     info.bytes_read = count.get();
     Ok(info)
+}
+
+/// Where the dynamic string table lies in the file: its offset, and the end
+/// that bounds every string read from it.
+fn string_table(
+    dynamic: &[elf::Dyn64<object::Endianness>],
+    phdrs: &[elf::ProgramHeader64<object::Endianness>],
+    endian: object::Endianness,
+    len: u64,
+) -> Result<(u64, u64), String> {
+    // DT_STRTAB holds a virtual address: map it to a file offset through
+    // the PT_LOAD segment that contains it.
+    let strtab_vaddr = dynamic
+        .iter()
+        .find(|d| d.d_tag(endian) == elf::DT_STRTAB)
+        .map(|d| d.d_val(endian))
+        .ok_or("dynamic section without DT_STRTAB")?;
+    let strtab_offset = phdrs
+        .iter()
+        .filter(|ph| ph.p_type(endian) == elf::PT_LOAD)
+        .find(|ph| {
+            let start = ph.p_vaddr(endian);
+            strtab_vaddr >= start && strtab_vaddr < start + ph.p_filesz(endian)
+        })
+        .map(|ph| strtab_vaddr - ph.p_vaddr(endian) + ph.p_offset(endian))
+        .ok_or("DT_STRTAB outside every loaded segment")?;
+    // Strings end at NUL inside the string table (DT_STRSZ long); a RUNPATH
+    // can be long (TensorFlow's is 20 kB), so the table's end bounds the
+    // search, not a guess. Without DT_STRSZ, 1 MiB; never past the file.
+    let strsz = dynamic
+        .iter()
+        .find(|d| d.d_tag(endian) == elf::DT_STRSZ)
+        .map_or(1 << 20, |d| d.d_val(endian));
+    let strtab_end = strtab_offset.saturating_add(strsz).min(len);
+    Ok((strtab_offset, strtab_end))
+}
+
+/// The NUL-terminated string at `start`. (The object crate's own string
+/// reader stops at 4 kB, so strings are read here in 4 kB pieces until
+/// their NUL, never past `end`.)
+fn read_string<'d, R: ReadRef<'d>>(data: R, start: u64, end: u64) -> Result<String, String> {
+    let unreadable = || format!("string at {start:#x} is not readable");
+    let mut bytes = Vec::new();
+    let mut at = start;
+    while at < end {
+        let n = (end - at).min(4096);
+        let piece = data.read_bytes_at(at, n).map_err(|_| unreadable())?;
+        if let Some(stop) = piece.iter().position(|&b| b == 0) {
+            bytes.extend_from_slice(&piece[..stop]);
+            return Ok(String::from_utf8_lossy(&bytes).into_owned());
+        }
+        bytes.extend_from_slice(piece);
+        at += n;
+    }
+    Err(unreadable())
 }
 
 #[cfg(test)]
