@@ -144,100 +144,9 @@ impl Discovery {
     /// environment itself).
     pub fn run(ctx: &Context, extra_dirs: &[PathBuf]) -> Self {
         let mut d = Builder::default();
-
-        // Root prefixes, most explicit first.
-        for (var, label) in [
-            (crate::env_vars::CONDA_ROOT, "CONDA_ROOT"),
-            (crate::env_vars::MAMBA_ROOT_PREFIX, "MAMBA_ROOT_PREFIX"),
-        ] {
-            if let Some(root) = ctx.var_path(var) {
-                d.root(root, label);
-            }
-        }
-        if let Some(exe) = ctx.var_path(crate::env_vars::CONDA_EXE)
-            && let Some(root) = root_of_executable(&exe)
-        {
-            d.root(root, "CONDA_EXE");
-        }
-        for tool in ["conda", "mamba"] {
-            if let Some(exe) = ctx.which(tool)
-                && let Some(root) = root_of_executable(&exe)
-            {
-                d.root(root, &format!("{tool} on PATH"));
-            }
-        }
-        if let Some(home) = ctx.home() {
-            for guess in HOME_ROOT_GUESSES {
-                d.root(home.join(guess), &format!("~/{guess}"));
-            }
-        }
-        // environments.txt lists roots too, and `<root>/envs/<name>` entries
-        // name their root: a machine without conda's shell integration
-        // still has every installation that ever created an env.
-        let listed = read_environments_txt(ctx, &mut d.out);
-        for prefix in &listed {
-            if looks_like_root(prefix) {
-                d.root(prefix.clone(), "~/.conda/environments.txt");
-            } else if let Some(root) = prefix
-                .parent()
-                .filter(|p| p.file_name() == Some("envs".as_ref()))
-                .and_then(Path::parent)
-            {
-                d.root(root.to_path_buf(), "~/.conda/environments.txt");
-            }
-        }
-
-        // Envs directories, in conda's lookup order.
-        for var in [
-            crate::env_vars::CONDA_ENVS_DIRS,
-            crate::env_vars::CONDA_ENVS_PATH,
-        ] {
-            if let Some(value) = ctx.var(var) {
-                for dir in std::env::split_paths(value) {
-                    if !dir.as_os_str().is_empty() {
-                        d.envs_dir(dir, var.to_string());
-                    }
-                }
-            }
-        }
-        let roots = d.out.roots.clone();
-        for file in condarc::search_path(ctx, &roots) {
-            match condarc::read_envs_dirs(&file, ctx) {
-                Ok(dirs) => {
-                    for dir in dirs {
-                        d.envs_dir(dir, format!("envs_dirs in {}", file.display()));
-                    }
-                }
-                Err(reason) => d.out.warnings.push(format!(
-                    "ignoring {}: {reason}; its envs_dirs are not searched",
-                    file.display()
-                )),
-            }
-        }
-        for root in &roots {
-            d.envs_dir(root.join("envs"), format!("{}/envs", root.display()));
-        }
-        if let Some(home) = ctx.home() {
-            d.envs_dir(home.join(".conda").join("envs"), "~/.conda/envs".into());
-        }
-
-        // The environments themselves.
-        for (root, origin) in roots.iter().zip(d.root_origins.clone()) {
-            d.env(root.clone(), Some("base".into()), EnvKind::Root, &origin);
-        }
-        let dirs: Vec<EnvsDir> = d.out.envs_dirs.clone();
-        for dir in &dirs {
-            for env in child_envs(&dir.path) {
-                let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-                d.env(env, name, EnvKind::Named, &dir.origin);
-            }
-        }
-        for prefix in listed {
-            d.env(prefix, None, EnvKind::Listed, "~/.conda/environments.txt");
-        }
-        for dir in extra_dirs {
-            d.extra(dir);
-        }
+        let listed = d.roots(ctx);
+        d.envs_dirs(ctx);
+        d.environments(listed, extra_dirs);
         d.out
     }
 
@@ -284,6 +193,112 @@ impl Discovery {
                 name: name.to_string(),
                 candidates: many.iter().map(|e| e.prefix.clone()).collect(),
             }),
+        }
+    }
+}
+
+impl Builder {
+    /// Root prefixes, most explicit first; the environments
+    /// environments.txt lists.
+    fn roots(&mut self, ctx: &Context) -> Vec<PathBuf> {
+        for (var, label) in [
+            (crate::env_vars::CONDA_ROOT, "CONDA_ROOT"),
+            (crate::env_vars::MAMBA_ROOT_PREFIX, "MAMBA_ROOT_PREFIX"),
+        ] {
+            if let Some(root) = ctx.var_path(var) {
+                self.root(root, label);
+            }
+        }
+        if let Some(exe) = ctx.var_path(crate::env_vars::CONDA_EXE)
+            && let Some(root) = root_of_executable(&exe)
+        {
+            self.root(root, "CONDA_EXE");
+        }
+        for tool in ["conda", "mamba"] {
+            if let Some(exe) = ctx.which(tool)
+                && let Some(root) = root_of_executable(&exe)
+            {
+                self.root(root, &format!("{tool} on PATH"));
+            }
+        }
+        if let Some(home) = ctx.home() {
+            for guess in HOME_ROOT_GUESSES {
+                self.root(home.join(guess), &format!("~/{guess}"));
+            }
+        }
+        // environments.txt lists roots too, and `<root>/envs/<name>` entries
+        // name their root: a machine without conda's shell integration
+        // still has every installation that ever created an env.
+        let listed = read_environments_txt(ctx, &mut self.out);
+        for prefix in &listed {
+            if looks_like_root(prefix) {
+                self.root(prefix.clone(), "~/.conda/environments.txt");
+            } else if let Some(root) = prefix
+                .parent()
+                .filter(|p| p.file_name() == Some("envs".as_ref()))
+                .and_then(Path::parent)
+            {
+                self.root(root.to_path_buf(), "~/.conda/environments.txt");
+            }
+        }
+        listed
+    }
+
+    /// Envs directories, in conda's lookup order.
+    fn envs_dirs(&mut self, ctx: &Context) {
+        for var in [
+            crate::env_vars::CONDA_ENVS_DIRS,
+            crate::env_vars::CONDA_ENVS_PATH,
+        ] {
+            if let Some(value) = ctx.var(var) {
+                for dir in std::env::split_paths(value) {
+                    if !dir.as_os_str().is_empty() {
+                        self.envs_dir(dir, var.to_string());
+                    }
+                }
+            }
+        }
+        let roots = self.out.roots.clone();
+        for file in condarc::search_path(ctx, &roots) {
+            match condarc::read_envs_dirs(&file, ctx) {
+                Ok(dirs) => {
+                    for dir in dirs {
+                        self.envs_dir(dir, format!("envs_dirs in {}", file.display()));
+                    }
+                }
+                Err(reason) => self.out.warnings.push(format!(
+                    "ignoring {}: {reason}; its envs_dirs are not searched",
+                    file.display()
+                )),
+            }
+        }
+        for root in &roots {
+            self.envs_dir(root.join("envs"), format!("{}/envs", root.display()));
+        }
+        if let Some(home) = ctx.home() {
+            self.envs_dir(home.join(".conda").join("envs"), "~/.conda/envs".into());
+        }
+    }
+
+    /// The environments themselves: roots, the envs directories' children,
+    /// environments.txt's entries and the directories given.
+    fn environments(&mut self, listed: Vec<PathBuf>, extra_dirs: &[PathBuf]) {
+        let roots = self.out.roots.clone();
+        for (root, origin) in roots.iter().zip(self.root_origins.clone()) {
+            self.env(root.clone(), Some("base".into()), EnvKind::Root, &origin);
+        }
+        let dirs: Vec<EnvsDir> = self.out.envs_dirs.clone();
+        for dir in &dirs {
+            for env in child_envs(&dir.path) {
+                let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
+                self.env(env, name, EnvKind::Named, &dir.origin);
+            }
+        }
+        for prefix in listed {
+            self.env(prefix, None, EnvKind::Listed, "~/.conda/environments.txt");
+        }
+        for dir in extra_dirs {
+            self.extra(dir);
         }
     }
 }
