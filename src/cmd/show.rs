@@ -45,6 +45,23 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
         write_claims(out, label, claims)?;
     }
 
+    write_frameworks(out, inv)?;
+    write_library_dirs(out, inv)?;
+    write_problems(out, inv)?;
+    let s = &inv.stats;
+    writeln!(
+        out,
+        "\nread {} of {} conda records and {} of {} pip dist-info directories; checked {} libraries",
+        s.records_parsed,
+        s.records_total,
+        s.dist_infos_read,
+        s.dist_infos_total,
+        s.libraries_checked
+    )
+}
+
+/// The framework builds and what each was built for.
+fn write_frameworks(out: &mut impl Write, inv: &Inventory) -> std::io::Result<()> {
     writeln!(out, "\nframeworks")?;
     if inv.frameworks.is_empty() {
         writeln!(out, "  none found")?;
@@ -75,7 +92,11 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
             fw.build.evidence
         )?;
     }
+    Ok(())
+}
 
+/// The directories a hook exposes, and what they hold.
+fn write_library_dirs(out: &mut impl Write, inv: &Inventory) -> std::io::Result<()> {
     writeln!(out, "\nlibrary directories")?;
     if inv.library_dirs.is_empty() {
         writeln!(out, "  none (no CUDA libraries from conda or pip)")?;
@@ -96,6 +117,11 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
         )?;
     }
 
+    Ok(())
+}
+
+/// The inventory's own findings, with their files and hints.
+fn write_problems(out: &mut impl Write, inv: &Inventory) -> std::io::Result<()> {
     writeln!(out, "\nproblems")?;
     if inv.problems.is_empty() {
         writeln!(out, "  none found")?;
@@ -109,16 +135,7 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
             writeln!(out, "      hint: {hint}")?;
         }
     }
-    let s = &inv.stats;
-    writeln!(
-        out,
-        "\nread {} of {} conda records and {} of {} pip dist-info directories; checked {} libraries",
-        s.records_parsed,
-        s.records_total,
-        s.dist_infos_read,
-        s.dist_infos_total,
-        s.libraries_checked
-    )
+    Ok(())
 }
 
 fn write_claims(out: &mut impl Write, label: &str, claims: &[Claim]) -> std::io::Result<()> {
