@@ -98,6 +98,23 @@ fn pinned_by<'a>(f: &'a Facts, pkg: &Package) -> Vec<(String, &'a str)> {
 }
 
 fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Problem {
+    let lost_for = pinned_by(f, lost);
+    let by_for = pinned_by(f, by);
+    let message = overwritten_message(lost, by, files, &lost_for);
+    let (severity, hint) = overwritten_fix(f, lost, by, &lost_for, &by_for);
+    let mut p = finding(severity, "wheel-files-overwritten", message, Some(hint));
+    p.path = Some(lost.metadata.clone());
+    p
+}
+
+/// Which files of `lost` were written over by `by`, and which frameworks
+/// now load `by`'s copies.
+fn overwritten_message(
+    lost: &Package,
+    by: &Package,
+    files: &[PathBuf],
+    lost_for: &[(String, &str)],
+) -> String {
     let names: Vec<String> = files
         .iter()
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -110,8 +127,6 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
         d.dedup();
         d
     };
-    let lost_for = pinned_by(f, lost);
-    let by_for = pinned_by(f, by);
     let loads = if lost_for.is_empty() {
         String::new()
     } else {
@@ -127,7 +142,7 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
             by.version
         )
     };
-    let message = format!(
+    format!(
         "{} {}'s {} in {} {} written over by {} {} (RECORD sizes no longer match the disk){loads}",
         lost.name,
         lost.version,
@@ -136,10 +151,21 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
         if names.len() == 1 { "was" } else { "were" },
         by.name,
         by.version,
-    );
+    )
+}
+
+/// The fix, by whose pins the two wheels are: separate environments when
+/// both are frameworks' own, else the one nothing pins goes.
+fn overwritten_fix(
+    f: &Facts,
+    lost: &Package,
+    by: &Package,
+    lost_for: &[(String, &str)],
+    by_for: &[(String, &str)],
+) -> (Severity, String) {
     let python = format!("{}/bin/python -m pip", f.inv.prefix.display());
     let refresh = super::fixes::refresh(&f.inv.prefix);
-    let (severity, hint) = match (lost_for.is_empty(), by_for.is_empty()) {
+    match (lost_for.is_empty(), by_for.is_empty()) {
         // Both wheels are some framework's own: no one set of files
         // satisfies both pins.
         (false, false) => (
@@ -149,7 +175,7 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
                  frameworks in separate environments",
                 lost_for
                     .iter()
-                    .chain(&by_for)
+                    .chain(by_for)
                     .map(|(fw, pin)| format!("{fw} requires {pin}"))
                     .collect::<Vec<_>>()
                     .join("; "),
@@ -178,8 +204,5 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
                 lost.name, by.name, by.version
             ),
         ),
-    };
-    let mut p = finding(severity, "wheel-files-overwritten", message, Some(hint));
-    p.path = Some(lost.metadata.clone());
-    p
+    }
 }
