@@ -128,38 +128,14 @@ impl<'a> Searches<'a> {
             .var_os_raw("LD_LIBRARY_PATH")
             .map(|v| v.split(':').map(PathBuf::from).collect())
             .unwrap_or_default();
-        for dir in &current {
-            if crate::paths::is_stub(dir) && dir.join("libcuda.so").exists() {
-                findings.push(finding(
-                    Severity::Error,
-                    "stub-on-path",
-                    format!(
-                        "LD_LIBRARY_PATH contains {}, whose libcuda.so is a link-time stub: programs that \
-                         load it fail with \"CUDA driver version is insufficient\" or find no device",
-                        dir.display()
-                    ),
-                    Some(format!("remove {} from LD_LIBRARY_PATH", dir.display())),
-                ));
-            }
-        }
+        findings.extend(current.iter().filter_map(|d| stub_on_path(d)));
         let without: Vec<SearchDir> = current
             .iter()
             .filter(|d| !envhooks.contains(d))
             .cloned()
             .map(SearchDir::Real)
             .collect();
-        let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
-        let mut with: Vec<SearchDir> = match (installed && !stale, iso) {
-            (false, Some(iso)) => vec![SearchDir::Virtual {
-                path: iso.link.clone(),
-                entries: iso
-                    .entries
-                    .iter()
-                    .map(|e| (e.name.clone(), e.target.clone()))
-                    .collect::<BTreeMap<_, _>>(),
-            }],
-            _ => ours.into_iter().map(SearchDir::Real).collect(),
-        };
+        let mut with = hooked(f, installed && !stale, ours);
         with.extend(without.iter().cloned());
         let cwd = std::env::current_dir().unwrap_or_default();
         Searches {
@@ -177,6 +153,42 @@ impl<'a> Searches<'a> {
             },
             installed,
         }
+    }
+}
+
+/// A driver stub directory on LD_LIBRARY_PATH: whatever loads libcuda
+/// through it gets the link-time stub.
+fn stub_on_path(dir: &Path) -> Option<Problem> {
+    if !(crate::paths::is_stub(dir) && dir.join("libcuda.so").exists()) {
+        return None;
+    }
+    Some(finding(
+        Severity::Error,
+        "stub-on-path",
+        format!(
+            "LD_LIBRARY_PATH contains {}, whose libcuda.so is a link-time stub: programs that \
+             load it fail with \"CUDA driver version is insufficient\" or find no device",
+            dir.display()
+        ),
+        Some(format!("remove {} from LD_LIBRARY_PATH", dir.display())),
+    ))
+}
+
+/// The directories the hook puts first: the installed hook's, or (not
+/// installed, or stale) the link directory a fresh install would write,
+/// simulated from the spec.
+fn hooked(f: &Facts, current: bool, ours: Vec<PathBuf>) -> Vec<SearchDir> {
+    let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
+    match (current, iso) {
+        (false, Some(iso)) => vec![SearchDir::Virtual {
+            path: iso.link.clone(),
+            entries: iso
+                .entries
+                .iter()
+                .map(|e| (e.name.clone(), e.target.clone()))
+                .collect::<BTreeMap<_, _>>(),
+        }],
+        _ => ours.into_iter().map(SearchDir::Real).collect(),
     }
 }
 
