@@ -61,87 +61,103 @@ const TOOLKIT_EXTRAS: &[&str] = &[
 /// with `installer`.
 pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
     let p = prefix.display();
+    match installer {
+        Installer::Pip => format!(
+            "{p}/bin/python -m pip install {}",
+            pip_parts(want).join(" ")
+        ),
+        Installer::Conda => format!(
+            "conda install -p {p} -c conda-forge {}",
+            conda_parts(want).join(" ")
+        ),
+    }
+}
+
+/// pip's requirements for `want`: the frameworks' own pins first, then
+/// the toolkit's extras, cuDNN and the libraries outside the toolkit.
+fn pip_parts(want: &Want) -> Vec<String> {
     let cuda_major = want.cuda.and_then(major);
     let wants = |c: &str| want.components.contains(&c);
-    match installer {
-        Installer::Pip => {
-            let suffix = cuda_major.map(|m| format!("-cu{m}")).unwrap_or_default();
-            let mut parts: Vec<String> = Vec::new();
-            for (_, requirement) in &want.pinned {
-                let quoted = format!("'{}'", requirement.replace(' ', ""));
-                if !parts.contains(&quoted) {
-                    parts.push(quoted);
-                }
-            }
-            let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
-            let extras: Vec<&str> = TOOLKIT_EXTRAS
-                .iter()
-                .copied()
-                .filter(|c| wants(c))
-                .collect();
-            if !extras.is_empty() {
-                let version = match want.cuda {
-                    Some(c) if c.contains('.') => format!("=={}.*", major_minor(c)),
-                    Some(c) => within_major(c).unwrap_or_default(),
-                    None => String::new(),
-                };
-                parts.push(format!("'cuda-toolkit[{}]{version}'", extras.join(",")));
-            }
-            if wants("cudnn") {
-                let range = want.cudnn.and_then(within_major).unwrap_or_default();
-                parts.push(format!("'nvidia-cudnn{suffix}{range}'"));
-            }
-            for (component, dist) in [
-                ("nccl", "nvidia-nccl"),
-                ("cusparselt", "nvidia-cusparselt"),
-                ("cutensor", "cutensor"),
-            ] {
-                if wants(component) {
-                    parts.push(format!("{dist}{suffix}"));
-                }
-            }
-            format!("{p}/bin/python -m pip install {}", parts.join(" "))
-        }
-        Installer::Conda => {
-            let mut parts = Vec::new();
-            let libraries: Vec<&str> = want
-                .components
-                .iter()
-                .copied()
-                .filter(|c| !matches!(*c, "cudnn" | "nccl"))
-                .collect();
-            match (want.cuda, cuda_major) {
-                _ if libraries.is_empty() => {}
-                (Some(c), Some(m)) if m <= 11 => {
-                    parts.push(format!("cudatoolkit={}", major_minor(c)));
-                }
-                (cuda, _) => {
-                    if let Some(c) = cuda {
-                        parts.push(format!("cuda-version={}", major_minor(c)));
-                    }
-                    for component in libraries {
-                        if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major)
-                            && !parts.contains(&pkg)
-                        {
-                            parts.push(pkg);
-                        }
-                    }
-                }
-            }
-            if wants("cudnn") {
-                let range = want.cudnn.and_then(within_major).unwrap_or_default();
-                parts.push(if range.is_empty() {
-                    "cudnn".into()
-                } else {
-                    format!("'cudnn{range}'")
-                });
-            }
-            if wants("nccl") {
-                parts.push("nccl".into());
-            }
-            format!("conda install -p {p} -c conda-forge {}", parts.join(" "))
+    let suffix = cuda_major.map(|m| format!("-cu{m}")).unwrap_or_default();
+    let mut parts: Vec<String> = Vec::new();
+    for (_, requirement) in &want.pinned {
+        let quoted = format!("'{}'", requirement.replace(' ', ""));
+        if !parts.contains(&quoted) {
+            parts.push(quoted);
         }
     }
+    let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
+    let extras: Vec<&str> = TOOLKIT_EXTRAS
+        .iter()
+        .copied()
+        .filter(|c| wants(c))
+        .collect();
+    if !extras.is_empty() {
+        let version = match want.cuda {
+            Some(c) if c.contains('.') => format!("=={}.*", major_minor(c)),
+            Some(c) => within_major(c).unwrap_or_default(),
+            None => String::new(),
+        };
+        parts.push(format!("'cuda-toolkit[{}]{version}'", extras.join(",")));
+    }
+    if wants("cudnn") {
+        let range = want.cudnn.and_then(within_major).unwrap_or_default();
+        parts.push(format!("'nvidia-cudnn{suffix}{range}'"));
+    }
+    for (component, dist) in [
+        ("nccl", "nvidia-nccl"),
+        ("cusparselt", "nvidia-cusparselt"),
+        ("cutensor", "cutensor"),
+    ] {
+        if wants(component) {
+            parts.push(format!("{dist}{suffix}"));
+        }
+    }
+    parts
+}
+
+/// conda's package specs for `want`: the CUDA line (cudatoolkit for 11,
+/// cuda-version and the split packages after), cuDNN, NCCL.
+fn conda_parts(want: &Want) -> Vec<String> {
+    let cuda_major = want.cuda.and_then(major);
+    let wants = |c: &str| want.components.contains(&c);
+    let mut parts = Vec::new();
+    let libraries: Vec<&str> = want
+        .components
+        .iter()
+        .copied()
+        .filter(|c| !matches!(*c, "cudnn" | "nccl"))
+        .collect();
+    match (want.cuda, cuda_major) {
+        _ if libraries.is_empty() => {}
+        (Some(c), Some(m)) if m <= 11 => {
+            parts.push(format!("cudatoolkit={}", major_minor(c)));
+        }
+        (cuda, _) => {
+            if let Some(c) = cuda {
+                parts.push(format!("cuda-version={}", major_minor(c)));
+            }
+            for component in libraries {
+                if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major)
+                    && !parts.contains(&pkg)
+                {
+                    parts.push(pkg);
+                }
+            }
+        }
+    }
+    if wants("cudnn") {
+        let range = want.cudnn.and_then(within_major).unwrap_or_default();
+        parts.push(if range.is_empty() {
+            "cudnn".into()
+        } else {
+            format!("'cudnn{range}'")
+        });
+    }
+    if wants("nccl") {
+        parts.push("nccl".into());
+    }
+    parts
 }
 
 /// The command that writes (or refreshes) the environment's hooks, quoted
