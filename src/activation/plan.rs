@@ -80,35 +80,7 @@ impl Plan {
         let watch: Vec<String> = spec.watch.iter().map(|w| w.display().to_string()).collect();
         let conda_meta = conda_meta.display().to_string();
         let stale_message = crate::activation::shell::messages::stale_message(&prefix);
-        let mut header = vec![
-            format!(
-                "envhook {} | mode {} | fingerprint {}",
-                env!("CARGO_PKG_VERSION"),
-                spec.mode,
-                spec.fingerprint
-            ),
-            format!("prefix {}", prefix.display()),
-            // The prefix as written, hex-encoded so that conda's rewriting
-            // of the old prefix in a copy leaves it: `check` compares it with
-            // where the hooks are now (see status::installed).
-            format!(
-                "origin-hex {}",
-                crate::activation::shell::messages::hex(&prefix.display().to_string())
-            ),
-        ];
-        header.extend(
-            spec.dirs
-                .iter()
-                .map(|d| format!("library path {}", d.display())),
-        );
-        header.extend(replaced.iter().map(|p| {
-            format!(
-                "replaced {} (kept as {}{}; envhook uninstall puts it back)",
-                p.display(),
-                p.file_name().unwrap_or_default().to_string_lossy(),
-                crate::activation::takeover::SUFFIX
-            )
-        }));
+        let header = header(&spec, replaced);
         let mut files = Vec::new();
         let mut skipped = Vec::new();
         for &dialect in dialects {
@@ -148,4 +120,40 @@ impl Plan {
             skipped,
         }
     }
+}
+
+/// The hooks' header: version, mode and fingerprint, the prefix (also
+/// hex-encoded), the directories exposed, and the hand-written hooks moved
+/// aside.
+fn header(spec: &HookSpec, replaced: &[PathBuf]) -> Vec<String> {
+    let mut header = vec![
+        format!(
+            "envhook {} | mode {} | fingerprint {}",
+            env!("CARGO_PKG_VERSION"),
+            spec.mode,
+            spec.fingerprint
+        ),
+        format!("prefix {}", spec.prefix.display()),
+        // The prefix as written, hex-encoded so that conda's rewriting
+        // of the old prefix in a copy leaves it: `check` compares it with
+        // where the hooks are now (see status::installed).
+        format!(
+            "origin-hex {}",
+            crate::activation::shell::messages::hex(&spec.prefix.display().to_string())
+        ),
+    ];
+    header.extend(
+        spec.dirs
+            .iter()
+            .map(|d| format!("library path {}", d.display())),
+    );
+    header.extend(replaced.iter().map(|p| {
+        format!(
+            "replaced {} (kept as {}{}; envhook uninstall puts it back)",
+            p.display(),
+            p.file_name().unwrap_or_default().to_string_lossy(),
+            crate::activation::takeover::SUFFIX
+        )
+    }));
+    header
 }
