@@ -81,83 +81,117 @@ pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
     let rel = build_file(framework)?;
     let bytes = crate::paths::read_regular(&site.join(rel), crate::paths::MAX_TEXT).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    let get = |key: &str| pyconst::lookup(&text, key);
-    let cite = |key: &str, v: &str| format!("{rel}: {key} = '{v}'");
+    let f = BuildFile { rel, text: &text };
     match framework {
-        Framework::Pytorch => {
-            if let Some(hip) = get("hip").as_ref().and_then(Value::as_version) {
-                return Some(BuildInfo::new(
-                    Variant::Rocm { hip: hip.into() },
-                    cite("hip", hip),
-                ));
-            }
-            match get("cuda")? {
-                Value::None => Some(BuildInfo::new(Variant::Cpu, format!("{rel}: cuda = None"))),
-                v => {
-                    let cuda = v.as_version()?.to_string();
-                    let evidence = cite("cuda", &cuda);
-                    Some(BuildInfo::new(
-                        Variant::Cuda {
-                            cuda: Some(cuda),
-                            cudnn: None,
-                        },
-                        evidence,
-                    ))
-                }
-            }
-        }
-        Framework::Tensorflow => {
-            let cuda = get("cuda_version")
-                .as_ref()
-                .and_then(|v| v.as_version().map(String::from));
-            let cudnn = get("cudnn_version")
-                .as_ref()
-                .and_then(|v| v.as_version().map(String::from));
-            match (get("is_cuda_build"), cuda) {
-                (Some(Value::Bool(false)), _) => Some(BuildInfo::new(
-                    Variant::Cpu,
-                    format!("{rel}: is_cuda_build = False"),
-                )),
-                (_, Some(cuda)) => {
-                    let evidence = cite("cuda_version", &cuda);
-                    Some(BuildInfo::new(
-                        Variant::Cuda {
-                            cuda: Some(cuda),
-                            cudnn,
-                        },
-                        evidence,
-                    ))
-                }
-                _ => None,
-            }
-        }
-        Framework::Paddlepaddle | Framework::Onnxruntime => {
-            let cuda_value = get("cuda_version")?;
-            let cudnn = get("cudnn_version")
-                .as_ref()
-                .and_then(|v| v.as_version().map(String::from));
-            let mut info = match cuda_value.as_version() {
-                Some(cuda) => {
-                    let evidence = cite("cuda_version", cuda);
-                    BuildInfo::new(
-                        Variant::Cuda {
-                            cuda: Some(cuda.into()),
-                            cudnn,
-                        },
-                        evidence,
-                    )
-                }
-                None => BuildInfo::new(Variant::Cpu, format!("{rel}: no cuda_version")),
-            };
-            info.pip_cuda_libraries = match get("with_pip_cuda_libraries") {
-                Some(Value::Str(s)) => Some(s.eq_ignore_ascii_case("ON")),
-                Some(Value::Bool(b)) => Some(b),
-                _ => None,
-            };
-            Some(info)
-        }
+        Framework::Pytorch => torch_build(&f),
+        Framework::Tensorflow => tensorflow_build(&f),
+        Framework::Paddlepaddle | Framework::Onnxruntime => cuda_version_build(&f),
         Framework::Jax | Framework::Other => None,
     }
+}
+
+/// A framework's build file, read: its path in site-packages and text.
+struct BuildFile<'a> {
+    rel: &'a str,
+    text: &'a str,
+}
+
+impl BuildFile<'_> {
+    fn get(&self, key: &str) -> Option<Value> {
+        pyconst::lookup(self.text, key)
+    }
+
+    /// The evidence: where a value was read.
+    fn cite(&self, key: &str, v: &str) -> String {
+        format!("{}: {key} = '{v}'", self.rel)
+    }
+}
+
+/// `torch/version.py`: `hip` for ROCm, `cuda` (None for CPU).
+fn torch_build(f: &BuildFile) -> Option<BuildInfo> {
+    if let Some(hip) = f.get("hip").as_ref().and_then(Value::as_version) {
+        return Some(BuildInfo::new(
+            Variant::Rocm { hip: hip.into() },
+            f.cite("hip", hip),
+        ));
+    }
+    match f.get("cuda")? {
+        Value::None => Some(BuildInfo::new(
+            Variant::Cpu,
+            format!("{}: cuda = None", f.rel),
+        )),
+        v => {
+            let cuda = v.as_version()?.to_string();
+            let evidence = f.cite("cuda", &cuda);
+            Some(BuildInfo::new(
+                Variant::Cuda {
+                    cuda: Some(cuda),
+                    cudnn: None,
+                },
+                evidence,
+            ))
+        }
+    }
+}
+
+/// TensorFlow's `build_info.py`: `is_cuda_build`, `cuda_version`,
+/// `cudnn_version`.
+fn tensorflow_build(f: &BuildFile) -> Option<BuildInfo> {
+    let cuda = f
+        .get("cuda_version")
+        .as_ref()
+        .and_then(|v| v.as_version().map(String::from));
+    let cudnn = f
+        .get("cudnn_version")
+        .as_ref()
+        .and_then(|v| v.as_version().map(String::from));
+    match (f.get("is_cuda_build"), cuda) {
+        (Some(Value::Bool(false)), _) => Some(BuildInfo::new(
+            Variant::Cpu,
+            format!("{}: is_cuda_build = False", f.rel),
+        )),
+        (_, Some(cuda)) => {
+            let evidence = f.cite("cuda_version", &cuda);
+            Some(BuildInfo::new(
+                Variant::Cuda {
+                    cuda: Some(cuda),
+                    cudnn,
+                },
+                evidence,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Paddle's `version/__init__.py` and ONNX Runtime's build info:
+/// `cuda_version`, `cudnn_version`, and Paddle's
+/// `with_pip_cuda_libraries`.
+fn cuda_version_build(f: &BuildFile) -> Option<BuildInfo> {
+    let cuda_value = f.get("cuda_version")?;
+    let cudnn = f
+        .get("cudnn_version")
+        .as_ref()
+        .and_then(|v| v.as_version().map(String::from));
+    let mut info = match cuda_value.as_version() {
+        Some(cuda) => {
+            let evidence = f.cite("cuda_version", cuda);
+            BuildInfo::new(
+                Variant::Cuda {
+                    cuda: Some(cuda.into()),
+                    cudnn,
+                },
+                evidence,
+            )
+        }
+        None => BuildInfo::new(Variant::Cpu, format!("{}: no cuda_version", f.rel)),
+    };
+    info.pip_cuda_libraries = match f.get("with_pip_cuda_libraries") {
+        Some(Value::Str(s)) => Some(s.eq_ignore_ascii_case("ON")),
+        Some(Value::Bool(b)) => Some(b),
+        _ => None,
+    };
+    Some(info)
 }
 
 /// What a pip distribution's name and version say.
