@@ -5,6 +5,7 @@ use std::io::Write;
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
+use crate::activation::shell::Dialect;
 use crate::activation::spec::HookSpec;
 use crate::activation::takeover;
 use crate::cli::InstallArgs;
@@ -36,23 +37,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let w = |e| Error::Output(e);
 
     let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
-        writeln!(
-            out,
-            "{}: no CUDA libraries from conda or pip, so no hooks to write",
-            prefix.display()
-        )
-        .map_err(w)?;
-        let changes = install::uninstall(&prefix, args.dry_run)?;
-        // A CUDA build of a framework without CUDA libraries: check says
-        // so with its fix (install them, then install the hooks), and so
-        // does install, with the same finding (judged once the old hooks
-        // are gone).
-        findings.extend(missing_stack(&inv, ctx)?);
-        print_changes(out, &changes, args.dry_run).map_err(w)?;
-        findings.extend(left_alone(&changes));
-        report_foreign(out, &prefix, &foreign, &mut findings).map_err(w)?;
-        print_findings(out, &findings).map_err(w)?;
-        return Ok(status(&findings));
+        return no_hooks(args, ctx, &inv, &foreign, findings, out);
     };
     findings.extend(spec.notes.iter().cloned());
     let take_over = if args.replace_handwritten {
@@ -65,31 +50,18 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let mut replaced = takeover::moved_aside(&prefix);
     replaced.extend(take_over.iter().cloned());
     let plan = Plan::new(spec, &shells, take_over, &replaced);
-    for (dialect, why) in &plan.skipped {
-        findings.push(Problem {
-            severity: Severity::Warning,
-            code: "shell-unsupported",
-            message: format!("no {dialect} hook: {why}"),
-            hint: Some(
-                "the other shells' hooks are written; for tcsh, a prefix without '#' \
-                 (conda's own environment names cannot contain it) gets its hook"
-                    .into(),
-            ),
-            path: Some(prefix.clone()),
-            source: None,
-        });
-    }
+    findings.extend(
+        plan.skipped
+            .iter()
+            .map(|(dialect, why)| shell_unsupported(&prefix, *dialect, why)),
+    );
 
     let name = env.name.as_deref().unwrap_or("environment");
     writeln!(out, "{name}: {}", prefix.display()).map_err(w)?;
     describe(out, &plan).map_err(w)?;
     let changes = install::install(&plan, args.dry_run)?;
     if args.dry_run {
-        for file in &plan.files {
-            writeln!(out, "\n==> {} <==", file.path.display()).map_err(w)?;
-            out.write_all(file.text.as_bytes()).map_err(w)?;
-        }
-        writeln!(out).map_err(w)?;
+        print_files(out, &plan).map_err(w)?;
     }
     print_changes(out, &changes, args.dry_run).map_err(w)?;
     // What was moved aside no longer runs: nothing to report about it.
@@ -100,6 +72,62 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     report_foreign(out, &prefix, &foreign, &mut findings).map_err(w)?;
     print_findings(out, &findings).map_err(w)?;
     Ok(status(&findings))
+}
+
+/// An environment without CUDA libraries: no hooks, and envhook's old ones
+/// removed.
+fn no_hooks(
+    args: &InstallArgs,
+    ctx: &Context,
+    inv: &Inventory,
+    foreign: &[ForeignHook],
+    mut findings: Vec<Problem>,
+    out: &mut impl Write,
+) -> Result<ExitStatus> {
+    let w = |e| Error::Output(e);
+    let prefix = &inv.prefix;
+    writeln!(
+        out,
+        "{}: no CUDA libraries from conda or pip, so no hooks to write",
+        prefix.display()
+    )
+    .map_err(w)?;
+    let changes = install::uninstall(prefix, args.dry_run)?;
+    // A CUDA build of a framework without CUDA libraries: check says
+    // so with its fix (install them, then install the hooks), and so
+    // does install, with the same finding (judged once the old hooks
+    // are gone).
+    findings.extend(missing_stack(inv, ctx)?);
+    print_changes(out, &changes, args.dry_run).map_err(w)?;
+    findings.extend(left_alone(&changes));
+    report_foreign(out, prefix, foreign, &mut findings).map_err(w)?;
+    print_findings(out, &findings).map_err(w)?;
+    Ok(status(&findings))
+}
+
+/// A shell whose hook cannot carry this prefix.
+fn shell_unsupported(prefix: &std::path::Path, dialect: Dialect, why: &str) -> Problem {
+    Problem {
+        severity: Severity::Warning,
+        code: "shell-unsupported",
+        message: format!("no {dialect} hook: {why}"),
+        hint: Some(
+            "the other shells' hooks are written; for tcsh, a prefix without '#' \
+         (conda's own environment names cannot contain it) gets its hook"
+                .into(),
+        ),
+        path: Some(prefix.to_path_buf()),
+        source: None,
+    }
+}
+
+/// `--dry-run`: the hooks that would be written, each after its path.
+fn print_files(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
+    for file in &plan.files {
+        writeln!(out, "\n==> {} <==", file.path.display())?;
+        out.write_all(file.text.as_bytes())?;
+    }
+    writeln!(out)
 }
 
 /// Findings, one with its hint per line pair.
