@@ -3,7 +3,7 @@
 
 use super::needs::needs;
 use super::{Facts, finding, sourced};
-use crate::data::matrix::{Matrix, major, major_minor, version};
+use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
 use crate::finding::{Problem, Severity};
 use crate::inventory::Inventory;
 use crate::machine::driver::{Driver, Source};
@@ -121,40 +121,8 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
     let from = source_label(d.source);
     let needs = if what.contains(", ") { "need" } else { "needs" };
     let floor = m.driver_floor(cuda);
-    if let (Some(dv), Some(floor)) = (d.version.as_deref(), floor)
-        && let (Some(have), Some(need)) = (version(dv), version(&floor.linux))
-        && have < need
-    {
-        let rule = if floor.exact {
-            format!(
-                "CUDA {} has no minor version compatibility and needs",
-                floor.cuda
-            )
-        } else {
-            format!("every CUDA {}.x needs", floor.cuda)
-        };
-        let older = d
-            .max_cuda
-            .as_deref()
-            .map(|c| format!(", or use a build for CUDA {c} or older"))
-            .unwrap_or_default();
-        return Some(sourced(
-            finding(
-                Severity::Error,
-                "driver-too-old",
-                format!(
-                    "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
-                     Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
-                    floor.linux
-                ),
-                Some(format!(
-                    "upgrade the NVIDIA driver to {} or newer{older}",
-                    floor.linux
-                )),
-            ),
-            &floor.source,
-            floor.confidence,
-        ));
+    if let Some(p) = floor.and_then(|floor| below_floor(d, floor, cuda, what)) {
+        return Some(p);
     }
     let max = d.max_cuda.as_deref()?;
     let (c, mx) = (version(&major_minor(cuda))?, version(max)?);
@@ -200,4 +168,44 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
             )),
         ))
     }
+}
+
+/// The driver below the floor the matrix's source states for `cuda`.
+fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Option<Problem> {
+    let dv = d.version.as_deref()?;
+    if version(dv)? >= version(&floor.linux)? {
+        return None;
+    }
+    let from = source_label(d.source);
+    let needs = if what.contains(", ") { "need" } else { "needs" };
+    let rule = if floor.exact {
+        format!(
+            "CUDA {} has no minor version compatibility and needs",
+            floor.cuda
+        )
+    } else {
+        format!("every CUDA {}.x needs", floor.cuda)
+    };
+    let older = d
+        .max_cuda
+        .as_deref()
+        .map(|c| format!(", or use a build for CUDA {c} or older"))
+        .unwrap_or_default();
+    Some(sourced(
+        finding(
+            Severity::Error,
+            "driver-too-old",
+            format!(
+                "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
+                 Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
+                floor.linux
+            ),
+            Some(format!(
+                "upgrade the NVIDIA driver to {} or newer{older}",
+                floor.linux
+            )),
+        ),
+        &floor.source,
+        floor.confidence,
+    ))
 }
