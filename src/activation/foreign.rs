@@ -155,77 +155,87 @@ pub fn bugs(phase: Phase, text: &str, has_deactivate: bool) -> Vec<String> {
         .filter(|l| !l.starts_with('#') && !l.starts_with("REM") && !l.is_empty())
         .collect();
     let assigns: Vec<&str> = code.iter().copied().filter(|l| assigns_ld(l)).collect();
-    let mut out = Vec::new();
     match phase {
-        Phase::Deactivate => {
-            let wipes = |l: &str| {
-                ["unset ", "set -e ", "unsetenv ", "Remove-Item env:"]
-                    .iter()
-                    .any(|cmd| l.split(';').any(|part| names_ld(part.trim(), cmd)))
-            };
-            if code.iter().any(|l| wipes(l)) {
-                out.push(
-                    "deactivation unsets LD_LIBRARY_PATH, wiping the value you had before activating"
-                        .to_string(),
-                );
-            }
-            if assigns
-                .iter()
-                .any(|l| l.contains("_BACKUP") || l.contains("_OLD") || l.contains("ORIG"))
-            {
-                out.push(
-                    "deactivation restores a backup that reactivation overwrites (conda reactivates \
-                     after every install), and an unset variable comes back set but empty"
-                        .to_string(),
-                );
-            }
+        Phase::Deactivate => deactivate_bugs(&code, &assigns),
+        Phase::Activate => activate_bugs(&code, &assigns, has_deactivate),
+    }
+}
+
+/// What a deactivate script gets wrong: wiping the value, or restoring a
+/// backup that reactivation overwrote.
+fn deactivate_bugs(code: &[&str], assigns: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let wipes = |l: &str| {
+        ["unset ", "set -e ", "unsetenv ", "Remove-Item env:"]
+            .iter()
+            .any(|cmd| l.split(';').any(|part| names_ld(part.trim(), cmd)))
+    };
+    if code.iter().any(|l| wipes(l)) {
+        out.push(
+            "deactivation unsets LD_LIBRARY_PATH, wiping the value you had before activating"
+                .to_string(),
+        );
+    }
+    if assigns
+        .iter()
+        .any(|l| l.contains("_BACKUP") || l.contains("_OLD") || l.contains("ORIG"))
+    {
+        out.push(
+            "deactivation restores a backup that reactivation overwrites (conda reactivates \
+             after every install), and an unset variable comes back set but empty"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// What an activate script gets wrong: empty elements, duplicates, all of
+/// lib/, programs run, nothing to undo it.
+fn activate_bugs(code: &[&str], assigns: &[&str], has_deactivate: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let refs_self = |l: &str| {
+        l.contains("$LD_LIBRARY_PATH")
+            || l.contains("${LD_LIBRARY_PATH}")
+            || l.contains("%LD_LIBRARY_PATH%")
+    };
+    if assigns
+        .iter()
+        .any(|l| refs_self(l) && !l.contains("LD_LIBRARY_PATH:+"))
+    {
+        out.push(
+            "when LD_LIBRARY_PATH is unset it leaves an empty element, which the loader \
+             reads as the current directory; and it fails under `set -u`"
+                .to_string(),
+        );
+        let guarded = code
+            .iter()
+            .any(|l| l.starts_with("case ") || l.contains("contains "));
+        if !guarded {
+            out.push(
+                "every reactivation (after each `conda install`) prepends the same entries again"
+                    .to_string(),
+            );
         }
-        Phase::Activate => {
-            let refs_self = |l: &str| {
-                l.contains("$LD_LIBRARY_PATH")
-                    || l.contains("${LD_LIBRARY_PATH}")
-                    || l.contains("%LD_LIBRARY_PATH%")
-            };
-            if assigns
-                .iter()
-                .any(|l| refs_self(l) && !l.contains("LD_LIBRARY_PATH:+"))
-            {
-                out.push(
-                    "when LD_LIBRARY_PATH is unset it leaves an empty element, which the loader \
-                     reads as the current directory; and it fails under `set -u`"
-                        .to_string(),
-                );
-                let guarded = code
-                    .iter()
-                    .any(|l| l.starts_with("case ") || l.contains("contains "));
-                if !guarded {
-                    out.push(
-                        "every reactivation (after each `conda install`) prepends the same entries again"
-                            .to_string(),
-                    );
-                }
-            }
-            if assigns.iter().any(|l| {
-                l.contains("CONDA_PREFIX/lib:")
-                    || l.contains("CONDA_PREFIX/lib/:")
-                    || l.contains("CONDA_PREFIX}/lib:")
-                    || l.ends_with("CONDA_PREFIX/lib")
-                    || l.ends_with("CONDA_PREFIX/lib/")
-                    || l.contains("CONDA_PREFIX/lib\"")
-            }) {
-                out.push(
-                    "it exposes all of the environment's lib/, so its libcrypto, libtinfo and \
-                     libstdc++ shadow the system's (ssh, git and bash then fail with symbol errors)"
-                        .to_string(),
-                );
-            }
-            if code.iter().any(|l| l.contains("$(") || l.contains('`')) {
-                out.push("it runs programs (command substitution) on every activation".to_string());
-            }
-            if !has_deactivate {
-                out.push("no deactivate.d script undoes it".to_string());
-            }
-        }
+    }
+    if assigns.iter().any(|l| {
+        l.contains("CONDA_PREFIX/lib:")
+            || l.contains("CONDA_PREFIX/lib/:")
+            || l.contains("CONDA_PREFIX}/lib:")
+            || l.ends_with("CONDA_PREFIX/lib")
+            || l.ends_with("CONDA_PREFIX/lib/")
+            || l.contains("CONDA_PREFIX/lib\"")
+    }) {
+        out.push(
+            "it exposes all of the environment's lib/, so its libcrypto, libtinfo and \
+             libstdc++ shadow the system's (ssh, git and bash then fail with symbol errors)"
+                .to_string(),
+        );
+    }
+    if code.iter().any(|l| l.contains("$(") || l.contains('`')) {
+        out.push("it runs programs (command substitution) on every activation".to_string());
+    }
+    if !has_deactivate {
+        out.push("no deactivate.d script undoes it".to_string());
     }
     out
 }

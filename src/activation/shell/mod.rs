@@ -385,60 +385,11 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
             .map(|w| format!("if ( ! -e {} ) set _envhook_stale = 1", q(w)))
             .collect::<Vec<_>>()
             .join("\n    "),
-        // POSIX only: one `test` that is true when the hooks are fresh:
-        // conda-meta/ is not newer than the hook, and every watched
-        // dist-info exists (`-a` chains them in one builtin; paths are
-        // absolute, so none reads as an operator).
-        // Every watched record and dist-info is still there (`:` when
-        // none is watched); the records' times are looked at apart.
-        "FRESH" => {
-            if v.watch.is_empty() {
-                return Some(":".to_string());
-            }
-            let tests: Vec<String> = v
-                .watch
-                .iter()
-                .map(|w| format!("-e {}", quote::posix(w)))
-                .collect();
-            format!("[ {} ]", tests.join(" -a "))
-        }
-        // POSIX only: `test` operands true when no entry was added to or
-        // removed from conda-meta/ or a watched dist-info's directory
-        // since the hook was written. That implies FRESH (the watched
-        // dist-infos existed then), with one pair of paths per directory
-        // instead of one path per package.
-        "UNCHANGED" => {
-            let self_path = quote::posix(v.self_path);
-            let mut dirs = vec![v.conda_meta];
-            for w in v.watch {
-                if let Some(parent) = Path::new(w).parent().and_then(Path::to_str)
-                    && !dirs.contains(&parent)
-                {
-                    dirs.push(parent);
-                }
-            }
-            dirs.iter()
-                .map(|d| format!("! {} -nt {self_path}", quote::posix(d)))
-                .collect::<Vec<_>>()
-                .join(" -a ")
-        }
+        "FRESH" => posix_fresh(v.watch),
+        "UNCHANGED" => posix_unchanged(v),
         "STALE_MESSAGE" => q(v.stale_message),
         "PREFIX" => q(v.prefix),
-        // The prefix as conda's rewriting cannot match it: its first
-        // character and the rest as two adjacent literals (one word),
-        // so the raw bytes of the prefix never appear.
-        "ORIGIN" => {
-            let split = v
-                .prefix
-                .char_indices()
-                .nth(1)
-                .map_or(v.prefix.len(), |(i, _)| i);
-            let (first, rest) = v.prefix.split_at(split);
-            match dialect {
-                Dialect::Powershell => format!("({} + {})", q(first), q(rest)),
-                _ => format!("{}{}", q(first), q(rest)),
-            }
-        }
+        "ORIGIN" => origin(dialect, v.prefix),
         "MOVED_FORMAT" => q(v.moved_format),
         "PASTE" => q(&quote::posix(v.prefix)),
         "FOREIGN_MESSAGE" => q(v.foreign_message),
@@ -460,6 +411,55 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
         "KEY" => substitute(&fragment(dialect, Fragment::Key), |t| value(dialect, v, t)),
         _ => return None,
     })
+}
+
+/// POSIX: one `test` true when every watched record and dist-info is
+/// still there (`:` when none is watched); the records' times are looked
+/// at apart.
+fn posix_fresh(watch: &[String]) -> String {
+    if watch.is_empty() {
+        return ":".to_string();
+    }
+    let tests: Vec<String> = watch
+        .iter()
+        .map(|w| format!("-e {}", quote::posix(w)))
+        .collect();
+    format!("[ {} ]", tests.join(" -a "))
+}
+
+/// POSIX: `test` operands true when no entry was added to or removed from
+/// conda-meta/ or a watched dist-info's directory since the hook was
+/// written. That implies FRESH (the watched dist-infos existed then), with
+/// one pair of paths per directory instead of one path per package.
+fn posix_unchanged(v: &HookValues<'_>) -> String {
+    let self_path = quote::posix(v.self_path);
+    let mut dirs = vec![v.conda_meta];
+    for w in v.watch {
+        if let Some(parent) = Path::new(w).parent().and_then(Path::to_str)
+            && !dirs.contains(&parent)
+        {
+            dirs.push(parent);
+        }
+    }
+    dirs.iter()
+        .map(|d| format!("! {} -nt {self_path}", quote::posix(d)))
+        .collect::<Vec<_>>()
+        .join(" -a ")
+}
+
+/// The prefix as conda's rewriting cannot match it: its first character
+/// and the rest as two adjacent literals (one word), so the raw bytes of
+/// the prefix never appear.
+fn origin(dialect: Dialect, prefix: &str) -> String {
+    let split = prefix
+        .char_indices()
+        .nth(1)
+        .map_or(prefix.len(), |(i, _)| i);
+    let (first, rest) = prefix.split_at(split);
+    match dialect {
+        Dialect::Powershell => format!("({} + {})", dialect.quote(first), dialect.quote(rest)),
+        _ => format!("{}{}", dialect.quote(first), dialect.quote(rest)),
+    }
 }
 
 /// `hooks/strip.csh` with one `:as` edit per directory of ours.
