@@ -4,8 +4,8 @@
 //! compiled into them ([`fatbin`]) and the loader's search for a library,
 //! simulated ([`resolve`]).
 //!
-//! It imports `discovery::Context` (the process environment and sysroot
-//! every reader is given) and nothing else from above: where the driver is
+//! Of `discovery`, the floor below, it takes only `Context` (the process
+//! environment and sysroot every reader is given): where the driver is
 //! looked for depends on `ENVHOOK_SYSROOT` and `LD_LIBRARY_PATH` as the
 //! command saw them.
 

@@ -2,10 +2,10 @@
 //! or not), and the others, hand-written scripts and conda's own
 //! environment variables, checked for the known bugs.
 //!
-//! The one rule family that imports up a floor, from `activation`: it
-//! judges what activation wrote (its status rule and sentences, the same
-//! ones the hooks print), and copying that rule here would let the two
-//! disagree.
+//! It reads `activation`, the floor below, rather than judging on its own:
+//! what activation wrote is judged by activation's status rule and
+//! sentences (the same ones the hooks print), and a copy of that rule here
+//! would let the two disagree.
 
 use super::{Facts, finding};
 use crate::activation::foreign;
