@@ -132,20 +132,13 @@ fn pages_document_options_files_and_every_variable() {
     );
 }
 
-/// The README's table of variables and the man pages' ENVIRONMENT section
-/// come from one list; this holds the README to it.
+/// docs/environment.md's table of variables and the man pages' ENVIRONMENT
+/// section come from one list; this holds the page to it.
 #[test]
-fn readme_lists_the_same_variables_as_the_man_pages() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let table: String = readme
-        .split("## Environment variables")
-        .nth(1)
-        .unwrap()
-        .split("\n## ")
-        .next()
-        .unwrap()
-        .to_string();
+fn the_docs_list_the_same_variables_as_the_man_pages() {
+    let table =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/environment.md"))
+            .unwrap();
     let sb = Sandbox::new();
     let out = sb.envhook().args(["man"]).output().unwrap();
     let page = String::from_utf8(out.stdout).unwrap();
@@ -163,7 +156,10 @@ fn readme_lists_the_same_variables_as_the_man_pages() {
     assert!(vars.len() > 15, "{vars:?}");
     for var in &vars {
         let var = var.replace("\\_", "_");
-        assert!(table.contains(&format!("`{var}`")), "README lacks {var}");
+        assert!(
+            table.contains(&format!("`{var}`")),
+            "docs/environment.md lacks {var}"
+        );
     }
     for row in table.lines().filter(|l| l.starts_with("| `")) {
         for var in row.split('|').nth(1).unwrap().split(',') {
