@@ -1,4 +1,4 @@
-//! Every environment variable envhook reads, in one place, so the README's
+//! Every environment variable envhook reads, in one place, so docs/environment.md's
 //! table and the code cannot drift apart.
 
 /// The active environment; used when neither `-n` nor `-p` is given.
@@ -32,7 +32,7 @@ pub const ENVHOOK_AUDIT_TIMEOUT: &str = "ENVHOOK_AUDIT_TIMEOUT";
 
 /// Every variable envhook (or a hook it writes, or its conda plugin) reads,
 /// with what for: the man pages' ENVIRONMENT section is rendered from this
-/// table, and a test holds the README's table to it.
+/// table, and a test holds docs/environment.md's table to it.
 pub const DOCUMENTED: &[(&str, &str)] = &[
     (
         CONDA_PREFIX,

@@ -1,4 +1,4 @@
-//! Exit codes are part of the interface (documented in the README):
+//! Exit codes are part of the interface (documented in docs/exit-codes.md):
 //! 0 all well, 1 findings reported, 2 error (bad usage included, as clap
 //! already exits 2 on usage errors).
 
@@ -13,12 +13,14 @@ pub const CONTRACT: &[(u8, &str)] = &[
     (
         1,
         "findings of severity warning or error were reported (install: the hooks were written, \
-         but there is something to fix; explain: the cause of the message is in this environment)",
+         but there is something to fix; audit: also an environment it cannot read; explain: the \
+         cause of the message is in this environment)",
     ),
     (
         2,
         "error: bad usage, no such environment, unreadable or corrupt metadata, a symbolic link \
-         or something not envhook's where it would write",
+         or something not envhook's where it would write, another envhook holding the \
+         environment's lock for over two minutes",
     ),
 ];
 

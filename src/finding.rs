@@ -36,7 +36,7 @@ impl Severity {
 pub struct Problem {
     /// How bad it is.
     pub severity: Severity,
-    /// A stable identifier, e.g. `broken-install` (documented in the README).
+    /// A stable identifier, e.g. `broken-install` (documented in docs/findings.md).
     pub code: &'static str,
     /// One sentence saying what is wrong.
     pub message: String,

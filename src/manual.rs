@@ -13,13 +13,14 @@ use roff::{Roff, bold, italic, roman};
 /// touches them (`None`: every page).
 const FILES: &[(&str, Option<&[&str]>, &str)] = &[
     (
-        "PREFIX/etc/conda/activate.d/envhook.{sh,fish,ps1}",
+        "PREFIX/etc/conda/activate.d/envhook.{sh,fish,ps1,csh}",
         Some(&["install", "uninstall", "audit"]),
-        "the activation hooks envhook writes (POSIX sh for bash, zsh, dash and xonsh; fish; PowerShell); \
+        "the activation hooks envhook writes (POSIX sh for bash, zsh, dash and xonsh; fish; PowerShell; \
+         tcsh and csh); \
          marked as envhook's in their first lines, and the only hook files it replaces or removes",
     ),
     (
-        "PREFIX/etc/conda/deactivate.d/envhook.{sh,fish,ps1}",
+        "PREFIX/etc/conda/deactivate.d/envhook.{sh,fish,ps1,csh}",
         Some(&["install", "uninstall", "audit"]),
         "the matching deactivation hooks, which restore LD_LIBRARY_PATH exactly",
     ),
@@ -34,6 +35,12 @@ const FILES: &[(&str, Option<&[&str]>, &str)] = &[
         Some(&["install", "uninstall", "export", "run", "audit"]),
         "a link to PREFIX/lib/envhook/cuda-FINGERPRINT, the directory of links to the \
          environment's CUDA libraries only, which the hooks put on LD_LIBRARY_PATH",
+    ),
+    (
+        "$XDG_RUNTIME_DIR/envhook-run, ~/.cache/envhook-run",
+        Some(&["run"]),
+        "run's own link directory for an environment without envhook's hooks: per user, mode 0700, \
+         one subdirectory per environment and set of packages, nothing written in the environment",
     ),
     (
         "PREFIX/conda-meta/.envhook.lock",
@@ -296,7 +303,7 @@ fn see_also(roff: &mut Roff, verb: &str) {
     roff.control("SH", ["SEE ALSO"]);
     if verb.is_empty() {
         roff.text([roman(
-            "conda(1); envhook's README for the JSON schemas, the compatibility data and its sources",
+            "conda(1); envhook's docs/json.md for the JSON schemas, and data/matrix.toml for the compatibility data and its sources",
         )]);
     } else {
         roff.text([bold("envhook"), roman("(1)")]);

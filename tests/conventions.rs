@@ -156,7 +156,7 @@ fn show_never_says_build_unknown() {
 }
 
 /// #21: every command's `--help` states the one exit contract (`run`'s
-/// status is its command's), as the README and the man pages do.
+/// status is its command's), as docs/exit-codes.md and the man pages do.
 #[test]
 fn every_commands_help_states_the_exit_contract() {
     let verbs = [

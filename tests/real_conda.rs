@@ -8,7 +8,7 @@
 //!
 //! Off unless `ENVHOOK_REAL_CONDA` names a conda installation's root prefix
 //! (`etc/profile.d/conda.sh`, `conda.csh`, `etc/fish/conf.d/conda.fish`,
-//! `bin/conda`); it runs offline. See the README, "Testing", for building
+//! `bin/conda`); it runs offline. See docs/development.md, "The real-conda tier", for building
 //! conda from its source for this.
 
 mod support;

@@ -1,7 +1,7 @@
 //! Opt-in tier: the real frameworks from PyPI, installed into prefixes laid
 //! out like conda environments (`tests/real-wheels/make-prefix.sh`), checked
 //! by envhook and by the real loader. Off unless `ENVHOOK_REAL_WHEELS=1`
-//! (it downloads about 25 GB); see the README, "Testing".
+//! (it downloads about 25 GB); see docs/development.md, "The real-wheel tier".
 //!
 //! For each framework it asserts:
 //! - the findings that are not `info` are exactly the expected ones, before

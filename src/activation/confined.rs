@@ -10,7 +10,7 @@
 //! rename, unlink, symlink) is relative to a directory handle that was
 //! verified this way, never to a path looked up again.
 //!
-//! The rule, as documented in the README: **no symbolic link is followed
+//! The rule, as documented in docs/shared-machines.md: **no symbolic link is followed
 //! below the prefix** on the paths envhook writes (`etc/conda/activate.d`,
 //! `etc/conda/deactivate.d`, `lib/envhook`, `conda-meta/.envhook.lock`),
 //! whether it leads out of the environment or stays inside; links in the

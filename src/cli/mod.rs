@@ -112,7 +112,7 @@ pub struct EnvSelection {
 pub struct ShowArgs {
     #[command(flatten)]
     pub env: EnvSelection,
-    /// Print the inventory as JSON (schema `envhook.inventory/1`, see README).
+    /// Print the inventory as JSON (schema `envhook.inventory/1`, see docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -173,7 +173,7 @@ pub struct CheckArgs {
     pub env: EnvSelection,
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Print the report as JSON (schema `envhook.check/1`, see README).
+    /// Print the report as JSON (schema `envhook.check/1`, see docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -345,7 +345,7 @@ pub struct UninstallArgs {
 /// `envhook envs`.
 #[derive(Debug, Args)]
 pub struct EnvsArgs {
-    /// Print the discovery as JSON (schema `envhook.envs/1`, see README).
+    /// Print the discovery as JSON (schema `envhook.envs/1`, see docs/json.md).
     #[arg(long)]
     pub json: bool,
     /// Also look here: an envs directory, a pixi project or an environment.

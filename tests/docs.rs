@@ -1,0 +1,522 @@
+//! The documentation, held to the program so that the two cannot drift:
+//! the README stays short and starts with its two commands, every link in
+//! it and in `docs/` resolves (anchors included), every finding code the
+//! source can emit is in `docs/findings.md` and nothing else is, every
+//! command and option `--help` shows is in `docs/commands.md`, and
+//! `docs/exit-codes.md` and `docs/files.md` state the man pages' EXIT
+//! STATUS and FILES word for word.
+//! (`tests/man.rs` holds `docs/environment.md` to the ENVIRONMENT section.)
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// `envhook ARGS` run with a clean environment; its stdout.
+fn envhook(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_envhook"))
+        .args(args)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "envhook {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_readme_is_short_and_starts_with_its_two_commands() {
+    let readme = read("README.md");
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 300,
+        "README.md is {lines} lines; reference belongs in docs/"
+    );
+    let first_block: Vec<&str> = readme
+        .split("```sh\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap()
+        .lines()
+        .collect();
+    assert_eq!(first_block.len(), 2, "{first_block:?}");
+    assert!(first_block[0].starts_with("cargo run -q --example demo-env -- /tmp/envhook-demo"));
+    assert_eq!(first_block[1], "scripts/test");
+    // CI runs the README's test command exactly as written.
+    assert!(
+        read(".ci/run").lines().any(|l| l.trim() == "scripts/test"),
+        ".ci/run does not run scripts/test"
+    );
+}
+
+/// The Markdown files whose links are checked.
+fn pages() -> Vec<PathBuf> {
+    let mut pages = vec![
+        PathBuf::from("README.md"),
+        PathBuf::from("hooks/README.md"),
+        PathBuf::from("CHANGELOG.md"),
+    ];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| p.strip_prefix(ROOT).unwrap().to_path_buf())
+        .collect();
+    docs.sort();
+    assert!(docs.len() >= 10, "{docs:?}");
+    pages.extend(docs);
+    pages
+}
+
+/// The targets of `[text](target)` links outside code blocks and spans.
+fn links(markdown: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans hold no links.
+        let prose: String = line
+            .split('`')
+            .enumerate()
+            .map(|(i, part)| if i % 2 == 0 { part } else { "" })
+            .collect();
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces
+/// to hyphens.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn anchors(markdown: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    markdown
+        .lines()
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                fenced = !fenced;
+            }
+            !fenced && l.starts_with('#')
+        })
+        .map(|l| slug(l.trim_start_matches('#')))
+        .collect()
+}
+
+#[test]
+fn every_link_in_the_docs_resolves() {
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for page in pages() {
+        let text = read(page.to_str().unwrap());
+        let dir = page.parent().unwrap();
+        for link in links(&text) {
+            if link.starts_with("http://") || link.starts_with("https://") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = match link.split_once('#') {
+                Some((f, a)) => (f, Some(a)),
+                None => (link.as_str(), None),
+            };
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                dir.join(file)
+            };
+            let full = Path::new(ROOT).join(&target);
+            if !full.exists() {
+                broken.push(format!(
+                    "{}: {link} (no {})",
+                    page.display(),
+                    target.display()
+                ));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let heads = anchors(&std::fs::read_to_string(&full).unwrap());
+                if !heads.contains(anchor) {
+                    broken.push(format!("{}: {link} (no heading #{anchor})", page.display()));
+                }
+            }
+        }
+    }
+    assert!(checked > 30, "links were not read: {checked}");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_link_reader_sees_links_and_anchors() {
+    let md = "# Auditing a machine\n\nSee [a](docs/a.md#x-y) and `[not](a link)`.\n```\n[no](code)\n```\n## `--fix`, step by step\n";
+    assert_eq!(links(md), vec!["docs/a.md#x-y"]);
+    assert_eq!(
+        anchors(md),
+        BTreeSet::from(["auditing-a-machine".into(), "--fix-step-by-step".into()])
+    );
+}
+
+/// A token of Rust source: enough to find the finding codes.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Str(String),
+    Ident(String),
+    Punct(char),
+}
+
+/// Rust source as tokens, comments and character literals dropped.
+fn tokens(src: &str) -> Vec<Token> {
+    let b: Vec<char> = src.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && next == Some('/') {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            while i + 1 < b.len() && !(b[i] == '*' && b[i + 1] == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == 'r' && matches!(next, Some('"') | Some('#')) && {
+            let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
+            b.get(i + 1 + hashes) == Some(&'"')
+        } {
+            let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
+            let start = i + 2 + hashes;
+            let close: String = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let body: String = b[start..].iter().collect();
+            let end = body.find(&close).unwrap();
+            out.push(Token::Str(body[..end].to_string()));
+            i = start + body[..end].chars().count() + close.len();
+        } else if c == '"' {
+            let mut s = String::new();
+            i += 1;
+            while b[i] != '"' {
+                if b[i] == '\\' {
+                    i += 1;
+                }
+                s.push(b[i]);
+                i += 1;
+            }
+            i += 1;
+            out.push(Token::Str(s));
+        } else if c == '\'' {
+            // A character literal ('x', '\n') or a lifetime ('a).
+            if next == Some('\\') {
+                i += 2;
+                while b[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if b.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1;
+            }
+        } else if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
+                i += 1;
+            }
+            out.push(Token::Ident(b[start..i].iter().collect()));
+        } else {
+            out.push(Token::Punct(c));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The string literals of the expression starting at `from`, up to the
+/// first `,` (or closing bracket) at its own depth.
+fn literals_of_expression(t: &[Token], from: usize) -> Vec<String> {
+    let mut depth = 0i32;
+    let mut out = Vec::new();
+    for tok in &t[from..] {
+        match tok {
+            Token::Punct('(' | '[' | '{') => depth += 1,
+            Token::Punct(')' | ']' | '}') if depth == 0 => break,
+            Token::Punct(')' | ']' | '}') => depth -= 1,
+            Token::Punct(',') if depth == 0 => break,
+            Token::Str(s) => out.push(s.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The finding codes a source file can emit: the second argument of a
+/// `finding(...)` call, and the value of a `code:` field.
+fn codes_in(src: &str) -> BTreeSet<String> {
+    let t = tokens(src);
+    let mut out = BTreeSet::new();
+    for i in 0..t.len().saturating_sub(2) {
+        match (&t[i], &t[i + 1]) {
+            (Token::Ident(f), Token::Punct('(')) if f == "finding" => {
+                // Past the first argument (the severity).
+                let mut depth = 0i32;
+                let mut j = i + 2;
+                while j < t.len() {
+                    match &t[j] {
+                        Token::Punct('(' | '[' | '{') => depth += 1,
+                        Token::Punct(')' | ']' | '}') => {
+                            if depth == 0 {
+                                break;
+                            }
+                            depth -= 1;
+                        }
+                        Token::Punct(',') if depth == 0 => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if matches!(t.get(j), Some(Token::Punct(','))) {
+                    out.extend(literals_of_expression(&t, j + 1));
+                }
+            }
+            // A field of a struct literal: after `{` or `,`, not `let code:`
+            // or a parameter.
+            (Token::Ident(f), Token::Punct(':'))
+                if f == "code"
+                    && !matches!(t.get(i + 2), Some(Token::Punct(':')))
+                    && i > 0
+                    && matches!(t[i - 1], Token::Punct('{' | ',')) =>
+            {
+                out.extend(literals_of_expression(&t, i + 2));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The code of every source file, before its tests.
+fn source_files() -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&Path::new(ROOT).join("src"), &mut files);
+    files
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "tests.rs"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code = match text.find("#[cfg(test)]\nmod ") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            };
+            (p, code)
+        })
+        .collect()
+}
+
+#[test]
+fn the_code_reader_finds_codes_wherever_they_are_written() {
+    let src = r#"
+        fn a() {
+            out.push(finding(
+                if jit { Severity::Warning } else { Severity::Info },
+                if all { "gpu-unsupported" } else { "gpu-partly-unsupported" },
+                format!("a {} b", "not-a-code"),
+                None,
+            ));
+            let p = Problem { severity: Severity::Error, code: "fix-failed", message: x };
+            let code: Vec<&str> = lines.filter(|l| !l.starts_with("REM")).collect();
+            let c = '"'; // "comment-code"
+            fn finding(severity: Severity, code: &'static str) {}
+        }
+    "#;
+    assert_eq!(
+        codes_in(src),
+        BTreeSet::from([
+            "gpu-unsupported".into(),
+            "gpu-partly-unsupported".into(),
+            "fix-failed".into()
+        ])
+    );
+}
+
+#[test]
+fn every_finding_code_is_documented_and_every_documented_code_exists() {
+    let mut emitted = BTreeSet::new();
+    for (_, code) in source_files() {
+        emitted.extend(codes_in(&code));
+    }
+    assert!(emitted.len() > 40, "codes were not read: {emitted:?}");
+    let doc = read("docs/findings.md");
+    let documented: BTreeSet<String> = doc
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            l.split('|')
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .map(|c| c.trim().trim_matches('`').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let undocumented: Vec<&String> = emitted.difference(&documented).collect();
+    let unknown: Vec<&String> = documented.difference(&emitted).collect();
+    assert!(
+        undocumented.is_empty(),
+        "codes the source emits that docs/findings.md lacks: {undocumented:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "codes docs/findings.md lists that the source never emits: {unknown:?}"
+    );
+}
+
+#[test]
+fn the_exit_codes_page_states_the_man_pages_exit_status() {
+    let entries = man_entries(&envhook(&["man"]), "EXIT STATUS");
+    assert_eq!(entries.len(), 3, "{entries:?}");
+    let page = read("docs/exit-codes.md");
+    for (code, meaning) in entries {
+        let row = format!("| {code} | {meaning} |");
+        assert!(page.contains(&row), "docs/exit-codes.md lacks\n{row}");
+    }
+}
+
+/// The long options of a help text.
+fn long_options(help: &str) -> BTreeSet<String> {
+    help.lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+        .flat_map(|l| l.split([' ', ',', '=', '[', '<']))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_command_and_option_is_in_the_commands_page() {
+    let page = read("docs/commands.md");
+    let help = envhook(&["--help"]);
+    let commands: Vec<String> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(String::from)
+        .collect();
+    assert!(commands.len() >= 10, "{commands:?}");
+    let mut missing = Vec::new();
+    for option in long_options(&help) {
+        if option != "--help" && !page.contains(option.as_str()) {
+            missing.push(format!("envhook {option}"));
+        }
+    }
+    for command in &commands {
+        if !page.contains(&format!("`envhook {command}")) {
+            missing.push(format!("envhook {command}"));
+        }
+        for option in long_options(&envhook(&[command, "--help"])) {
+            if option != "--help" && !page.contains(option.as_str()) {
+                missing.push(format!("envhook {command} {option}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/commands.md does not mention:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// A man page section's `.TP` entries: (term, text), roff escapes undone.
+fn man_entries(page: &str, section: &str) -> Vec<(String, String)> {
+    let body = page
+        .split(&format!(".SH {section}\n"))
+        .nth(1)
+        .or_else(|| page.split(&format!(".SH \"{section}\"\n")).nth(1))
+        .unwrap_or_else(|| panic!("no {section} section"))
+        .split("\n.SH ")
+        .next()
+        .unwrap();
+    let plain = |s: &str| {
+        s.replace("\\-", "-")
+            .replace("\\*(Aq", "'")
+            .replace("\\fI", "")
+            .replace("\\fB", "")
+            .replace("\\fR", "")
+    };
+    let lines: Vec<&str> = body
+        .lines()
+        .filter(|l| !l.is_empty() && *l != ".TP")
+        .collect();
+    lines
+        .chunks(2)
+        .map(|pair| (plain(pair[0]), plain(pair[1])))
+        .collect()
+}
+
+#[test]
+fn the_files_page_states_the_man_pages_files() {
+    let page = read("docs/files.md");
+    let rows: Vec<(String, String)> = page
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            (
+                cells[0].trim_start_matches("| ").replace('`', ""),
+                cells[1].trim_end_matches(" |").replace('`', ""),
+            )
+        })
+        .collect();
+    let man = man_entries(&envhook(&["man"]), "FILES");
+    assert!(man.len() >= 8, "{man:?}");
+    assert_eq!(rows, man, "docs/files.md and the man pages' FILES differ");
+    // Every path a subcommand's page names is the main page's.
+    let install = man_entries(&envhook(&["man", "install"]), "FILES");
+    assert!(install.iter().all(|e| man.contains(e)), "{install:?}");
+}
