@@ -12,6 +12,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "support/source.rs"]
+mod source;
+
 /// The floors of `src/main.rs`'s map, from the ground up: an import may run
 /// down or across a floor, never up.
 const FLOORS: &[&[&str]] = &[
@@ -41,61 +44,24 @@ struct Source {
 }
 
 fn sources() -> Vec<Source> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    walk(&src, &mut files);
-    files.sort();
-    let texts: BTreeMap<PathBuf, String> = files
-        .iter()
-        .map(|f| (f.clone(), std::fs::read_to_string(f).unwrap()))
-        .collect();
-    texts
-        .iter()
-        .filter(|(path, _)| !is_test_module(path, &texts))
-        .map(|(path, text)| {
-            let rel = path.strip_prefix(&src).unwrap().with_extension("");
-            let mut module: Vec<String> = rel
+    source::files()
+        .into_iter()
+        .map(|f| {
+            let mut module: Vec<String> = f
+                .rel
                 .iter()
                 .map(|p| p.to_string_lossy().into_owned())
                 .collect();
             if matches!(module.last().map(String::as_str), Some("mod" | "main")) {
                 module.pop();
             }
-            let code = blank(text);
-            // Tests start at the first `#[cfg(test)]` that opens a module.
-            let code = match code.find("#[cfg(test)]\nmod ") {
-                Some(at) => code[..at].to_string(),
-                None => code,
-            };
             Source {
-                path: path.clone(),
+                path: f.path,
                 module,
-                code,
+                code: blank(&f.code),
             }
         })
         .collect()
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// A file its parent declares as `#[cfg(test)] mod NAME;`.
-fn is_test_module(path: &Path, texts: &BTreeMap<PathBuf, String>) -> bool {
-    let name = path.file_stem().unwrap().to_string_lossy();
-    let dir = path.parent().unwrap();
-    let declaration = format!("#[cfg(test)]\nmod {name};");
-    [dir.join("mod.rs"), dir.with_extension("rs")]
-        .iter()
-        .filter_map(|parent| texts.get(parent))
-        .any(|text| text.contains(&declaration))
 }
 
 /// `text` with comments, string and character literals replaced by spaces

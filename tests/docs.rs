@@ -11,6 +11,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/source.rs"]
+mod source;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn read(rel: &str) -> String {
@@ -324,34 +327,6 @@ fn codes_in(src: &str) -> BTreeSet<String> {
     out
 }
 
-/// The code of every source file, before its tests.
-fn source_files() -> Vec<(PathBuf, String)> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&Path::new(ROOT).join("src"), &mut files);
-    files
-        .into_iter()
-        .filter(|p| p.file_name().is_some_and(|n| n != "tests.rs"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            let code = match text.find("#[cfg(test)]\nmod ") {
-                Some(at) => text[..at].to_string(),
-                None => text,
-            };
-            (p, code)
-        })
-        .collect()
-}
-
 #[test]
 fn the_code_reader_finds_codes_wherever_they_are_written() {
     let src = r#"
@@ -380,10 +355,14 @@ fn the_code_reader_finds_codes_wherever_they_are_written() {
 
 #[test]
 fn every_finding_code_is_documented_and_every_documented_code_exists() {
-    let mut emitted = BTreeSet::new();
-    for (_, code) in source_files() {
-        emitted.extend(codes_in(&code));
+    // Each code, with the first file that emits it.
+    let mut emitted_in = std::collections::BTreeMap::new();
+    for file in source::files() {
+        for code in codes_in(&file.code) {
+            emitted_in.entry(code).or_insert_with(|| file.path.clone());
+        }
     }
+    let emitted: BTreeSet<String> = emitted_in.keys().cloned().collect();
     assert!(emitted.len() > 40, "codes were not read: {emitted:?}");
     let doc = read("docs/findings.md");
     let documented: BTreeSet<String> = doc
@@ -398,7 +377,10 @@ fn every_finding_code_is_documented_and_every_documented_code_exists() {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let undocumented: Vec<&String> = emitted.difference(&documented).collect();
+    let undocumented: Vec<String> = emitted
+        .difference(&documented)
+        .map(|c| format!("{c} ({})", emitted_in[c].display()))
+        .collect();
     let unknown: Vec<&String> = documented.difference(&emitted).collect();
     assert!(
         undocumented.is_empty(),
