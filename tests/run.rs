@@ -123,3 +123,35 @@ fn run_refuses_a_private_directory_others_can_write() {
     assert!(err.contains("not a directory"), "{err}");
     assert_eq!(fs::read_dir(sb.path("elsewhere")).unwrap().count(), 0);
 }
+
+/// A directory at the private directory's own name without envhook's mark
+/// is removed only when empty (a removal killed after its mark went);
+/// anything else there is not envhook's, and run refuses to touch it.
+#[test]
+fn run_removes_only_its_own_directories() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let xdg = sb.path("xdg");
+    fs::create_dir(&xdg).unwrap();
+    fs::set_permissions(&xdg, fs::Permissions::from_mode(0o700)).unwrap();
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    let dir = private_dir(&value);
+    // Killed halfway through a removal: empty, unmarked. Rebuilt.
+    for entry in fs::read_dir(&dir).unwrap() {
+        fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    let (code, again, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!((code, &again), (0, &value), "{err}");
+    assert!(dir.join("libcudnn.so.8").exists());
+    // Someone else's files under that name: left alone, exit 2.
+    for entry in fs::read_dir(&dir).unwrap() {
+        fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    fs::write(dir.join("notes.txt"), "mine\n").unwrap();
+    let (code, _, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("without envhook run's mark"), "{err}");
+    assert!(err.contains("hint:"), "{err}");
+    assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine\n");
+}

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::activation::confined::{self, Entry, Prefix};
 use crate::activation::spec::{HookSpec, Mode};
 use crate::discovery::Context;
-use crate::error::{Error, Result};
+use crate::error::{Conflict, Error, Result};
 use crate::inventory::Inventory;
 
 /// The directory under the runtime or cache directory.
@@ -46,9 +46,23 @@ pub fn link_dir(inv: &Inventory, ctx: &Context) -> Result<Option<PathBuf>> {
     let name = format!("{key}-{}", spec.fingerprint);
     let complete = root.entry(&name)? == Entry::Dir && root.is_marked_dir(&name, MARK)?;
     if !complete {
-        // An incomplete one (a killed run) goes first; the rename needs
-        // the name free.
+        // The rename needs the name free. A directory there without the
+        // mark is what a removal killed after the mark went (empty), or
+        // not envhook's: only the first is removed.
         if root.entry(&name)? == Entry::Dir {
+            let empty = root
+                .subdir(&name, false)?
+                .map(|d| d.names())
+                .transpose()?
+                .is_none_or(|names| names.is_empty());
+            if !empty {
+                return Err(Error::NotOurs {
+                    conflicts: vec![Conflict {
+                        path: root_path.join(&name),
+                        what: format!("a directory without envhook run's mark ({MARK})"),
+                    }],
+                });
+            }
             root.remove_tree(&name, MARK)?;
         }
         let links = iso
