@@ -12,7 +12,10 @@
 //! [`shell::messages`]) → [`install`] over [`confined`] and [`lock`] (the
 //! writing). The readers sit beside it and import down only: [`status`]
 //! (are the installed hooks current?), [`foreign`] (hand-written hooks)
-//! and [`takeover`] (moving them aside, and the finding that proposes it).
+//! and [`takeover`] (moving them aside, and the finding that proposes it;
+//! `plan` names the moved scripts in the header and `install` moves them,
+//! so those two import it, and it imports only `foreign` and `shell`).
+//! `tests/architecture.rs` holds these rooms to having no circle.
 //! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
 pub mod confined;
