@@ -275,7 +275,7 @@ fn python_of(site: &Path) -> Option<String> {
         .then(|| v.to_string())
 }
 
-/// A package whose record or RECORD lists more than [`MAX_LIBRARIES`]
+/// A package whose record or RECORD lists more than [`super::MAX_LIBRARIES`]
 /// shared libraries: the first are checked, and this says so.
 fn truncated(
     name: &str,

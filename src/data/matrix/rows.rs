@@ -97,7 +97,7 @@ pub struct Gpu {
     /// Whole model names as nvidia-smi prints them (`"A100"`, `"RTX 4090"`,
     /// `"Jetson T4000"`). A name matches when its model tokens equal those
     /// of one entry; vendor, brand, memory and form-factor words are ignored
-    /// on both sides (see [`Matrix::gpu_by_name`]).
+    /// on both sides (see [`super::Matrix::gpu_by_name`]).
     #[serde(rename = "match")]
     pub matches: Vec<String>,
     /// Compute capability, `8.6`.
@@ -123,7 +123,7 @@ pub struct CudnnRow {
     pub cuda: String,
     /// The compute capabilities NVIDIA's support matrix lists for these
     /// releases (`["7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0"]`).
-    /// Optional; absent = not recorded, and [`Matrix::cudnn_supports_cc`]
+    /// Optional; absent = not recorded, and [`super::Matrix::cudnn_supports_cc`]
     /// answers `None`. A GPU whose capability shares the major of a listed
     /// one, with an equal or higher minor, is covered by binary
     /// compatibility (8.7 runs 8.6 code).
