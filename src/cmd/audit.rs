@@ -98,7 +98,7 @@ fn render(a: &Audit, args: &AuditArgs, format: AuditFormat, started: Instant) ->
         }
         AuditFormat::Json => {
             let mut v = Vec::new();
-            super::write_json(&mut v, a)?;
+            crate::report::json::write(&mut v, a)?;
             String::from_utf8(v).expect("JSON is UTF-8")
         }
         AuditFormat::Prometheus => crate::report::prometheus::render(a, started.elapsed()),

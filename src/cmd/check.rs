@@ -66,7 +66,7 @@ pub fn report(
 pub fn run(args: &CheckArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let r = report(&args.env, &args.target, ctx)?;
     if args.json {
-        super::write_json(out, &r)?;
+        crate::report::json::write(out, &r)?;
     } else {
         render(&r, out).map_err(Error::Output)?;
     }

@@ -31,7 +31,7 @@ pub fn run(args: &EnvsArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
     }
     let active = discovery.active(ctx).map(|e| e.prefix.clone());
     if args.json {
-        super::write_json(
+        crate::report::json::write(
             out,
             &Doc {
                 schema: "envhook.envs/1",

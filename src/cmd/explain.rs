@@ -41,7 +41,7 @@ pub fn run(args: &ExplainArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let report = crate::rules::report(&facts, unsupported);
     let e = explain::explain(&message, &facts, &report);
     if args.json {
-        super::write_json(out, &e)?;
+        crate::report::json::write(out, &e)?;
     } else {
         explain::render(&e, out).map_err(Error::Output)?;
     }

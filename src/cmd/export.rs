@@ -146,7 +146,7 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
                     .filter(|(_, v)| !v.is_empty())
                     .collect(),
             };
-            super::write_json(out, &doc)?;
+            crate::report::json::write(out, &doc)?;
         }
     }
     Ok(ExitStatus::Success)

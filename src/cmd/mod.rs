@@ -13,7 +13,6 @@ pub mod output;
 pub mod show;
 pub mod uninstall;
 
-use std::io::{self, Write};
 
 use crate::cli::EnvSelection;
 use crate::discovery::Selector;
@@ -66,11 +65,4 @@ pub fn require_dirs(dirs: &[std::path::PathBuf]) -> Result<(), Error> {
         Some(dir) => Err(Error::EnvsDirMissing { path: dir.clone() }),
         None => Ok(()),
     }
-}
-
-/// Write JSON followed by a newline.
-pub fn write_json<T: serde::Serialize>(out: &mut impl Write, value: &T) -> Result<(), Error> {
-    serde_json::to_writer_pretty(&mut *out, value)
-        .map_err(|e| Error::Output(io::Error::from(e)))?;
-    writeln!(out).map_err(Error::Output)
 }

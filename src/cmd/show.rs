@@ -15,7 +15,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
     let env = discovery::select(ctx, &args.env.selector())?;
     let inv = Inventory::read(&env.prefix)?;
     if args.json {
-        super::write_json(out, &inv)?;
+        crate::report::json::write(out, &inv)?;
     } else {
         render(&inv, env.name.as_deref(), out).map_err(Error::Output)?;
     }

@@ -1,7 +1,9 @@
-//! Rendering what commands report: the audit's table and Prometheus text,
-//! and the versions they show. It renders [`crate::finding`]s and is
-//! imported by nothing below the commands and the audit.
+//! Rendering what commands report: JSON for every command, the audit's
+//! table and Prometheus text, and the versions they show. It renders
+//! [`crate::finding`]s and what the floors below produce, and only the
+//! commands import it.
 
+pub mod json;
 pub mod prometheus;
 pub mod table;
 
