@@ -35,28 +35,8 @@ fn main() {
     }
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(&marker, "written by `cargo run --example demo-env`\n").unwrap();
-    let root = dir.join("miniconda3");
-    let mut base = support::Env::new(&root);
-    base.python("3.12.4");
-    base.conda(support::CondaPkg::new(
-        "conda",
-        "24.11.3",
-        "py312h7900ff3_0",
-    ));
+    let (root, home) = support::demo(&dir);
     let envs = root.join("envs");
-    support::cuda11_paddle(&envs.join("paddle"));
-    support::cuda12_split(&envs.join("torch"));
-    support::pip_wheels(&envs.join("wheels"));
-    support::cpu_only(&envs.join("cpu"));
-
-    let home = dir.join("home");
-    std::fs::create_dir_all(home.join(".conda")).unwrap();
-    let mut listing = format!("{}\n", root.display());
-    for name in ["paddle", "torch", "wheels", "cpu", "deleted-by-hand"] {
-        listing.push_str(&format!("{}\n", envs.join(name).display()));
-    }
-    std::fs::write(home.join(".conda/environments.txt"), listing).unwrap();
-
     println!("demo installation written to {}", dir.display());
     println!("try:");
     println!("  envhook show -p {}", envs.join("paddle").display());

@@ -13,7 +13,6 @@ pub mod output;
 pub mod show;
 pub mod uninstall;
 
-
 use crate::cli::EnvSelection;
 use crate::discovery::Selector;
 use crate::error::Error;
