@@ -28,6 +28,14 @@ fn run(sb: &Sandbox, prefix: &Path, vars: &[(&str, &Path)]) -> (i32, String, Str
     support::outcome(out)
 }
 
+/// A `$XDG_RUNTIME_DIR` as systemd makes it: the user's, mode 0700.
+fn runtime_dir(sb: &Sandbox) -> PathBuf {
+    let xdg = sb.path("xdg");
+    fs::create_dir(&xdg).unwrap();
+    fs::set_permissions(&xdg, fs::Permissions::from_mode(0o700)).unwrap();
+    xdg
+}
+
 fn private_dir(value: &str) -> PathBuf {
     PathBuf::from(value.split(':').next().unwrap())
 }
@@ -37,9 +45,7 @@ fn run_without_hooks_uses_a_private_link_directory_and_writes_nothing_in_the_env
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("env"));
     let before = snapshot(&env.prefix);
-    let xdg = sb.path("xdg");
-    fs::create_dir(&xdg).unwrap();
-    fs::set_permissions(&xdg, fs::Permissions::from_mode(0o700)).unwrap();
+    let xdg = runtime_dir(&sb);
     let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
     assert_eq!(code, 0, "{err}");
     let dir = private_dir(&value);
@@ -131,9 +137,7 @@ fn run_refuses_a_private_directory_others_can_write() {
 fn run_removes_only_its_own_directories() {
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("env"));
-    let xdg = sb.path("xdg");
-    fs::create_dir(&xdg).unwrap();
-    fs::set_permissions(&xdg, fs::Permissions::from_mode(0o700)).unwrap();
+    let xdg = runtime_dir(&sb);
     let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
     assert_eq!(code, 0, "{err}");
     let dir = private_dir(&value);
