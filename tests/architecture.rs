@@ -67,71 +67,16 @@ fn sources() -> Vec<Source> {
 /// `text` with comments, string and character literals replaced by spaces
 /// (newlines kept, so line numbers hold).
 fn blank(text: &str) -> String {
-    let b: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let keep = |c: char| if c == '\n' { '\n' } else { ' ' };
-    while i < b.len() {
-        let c = b[i];
-        let next = b.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < b.len() && b[i] != '\n' {
-                out.push(' ');
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            while i < b.len() && !(b[i] == '*' && b.get(i + 1) == Some(&'/')) {
-                out.push(keep(b[i]));
-                i += 1;
-            }
-            out.push_str("  ");
-            i += 2;
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && is_raw_start(&b, i) {
-            let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
-            let close: String = std::iter::once('"')
-                .chain(std::iter::repeat_n('#', hashes))
-                .collect();
-            let body_start = i + 2 + hashes;
-            let rest: String = b[body_start..].iter().collect();
-            let end = body_start + rest.find(&close).expect("raw string closes") + close.len();
-            out.extend(b[i..end].iter().map(|&c| keep(c)));
-            i = end;
-        } else if c == '"' {
-            out.push(' ');
-            i += 1;
-            while i < b.len() && b[i] != '"' {
-                let step = if b[i] == '\\' { 2 } else { 1 };
-                out.extend(b[i..(i + step).min(b.len())].iter().map(|&c| keep(c)));
-                i += step;
-            }
-            out.push(' ');
-            i += 1;
-        } else if c == '\'' && is_char_literal(&b, i) {
-            let end = i + 1 + b[i + 1..].iter().skip(1).position(|&q| q == '\'').unwrap() + 2;
-            out.extend(std::iter::repeat_n(' ', end - i));
-            i = end;
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-/// `r"` or `r#"` not inside an identifier (`for"` is not a raw string).
-fn is_raw_start(b: &[char], i: usize) -> bool {
-    let before = i.checked_sub(1).map(|j| b[j]);
-    let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
-    !before.is_some_and(|p| p.is_alphanumeric() || p == '_') && b.get(i + 1 + hashes) == Some(&'"')
-}
-
-/// `'x'` or `'\n'`, not a lifetime (`'a`).
-fn is_char_literal(b: &[char], i: usize) -> bool {
-    match b.get(i + 1) {
-        Some('\\') => true,
-        Some(_) => b.get(i + 2) == Some(&'\''),
-        None => false,
-    }
+    source::pieces(text)
+        .into_iter()
+        .map(|(piece, part)| match piece {
+            source::Piece::Code => part.to_string(),
+            _ => part
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' })
+                .collect(),
+        })
+        .collect()
 }
 
 /// The module paths a file names: `use` trees expanded, and inline
@@ -478,6 +423,30 @@ fn the_function_reader_measures_what_it_should() {
         ),
     };
     assert_eq!(functions(&s), vec![("a".into(), 1, 4), ("c".into(), 6, 4)]);
+}
+
+#[test]
+fn the_lexer_cuts_literals_and_comments_where_rust_does() {
+    use source::Piece::{Char, Code, Comment, Str};
+    let src = "let q = '\\''; let r = r#\"}\"#; /* { */ let b = br\"\\\"; fn f<'a>(x: &'a str) {} // }\nlet s = \"a\\\"b\";";
+    assert_eq!(
+        source::pieces(src),
+        vec![
+            (Code, "let q = "),
+            (Char, "'\\''"),
+            (Code, "; let r = "),
+            (Str, "r#\"}\"#"),
+            (Code, "; "),
+            (Comment, "/* { */"),
+            (Code, " let b = b"),
+            (Str, "r\"\\\""),
+            (Code, "; fn f<'a>(x: &'a str) {} "),
+            (Comment, "// }"),
+            (Code, "\nlet s = "),
+            (Str, "\"a\\\"b\""),
+            (Code, ";"),
+        ]
+    );
 }
 
 #[test]

@@ -195,71 +195,45 @@ enum Token {
 
 /// Rust source as tokens, comments and character literals dropped.
 fn tokens(src: &str) -> Vec<Token> {
-    let b: Vec<char> = src.chars().collect();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let next = b.get(i + 1).copied();
-        if c.is_whitespace() {
-            i += 1;
-        } else if c == '/' && next == Some('/') {
-            while i < b.len() && b[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            while i + 1 < b.len() && !(b[i] == '*' && b[i + 1] == '/') {
-                i += 1;
-            }
-            i += 2;
-        } else if c == 'r' && matches!(next, Some('"') | Some('#')) && {
-            let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
-            b.get(i + 1 + hashes) == Some(&'"')
-        } {
-            let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
-            let start = i + 2 + hashes;
-            let close: String = std::iter::once('"')
-                .chain(std::iter::repeat_n('#', hashes))
-                .collect();
-            let body: String = b[start..].iter().collect();
-            let end = body.find(&close).unwrap();
-            out.push(Token::Str(body[..end].to_string()));
-            i = start + body[..end].chars().count() + close.len();
-        } else if c == '"' {
-            let mut s = String::new();
-            i += 1;
-            while b[i] != '"' {
-                if b[i] == '\\' {
-                    i += 1;
+    for (piece, part) in source::pieces(src) {
+        match piece {
+            source::Piece::Str => out.push(Token::Str(unquote(part))),
+            source::Piece::Code => {
+                let mut chars = part.chars().peekable();
+                while let Some(c) = chars.next() {
+                    if c.is_alphanumeric() || c == '_' {
+                        let mut ident = c.to_string();
+                        while let Some(&n) =
+                            chars.peek().filter(|n| n.is_alphanumeric() || **n == '_')
+                        {
+                            ident.push(n);
+                            chars.next();
+                        }
+                        out.push(Token::Ident(ident));
+                    } else if !c.is_whitespace() {
+                        out.push(Token::Punct(c));
+                    }
                 }
-                s.push(b[i]);
-                i += 1;
             }
-            i += 1;
-            out.push(Token::Str(s));
-        } else if c == '\'' {
-            // A character literal ('x', '\n') or a lifetime ('a).
-            if next == Some('\\') {
-                i += 2;
-                while b[i] != '\'' {
-                    i += 1;
-                }
-                i += 1;
-            } else if b.get(i + 2) == Some(&'\'') {
-                i += 3;
-            } else {
-                i += 1;
-            }
-        } else if c.is_alphanumeric() || c == '_' {
-            let start = i;
-            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
-                i += 1;
-            }
-            out.push(Token::Ident(b[start..i].iter().collect()));
-        } else {
-            out.push(Token::Punct(c));
-            i += 1;
+            source::Piece::Comment | source::Piece::Char => {}
         }
+    }
+    out
+}
+
+/// A string literal's text: the quotes (and `r#`) gone, each escaped
+/// character as itself (enough to read a finding code).
+fn unquote(literal: &str) -> String {
+    let body = literal.trim_start_matches('b');
+    if let Some(raw) = body.strip_prefix('r') {
+        let hashes = raw.len() - raw.trim_start_matches('#').len();
+        return raw[hashes + 1..raw.len() - 1 - hashes].to_string();
+    }
+    let mut out = String::new();
+    let mut chars = body[1..body.len() - 1].chars();
+    while let Some(c) = chars.next() {
+        out.extend(if c == '\\' { chars.next() } else { Some(c) });
     }
     out
 }
