@@ -47,6 +47,11 @@ pub enum FixAction {
 }
 
 impl FixAction {
+    /// Whether carrying it out changes files (writes or removes).
+    fn acts(&self) -> bool {
+        matches!(self, FixAction::Write { .. } | FixAction::Remove { .. })
+    }
+
     fn refused(e: &crate::error::Error) -> Self {
         FixAction::Refused {
             reason: e.to_string(),
@@ -190,9 +195,7 @@ fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
 
 /// Whether a plan would change anything (write or remove files).
 pub fn acts(plans: &[FixPlan]) -> bool {
-    plans
-        .iter()
-        .any(|p| matches!(p.action, FixAction::Write { .. } | FixAction::Remove { .. }))
+    plans.iter().any(|p| p.action.acts())
 }
 
 /// What carrying out a plan did: per environment, the paths written or
@@ -207,10 +210,7 @@ pub struct Applied {
 /// failure is its row's error, never the end of the others.
 pub fn apply_fixes(plans: &[FixPlan]) -> Applied {
     let mut applied = Applied::default();
-    for plan in plans
-        .iter()
-        .filter(|p| matches!(p.action, FixAction::Write { .. } | FixAction::Remove { .. }))
-    {
+    for plan in plans.iter().filter(|p| p.action.acts()) {
         match apply_fix(plan) {
             Ok(paths) => applied.written.push((plan.prefix.clone(), paths)),
             Err(e) => applied
@@ -238,11 +238,7 @@ pub fn record_fixes(a: &mut Audit, plans: Vec<FixPlan>, applied: Option<Applied>
         }
         _ => None,
     });
-    for (prefix, message, hint) in refused
-        .collect::<Vec<_>>()
-        .into_iter()
-        .chain(applied.failed)
-    {
+    for (prefix, message, hint) in refused.chain(applied.failed) {
         if let Some(row) = a.envs.iter_mut().find(|r| r.prefix == prefix) {
             row.findings.insert(
                 0,

@@ -113,7 +113,7 @@ fn shell_unsupported(prefix: &std::path::Path, dialect: Dialect, why: &str) -> P
         message: format!("no {dialect} hook: {why}"),
         hint: Some(
             "the other shells' hooks are written; for tcsh, a prefix without '#' \
-         (conda's own environment names cannot contain it) gets its hook"
+             (conda's own environment names cannot contain it) gets its hook"
                 .into(),
         ),
         path: Some(prefix.to_path_buf()),
