@@ -7,12 +7,12 @@
 //! STATUS and FILES word for word.
 //! (`tests/man.rs` holds `docs/environment.md` to the ENVIRONMENT section.)
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-#[path = "support/source.rs"]
-mod source;
+use support::{Sandbox, source};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -20,16 +20,11 @@ fn read(rel: &str) -> String {
     std::fs::read_to_string(Path::new(ROOT).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// `envhook ARGS` run with a clean environment; its stdout.
+/// `envhook ARGS` in a sandbox; its stdout.
 fn envhook(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_envhook"))
-        .args(args)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "envhook {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
+    let (code, out, err) = Sandbox::new().run(args);
+    assert_eq!(code, 0, "envhook {args:?}: {err}");
+    out
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub mod paddle;
+pub mod source;
 pub mod terminal;
 
 /// One file a package installs.
