@@ -177,9 +177,9 @@ fn stub_on_path(dir: &Path) -> Option<Problem> {
 /// The directories the hook puts first: the installed hook's, or (not
 /// installed, or stale) the link directory a fresh install would write,
 /// simulated from the spec.
-fn hooked(f: &Facts, current: bool, ours: Vec<PathBuf>) -> Vec<SearchDir> {
+fn hooked(f: &Facts, hooks_current: bool, ours: Vec<PathBuf>) -> Vec<SearchDir> {
     let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
-    match (current, iso) {
+    match (hooks_current, iso) {
         (false, Some(iso)) => vec![SearchDir::Virtual {
             path: iso.link.clone(),
             entries: iso

@@ -105,9 +105,9 @@ impl Tally {
                     Outcome::SystemWins { .. } => sorted.system_wins.push(s),
                     Outcome::DevMissing(have) => sorted.dev_missing.push((s, have)),
                     Outcome::Missing => sorted.missing.push(s),
-                    Outcome::Stub(_) | Outcome::NotLoadable(_) | Outcome::NotExposed(_) => {
-                        out.extend(broken_copy(s));
-                    }
+                    Outcome::Stub(path) => out.push(stub_libcuda(s, path)),
+                    Outcome::NotLoadable(copy) => out.push(not_loadable(s, copy)),
+                    Outcome::NotExposed(copy) => out.push(not_exposed(s, copy)),
                 }
             }
             sorted.findings(f, label, installed, &fix, &mut out);
@@ -174,60 +174,70 @@ fn how(s: &Seen) -> &'static str {
     }
 }
 
-/// A copy the loader would take but that cannot serve: the driver's stub,
-/// a file that is not a loadable ELF, or one in a directory nothing
-/// exposes.
-fn broken_copy(s: &Seen) -> Option<Problem> {
-    let how = how(s);
-    let severity = if s.kind == "needed" {
+/// A needed library is an error when missing or broken; one loaded by
+/// name, a warning (the framework may work without it).
+fn severity(s: &Seen) -> Severity {
+    if s.kind == "needed" {
         Severity::Error
     } else {
         Severity::Warning
-    };
-    Some(match &s.outcome {
-        Outcome::Stub(path) => finding(
-            Severity::Error,
-            "stub-libcuda",
-            format!(
-                "{} {how} {}, and the loader would take the stub {}",
-                s.object,
-                s.name,
-                path.display()
-            ),
-            Some("take the stubs directory off LD_LIBRARY_PATH".into()),
+    }
+}
+
+/// The loader would take the driver's link-time stub.
+fn stub_libcuda(s: &Seen, path: &Path) -> Problem {
+    let how = how(s);
+    finding(
+        Severity::Error,
+        "stub-libcuda",
+        format!(
+            "{} {how} {}, and the loader would take the stub {}",
+            s.object,
+            s.name,
+            path.display()
         ),
-        Outcome::NotLoadable(copy) => finding(
-            severity,
-            "library-not-loadable",
-            format!(
-                "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
-                 (another architecture, or damaged)",
-                s.object,
-                s.name,
-                copy.display()
-            ),
-            Some(format!(
-                "reinstall the package that owns {}",
-                copy.display()
-            )),
+        Some("take the stubs directory off LD_LIBRARY_PATH".into()),
+    )
+}
+
+/// The environment's copy is not a loadable ELF for this machine.
+fn not_loadable(s: &Seen, copy: &Path) -> Problem {
+    let how = how(s);
+    finding(
+        severity(s),
+        "library-not-loadable",
+        format!(
+            "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
+             (another architecture, or damaged)",
+            s.object,
+            s.name,
+            copy.display()
         ),
-        Outcome::NotExposed(copy) => finding(
-            severity,
-            "library-not-exposed",
-            format!(
-                "{} {how} {}; the environment's {} is a valid library, but in a directory \
-                 the loader does not search and envhook's hook does not expose",
-                s.object,
-                s.name,
-                copy.display()
-            ),
-            Some(format!(
-                "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-                copy.parent().unwrap_or(copy).display()
-            )),
+        Some(format!(
+            "reinstall the package that owns {}",
+            copy.display()
+        )),
+    )
+}
+
+/// The environment's copy is valid but where nothing exposes it.
+fn not_exposed(s: &Seen, copy: &Path) -> Problem {
+    let how = how(s);
+    finding(
+        severity(s),
+        "library-not-exposed",
+        format!(
+            "{} {how} {}; the environment's {} is a valid library, but in a directory \
+             the loader does not search and envhook's hook does not expose",
+            s.object,
+            s.name,
+            copy.display()
         ),
-        _ => return None,
-    })
+        Some(format!(
+            "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+            copy.parent().unwrap_or(copy).display()
+        )),
+    )
 }
 
 /// A library loaded only for one feature, or needed by a module of a
