@@ -5,7 +5,7 @@
 //! command and option `--help` shows is in `docs/commands.md`, and
 //! `docs/exit-codes.md` and `docs/files.md` state the man pages' EXIT
 //! STATUS and FILES word for word.
-//! (`tests/man.rs` holds `docs/environment.md` to the ENVIRONMENT section.)
+//! The variables of `docs/environment.md` are the ENVIRONMENT section's.
 
 mod support;
 
@@ -439,6 +439,7 @@ fn man_entries(page: &str, section: &str) -> Vec<(String, String)> {
             .replace("\\fI", "")
             .replace("\\fB", "")
             .replace("\\fR", "")
+            .replace("\\_", "_")
     };
     let lines: Vec<&str> = body
         .lines()
@@ -470,4 +471,28 @@ fn the_files_page_states_the_man_pages_files() {
     // Every path a subcommand's page names is the main page's.
     let install = man_entries(&envhook(&["man", "install"]), "FILES");
     assert!(install.iter().all(|e| man.contains(e)), "{install:?}");
+}
+
+/// docs/environment.md's table of variables and the man pages' ENVIRONMENT
+/// section come from one list; this holds the page to it.
+#[test]
+fn the_docs_list_the_same_variables_as_the_man_pages() {
+    let table = read("docs/environment.md");
+    let vars: Vec<String> = man_entries(&envhook(&["man"]), "ENVIRONMENT")
+        .into_iter()
+        .map(|(var, _)| var)
+        .collect();
+    assert!(vars.len() > 15, "{vars:?}");
+    for var in &vars {
+        assert!(
+            table.contains(&format!("`{var}`")),
+            "docs/environment.md lacks {var}"
+        );
+    }
+    for row in table.lines().filter(|l| l.starts_with("| `")) {
+        for var in row.split('|').nth(1).unwrap().split(',') {
+            let var = var.trim().trim_matches('`');
+            assert!(vars.iter().any(|v| v == var), "man pages lack {var}");
+        }
+    }
 }
