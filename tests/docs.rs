@@ -233,22 +233,31 @@ fn unquote(literal: &str) -> String {
     out
 }
 
-/// The string literals of the expression starting at `from`, up to the
-/// first `,` (or closing bracket) at its own depth.
-fn literals_of_expression(t: &[Token], from: usize) -> Vec<String> {
+/// The expression starting at `from`: its tokens, up to the first `,`
+/// (or closing bracket) at its own depth.
+fn expression(t: &[Token], from: usize) -> &[Token] {
     let mut depth = 0i32;
-    let mut out = Vec::new();
-    for tok in &t[from..] {
+    for (k, tok) in t[from..].iter().enumerate() {
         match tok {
             Token::Punct('(' | '[' | '{') => depth += 1,
-            Token::Punct(')' | ']' | '}') if depth == 0 => break,
+            Token::Punct(')' | ']' | '}') if depth == 0 => return &t[from..from + k],
             Token::Punct(')' | ']' | '}') => depth -= 1,
-            Token::Punct(',') if depth == 0 => break,
-            Token::Str(s) => out.push(s.clone()),
+            Token::Punct(',') if depth == 0 => return &t[from..from + k],
             _ => {}
         }
     }
-    out
+    &t[from..]
+}
+
+/// The string literals of the expression starting at `from`.
+fn literals_of_expression(t: &[Token], from: usize) -> Vec<String> {
+    expression(t, from)
+        .iter()
+        .filter_map(|tok| match tok {
+            Token::Str(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The finding codes a source file can emit: the second argument of a
@@ -260,22 +269,7 @@ fn codes_in(src: &str) -> BTreeSet<String> {
         match (&t[i], &t[i + 1]) {
             (Token::Ident(f), Token::Punct('(')) if f == "finding" => {
                 // Past the first argument (the severity).
-                let mut depth = 0i32;
-                let mut j = i + 2;
-                while j < t.len() {
-                    match &t[j] {
-                        Token::Punct('(' | '[' | '{') => depth += 1,
-                        Token::Punct(')' | ']' | '}') => {
-                            if depth == 0 {
-                                break;
-                            }
-                            depth -= 1;
-                        }
-                        Token::Punct(',') if depth == 0 => break,
-                        _ => {}
-                    }
-                    j += 1;
-                }
+                let j = i + 2 + expression(&t, i + 2).len();
                 if matches!(t.get(j), Some(Token::Punct(','))) {
                     out.extend(literals_of_expression(&t, j + 1));
                 }
