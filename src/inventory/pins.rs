@@ -9,7 +9,14 @@
 //! (uv's PEP 508 implementation) for Linux on this machine's architecture
 //! and the environment's Python; only those naming a distribution of the
 //! CUDA stack (the catalogue's pip rows, `cuda-toolkit`) are kept.
+//!
+//! A requirement under an extra counts only when that extra was installed.
+//! pip records no extras, so they are told from what is installed
+//! ([`active_extras`]): numba-cuda has a `cu12` and a `cu13` extra, each
+//! pinning `cuda-toolkit` to its own major, and only the one whose
+//! requirements the environment holds is the one the user asked for.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::str::FromStr;
 
 use pep508_rs::pep440_rs::{Version, VersionSpecifiers};
@@ -30,10 +37,10 @@ pub struct Pin {
     /// The requirement as a pip command takes it, marker dropped:
     /// `nvidia-cudnn-cu13==9.26.0.51`.
     pub requirement: String,
-    /// Only under an extra (`with-cuda`): whether it applies is not
-    /// recorded once installed, so only an installed distribution is held
-    /// to it.
-    pub extra_only: bool,
+    /// The extra it is required under (`cu13`), one the environment was
+    /// installed with ([`active_extras`]); `None` for a plain requirement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra: Option<String>,
     #[serde(skip)]
     specifiers: Option<VersionSpecifiers>,
 }
@@ -90,33 +97,59 @@ fn is_cuda_stack(name: &str) -> bool {
             .is_some_and(|(row, _)| row.framework.is_none())
 }
 
-/// The CUDA-stack pins among `Requires-Dist` lines, for an environment
-/// running `python` (`None`: markers on the Python version count as met).
-pub fn parse(lines: &[String], python: Option<&str>) -> Vec<Pin> {
+/// The distributions pip installed in an environment, by normalised name,
+/// with their versions.
+pub type Installed = BTreeMap<String, String>;
+
+/// One `Requires-Dist` line whose environment markers hold here.
+struct Line {
+    name: String,
+    /// The extra it is under, if any.
+    extra: Option<String>,
+    specifiers: Option<VersionSpecifiers>,
+    /// As pip takes it, marker dropped.
+    requirement: String,
+}
+
+impl Line {
+    /// Whether the installed version satisfies it (`None`: not
+    /// installed; a version that does not parse satisfies).
+    fn holds(&self, installed: &Installed) -> Option<bool> {
+        let version = installed.get(&self.name)?;
+        Some(match (&self.specifiers, Version::from_str(version)) {
+            (Some(spec), Ok(v)) => spec.contains(&v),
+            _ => true,
+        })
+    }
+}
+
+/// The `Requires-Dist` lines whose environment markers hold for Linux on
+/// this machine and `python` (`None`: markers on the Python version count
+/// as met), each with the extra it is under.
+fn lines(requires: &[String], python: Option<&str>) -> Vec<Line> {
     let env = python.and_then(environment);
-    let mut pins = Vec::new();
-    for line in lines {
+    let mut out = Vec::new();
+    for line in requires {
         let Ok(req) = Requirement::<pep508_rs::VerbatimUrl>::from_str(line) else {
             continue;
         };
-        let name = normalize(req.name.as_ref());
-        if !is_cuda_stack(&name) {
-            continue;
-        }
-        let always = req.marker.evaluate_optional_environment(env.as_ref(), &[]);
-        let extras = match req.marker.top_level_extra() {
+        let extra = match req.marker.top_level_extra() {
             Some(MarkerExpression::Extra {
                 name: MarkerValueExtra::Extra(extra),
                 ..
-            }) => vec![extra],
-            _ => Vec::new(),
+            }) => Some(extra),
+            _ => None,
         };
-        let with_extras = req
-            .marker
-            .evaluate_optional_environment(env.as_ref(), &extras);
-        if !always && !with_extras {
+        let always = req.marker.evaluate_optional_environment(env.as_ref(), &[]);
+        let under_extra = !always
+            && extra.as_ref().is_some_and(|e| {
+                req.marker
+                    .evaluate_optional_environment(env.as_ref(), std::slice::from_ref(e))
+            });
+        if !always && !under_extra {
             continue;
         }
+        let name = normalize(req.name.as_ref());
         let specifiers = match &req.version_or_url {
             Some(VersionOrUrl::VersionSpecifier(s)) => Some(s.clone()),
             _ => None,
@@ -131,21 +164,80 @@ pub fn parse(lines: &[String], python: Option<&str>) -> Vec<Pin> {
             .as_ref()
             .map(|s| s.to_string())
             .unwrap_or_default();
-        pins.push(Pin {
+        out.push(Line {
             requirement: format!("{name}{extras_text}{spec_text}"),
             name,
-            extra_only: !always,
+            extra: if always {
+                None
+            } else {
+                extra.map(|e| e.to_string())
+            },
             specifiers,
         });
     }
-    pins
+    out
+}
+
+/// The extras a distribution was installed with, told from what is
+/// installed: an extra whose every requirement is installed and holds;
+/// and one whose requirements are all installed but not all held (a wheel
+/// upgraded past the pin), unless an extra that holds wholly names one of
+/// the same distributions (numba-cuda's `cu12` beside its `cu13`: both name
+/// `cuda-toolkit`, and the environment holds the CUDA 13 one).
+fn active_extras(lines: &[Line], installed: &Installed) -> BTreeSet<String> {
+    let mut by_extra: BTreeMap<&str, Vec<&Line>> = BTreeMap::new();
+    for l in lines {
+        if let Some(e) = &l.extra {
+            by_extra.entry(e).or_default().push(l);
+        }
+    }
+    let present = |ls: &[&Line]| ls.iter().all(|l| l.holds(installed).is_some());
+    let held = |ls: &[&Line]| ls.iter().all(|l| l.holds(installed) == Some(true));
+    let wholly: Vec<&str> = by_extra
+        .iter()
+        .filter(|(_, ls)| held(ls))
+        .map(|(e, _)| *e)
+        .collect();
+    by_extra
+        .iter()
+        .filter(|(e, ls)| {
+            wholly.contains(e)
+                || (present(ls)
+                    && !wholly.iter().any(|w| {
+                        by_extra[w]
+                            .iter()
+                            .any(|other| ls.iter().any(|l| l.name == other.name))
+                    }))
+        })
+        .map(|(e, _)| e.to_string())
+        .collect()
+}
+
+/// The CUDA-stack pins among `Requires-Dist` lines, for an environment
+/// running `python` (`None`: markers on the Python version count as met)
+/// with `installed` distributions: plain requirements, and those of the
+/// extras it was installed with.
+pub fn parse(requires: &[String], python: Option<&str>, installed: &Installed) -> Vec<Pin> {
+    let lines = lines(requires, python);
+    let active = active_extras(&lines, installed);
+    lines
+        .into_iter()
+        .filter(|l| is_cuda_stack(&l.name))
+        .filter(|l| l.extra.as_ref().is_none_or(|e| active.contains(e)))
+        .map(|l| Pin {
+            name: l.name,
+            requirement: l.requirement,
+            extra: l.extra,
+            specifiers: l.specifiers,
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lines(text: &str) -> Vec<String> {
+    fn text_lines(text: &str) -> Vec<String> {
         text.lines().map(String::from).collect()
     }
 
@@ -153,7 +245,7 @@ mod tests {
     #[test]
     fn torch_pins_its_toolkit_and_cudnn() {
         let pins = parse(
-            &lines(
+            &text_lines(
                 "filelock\ntyping-extensions>=4.10.0\n\
                  cuda-toolkit[cublas,cudart,cufft,cufile,cupti,cusolver,cusparse,nvjitlink,nvrtc,nvtx]==13.2.2; platform_system == \"Linux\"\n\
                  nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"\n\
@@ -162,6 +254,7 @@ mod tests {
                  optree>=0.13.0; extra == \"optree\"",
             ),
             Some("3.11"),
+            &Installed::new(),
         );
         let names: Vec<&str> = pins.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(
@@ -175,24 +268,95 @@ mod tests {
         assert_eq!(pins[1].floor().as_deref(), Some("9.26.0.51"));
         assert_eq!(pins[1].allows("9.26.0.51"), Some(true));
         assert_eq!(pins[1].allows("9.20.0.48"), Some(false));
-        assert!(pins.iter().all(|p| !p.extra_only));
+        assert!(pins.iter().all(|p| p.extra.is_none()));
     }
 
-    /// jax-cuda12-plugin 0.12.0.1: the CUDA wheels only under `with-cuda`.
+    fn installed(pairs: &[(&str, &str)]) -> Installed {
+        pairs
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// jax-cuda12-plugin 0.12.0.1: the CUDA wheels only under `with-cuda`,
+    /// held when that extra was installed, even upgraded past its pin.
     #[test]
-    fn extras_are_held_only_to_installed_distributions() {
+    fn an_installed_extra_is_held_to_its_pins() {
+        let metadata = text_lines(
+            "jax-cuda12-pjrt==0.12.0.1\n\
+             nvidia-cudnn-cu12<10.0,>=9.10.2.21; sys_platform == \"linux\" and extra == \"with-cuda\"\n\
+             nvidia-cublas-cu12>=12.1.3.1; sys_platform == \"win32\" and extra == \"with-cuda\"",
+        );
         let pins = parse(
-            &lines(
-                "jax-cuda12-pjrt==0.12.0.1\n\
-                 nvidia-cudnn-cu12<10.0,>=9.10.2.21; sys_platform == \"linux\" and extra == \"with-cuda\"\n\
-                 nvidia-cublas-cu12>=12.1.3.1; sys_platform == \"win32\" and extra == \"with-cuda\"",
-            ),
+            &metadata,
             Some("3.12"),
+            &installed(&[
+                ("jax-cuda12-pjrt", "0.12.0.1"),
+                ("nvidia-cudnn-cu12", "10.1.0"),
+            ]),
         );
         assert_eq!(pins.len(), 1);
-        assert!(pins[0].extra_only);
+        assert_eq!(pins[0].extra.as_deref(), Some("with-cuda"));
         assert_eq!(pins[0].floor().as_deref(), Some("9.10.2.21"));
         assert_eq!(pins[0].allows("10.1.0"), Some(false));
         assert_eq!(pins[0].allows("9.28.0.42"), Some(true));
+        // Installed without the extra: its requirements are not there.
+        assert!(parse(&metadata, Some("3.12"), &installed(&[])).is_empty());
+    }
+
+    /// numba-cuda 0.30.4's METADATA (PyPI, December 2026): a `cu12` and a
+    /// `cu13` extra, each pinning cuda-toolkit to its major. In an
+    /// environment made with `numba-cuda[cu13]` (and a torch that brought
+    /// nvidia-nvjitlink-cu12 too), only `cu13` is the user's.
+    #[test]
+    fn of_two_extras_on_one_distribution_the_one_that_holds() {
+        let metadata = text_lines(
+            "numba>=0.60.0\n\
+             cuda-bindings<14.0.0,>=12.9.1\n\
+             cuda-core<2.0.0,>=0.5.1\n\
+             cuda-pathfinder<2.0.0,>=1.4.0\n\
+             packaging\n\
+             cuda-bindings<13.0.0,>=12.9.1; extra == \"cu12\"\n\
+             cuda-toolkit[cccl,cudart,nvcc,nvrtc]==12.*; extra == \"cu12\"\n\
+             nvidia-nvjitlink-cu12<13.0.0,>=12.3.0; extra == \"cu12\"\n\
+             cuda-bindings==13.*; extra == \"cu13\"\n\
+             cuda-toolkit[cccl,cudart,nvrtc,nvvm]==13.*; extra == \"cu13\"\n\
+             nvidia-nvjitlink<14.0.0,>=13.0.0; extra == \"cu13\"",
+        );
+        let cu13 = installed(&[
+            ("numba", "0.68.1"),
+            ("cuda-bindings", "13.5.0"),
+            ("cuda-core", "1.2.2"),
+            ("cuda-pathfinder", "1.9.1"),
+            ("packaging", "26.4"),
+            ("cuda-toolkit", "13.0.2"),
+            ("nvidia-nvjitlink", "13.0.88"),
+            ("nvidia-nvjitlink-cu12", "12.8.93"),
+        ]);
+        let pins = parse(&metadata, Some("3.12"), &cu13);
+        let reqs: Vec<(&str, Option<&str>)> = pins
+            .iter()
+            .map(|p| (p.requirement.as_str(), p.extra.as_deref()))
+            .collect();
+        assert_eq!(
+            reqs,
+            [
+                ("cuda-toolkit[cccl,cudart,nvrtc,nvvm]==13.*", Some("cu13")),
+                ("nvidia-nvjitlink>=13.0.0, <14.0.0", Some("cu13")),
+            ]
+        );
+        assert!(pins.iter().all(|p| p.allows(&cu13[&p.name]) == Some(true)));
+        // The same METADATA with the CUDA 12 toolkit: `cu12` is the one.
+        let mut cu12 = cu13.clone();
+        cu12.insert("cuda-bindings".into(), "12.9.4".into());
+        cu12.insert("cuda-toolkit".into(), "12.9.1".into());
+        let pins = parse(&metadata, Some("3.12"), &cu12);
+        assert!(
+            pins.iter().all(|p| p.extra.as_deref() == Some("cu12")),
+            "{pins:?}"
+        );
+        assert_eq!(pins.len(), 2);
+        // Plain numba-cuda, no toolkit from pip: no extra, no pin.
+        assert!(parse(&metadata, Some("3.12"), &installed(&[("numba", "0.68.1")])).is_empty());
     }
 }

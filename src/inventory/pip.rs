@@ -19,6 +19,10 @@ use crate::inventory::records::MetaIndex;
 pub struct DistInfoEntry {
     /// Normalised distribution name (PEP 503, `-` separated, lower case).
     pub name: String,
+    /// The version the directory's name gives: enough to hold a
+    /// requirement against (the extras a framework was installed with
+    /// are told by which requirements hold), without opening METADATA.
+    pub version: String,
     /// The dist-info directory.
     pub dir: PathBuf,
     /// The site-packages directory it belongs to.
@@ -122,11 +126,12 @@ pub fn scan(site: &Path) -> Result<Vec<DistInfoEntry>> {
         else {
             return;
         };
-        let Some((name, _version)) = stem.split_once('-') else {
+        let Some((name, version)) = stem.split_once('-') else {
             return;
         };
         out.push(DistInfoEntry {
             name: normalize(name),
+            version: version.to_string(),
             dir: site.join(file_name),
             site: site.to_path_buf(),
         });

@@ -101,11 +101,21 @@ impl Inventory {
     }
 
     pub(super) fn read_pip(&mut self, sites: &[PathBuf]) -> Result<()> {
-        for site in sites {
-            let entries = pip::scan(site)?;
+        let scanned = sites
+            .iter()
+            .map(|site| Ok((site, pip::scan(site)?)))
+            .collect::<Result<Vec<_>>>()?;
+        // Every distribution, by the name and version its directory
+        // gives: what a framework's extras are told from.
+        let installed: pins::Installed = scanned
+            .iter()
+            .flat_map(|(_, entries)| entries)
+            .map(|e| (e.name.clone(), e.version.clone()))
+            .collect();
+        for (site, entries) in &scanned {
             self.stats.dist_infos_total += entries.len();
             let mut seen: Vec<String> = Vec::new();
-            for entry in &entries {
+            for entry in entries {
                 let (row, cuda_major) = match CATALOG.pip(&entry.name) {
                     Some((row, major)) => (row, major),
                     // A CUDA build envhook has no data for is still
@@ -124,7 +134,7 @@ impl Inventory {
                 // a hand-made copy) is one package envhook cannot judge, not
                 // a reason to judge none.
                 match pip::read(entry) {
-                    Ok(dist) => self.add_pip(site, entry, row, cuda_major, dist),
+                    Ok(dist) => self.add_pip(site, entry, (row, cuda_major), dist, &installed),
                     Err(e) => self.problems.push(dist_info_unreadable(&e, entry)),
                 }
             }
@@ -138,9 +148,9 @@ impl Inventory {
         &mut self,
         site: &Path,
         entry: &DistInfoEntry,
-        row: &PackageRow,
-        cuda_major: Option<u32>,
+        (row, cuda_major): (&PackageRow, Option<u32>),
         dist: DistInfo,
+        installed: &pins::Installed,
     ) {
         self.stats.dist_infos_read += 1;
         // conda-forge python packages carry a dist-info written by
@@ -188,7 +198,7 @@ impl Inventory {
             cuda_major,
             libraries,
             pins: if row.framework.is_some() {
-                pins::parse(&dist.requires, python_of(site).as_deref())
+                pins::parse(&dist.requires, python_of(site).as_deref(), installed)
             } else {
                 Vec::new()
             },

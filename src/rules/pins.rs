@@ -48,7 +48,7 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
             .iter()
             .find(|p| p.installer == Installer::Pip && normalize(&p.name) == pin.name);
         match installed {
-            None if !pin.extra_only => out.push(finding(
+            None if pin.extra.is_none() => out.push(finding(
                 Severity::Info,
                 "pin-missing",
                 format!(
@@ -66,8 +66,11 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
                     if other_major { Severity::Error } else { Severity::Warning },
                     "pin-broken",
                     format!(
-                        "{name} requires {} (its METADATA); this environment has {} {}{}",
+                        "{name} requires {} (its METADATA{}); this environment has {} {}{}",
                         pin.requirement,
+                        pin.extra.as_ref().map_or(String::new(), |e| format!(
+                            ", under the [{e}] extra it was installed with"
+                        )),
                         p.name,
                         p.version,
                         if other_major {
