@@ -8,22 +8,23 @@
 //! finding with one fix (and the driver's own libraries are never
 //! something to install into an environment).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::needs::{needs, release_of};
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
-use crate::data::matrix::major;
 use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant;
-use crate::inventory::{FrameworkBuild, Installer, LibStatus};
+use crate::inventory::{FrameworkBuild, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
-use crate::machine::resolve::{Found, Rule, Search, SearchDir};
+use crate::machine::resolve::{Found, Rule};
+use asked::{Asked, names};
+use searches::Searches;
 use tally::Tally;
 
+mod asked;
+mod searches;
 mod tally;
 
 /// How one name resolves with and without envhook's hook.
@@ -80,116 +81,6 @@ enum Outcome {
     DevMissing(String),
     /// Nowhere.
     Missing,
-}
-
-/// The two searches: with envhook's hook (simulated when not installed)
-/// and without it.
-struct Searches<'a> {
-    with: Search<'a>,
-    without: Search<'a>,
-    /// Whether the hooks are installed.
-    installed: bool,
-}
-
-impl<'a> Searches<'a> {
-    fn new(f: &Facts<'a>, sysroot: &'a Path, findings: &mut Vec<Problem>) -> Searches<'a> {
-        if let Err(e) = &f.machine.cache {
-            findings.push(finding(
-                Severity::Info,
-                "ld-cache-unreadable",
-                e.clone(),
-                None,
-            ));
-        }
-        let cache = f.machine.cache.as_ref().ok().and_then(Option::as_ref);
-        let installed = f.installed.is_some();
-        // Hooks written for other packages are judged as the refresh the
-        // stale-hook finding asks for would leave them: what they expose
-        // now is gone or incomplete, and blaming the libraries for that
-        // would invent damage (#19).
-        let stale = f.installed.as_ref().is_some_and(|h| {
-            f.spec
-                .as_ref()
-                .is_some_and(|s| s.fingerprint != h.fingerprint)
-        });
-        let simulated: Vec<PathBuf> = f.spec.as_ref().map(|s| s.dirs.clone()).unwrap_or_default();
-        let ours: Vec<PathBuf> = match &f.installed {
-            Some(h) if !stale => h.dirs.clone(),
-            _ => simulated.clone(),
-        };
-        // Envhook's directories, of the installed hooks and of a refresh,
-        // are never part of the value "without the hook".
-        let envhooks: Vec<&PathBuf> = ours
-            .iter()
-            .chain(f.installed.iter().flat_map(|h| h.dirs.iter()))
-            .collect();
-        let current: Vec<PathBuf> = f
-            .ctx
-            .var_os_raw("LD_LIBRARY_PATH")
-            .map(|v| v.split(':').map(PathBuf::from).collect())
-            .unwrap_or_default();
-        findings.extend(current.iter().filter_map(|d| stub_on_path(d)));
-        let without: Vec<SearchDir> = current
-            .iter()
-            .filter(|d| !envhooks.contains(d))
-            .cloned()
-            .map(SearchDir::Real)
-            .collect();
-        let mut with = hooked(f, installed && !stale, ours);
-        with.extend(without.iter().cloned());
-        let cwd = std::env::current_dir().unwrap_or_default();
-        Searches {
-            with: Search {
-                ld_library_path: with,
-                cache,
-                sysroot,
-                cwd: cwd.clone(),
-            },
-            without: Search {
-                ld_library_path: without,
-                cache,
-                sysroot,
-                cwd,
-            },
-            installed,
-        }
-    }
-}
-
-/// A driver stub directory on LD_LIBRARY_PATH: whatever loads libcuda
-/// through it gets the link-time stub.
-fn stub_on_path(dir: &Path) -> Option<Problem> {
-    if !(crate::paths::is_stub(dir) && dir.join("libcuda.so").exists()) {
-        return None;
-    }
-    Some(finding(
-        Severity::Error,
-        "stub-on-path",
-        format!(
-            "LD_LIBRARY_PATH contains {}, whose libcuda.so is a link-time stub: programs that \
-             load it fail with \"CUDA driver version is insufficient\" or find no device",
-            dir.display()
-        ),
-        Some(format!("remove {} from LD_LIBRARY_PATH", dir.display())),
-    ))
-}
-
-/// The directories the hook puts first: the installed hook's, or (not
-/// installed, or stale) the link directory a fresh install would write,
-/// simulated from the spec.
-fn hooked(f: &Facts, hooks_current: bool, ours: Vec<PathBuf>) -> Vec<SearchDir> {
-    let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
-    match (hooks_current, iso) {
-        (false, Some(iso)) => vec![SearchDir::Virtual {
-            path: iso.link.clone(),
-            entries: iso
-                .entries
-                .iter()
-                .map(|e| (e.name.clone(), e.target.clone()))
-                .collect::<BTreeMap<_, _>>(),
-        }],
-        _ => ours.into_iter().map(SearchDir::Real).collect(),
-    }
 }
 
 /// Where the loader finds `name` for an object of the environment that has
@@ -359,104 +250,6 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
             (blank, false)
         }
     }
-}
-
-/// A `[[dlopen]]` row's `object` for loading code compiled into each of
-/// the framework's objects.
-const ANY_OBJECT: &str = "*";
-
-/// One name an object asks for.
-struct Asked {
-    name: String,
-    /// `needed` or `dlopen`.
-    kind: &'static str,
-    /// The file the framework's Python code loads by path before the
-    /// dlopen by name, when it does and the file is there.
-    preloaded: Option<PathBuf>,
-}
-
-/// The CUDA-stack names object `i` of `infos` needs, and the names the
-/// framework loads by name at run time from it: `[[dlopen]]` rows naming
-/// it, rows naming none for the framework's first object, and, of rows
-/// whose loading code is in every object (`object = "*"`), the names this
-/// is the first object to find (else the first object's).
-fn names(
-    f: &Facts,
-    fw: &FrameworkBuild,
-    infos: &[&ElfInfo],
-    i: usize,
-    searches: &Searches,
-) -> Vec<Asked> {
-    let info = infos[i];
-    let first = i == 0;
-    // The object that finds it through its own RUNPATH (or the value as it
-    // is) first, the hook's directories second.
-    let owner = |name: &str| {
-        let finds = |search: &Search| infos.iter().position(|o| search.resolve(name, o).is_some());
-        finds(&searches.without)
-            .or_else(|| finds(&searches.with))
-            .unwrap_or(0)
-    };
-    let mut names: Vec<Asked> = info
-        .needed
-        .iter()
-        .filter(|n| CATALOG.library_component(n).is_some())
-        .map(|n| Asked {
-            name: n.clone(),
-            kind: "needed",
-            preloaded: None,
-        })
-        .collect();
-    let file = info.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let pip = fw.build.pip_cuda_libraries.unwrap_or(false);
-    // The build's own CUDA and cuDNN name what it loads (TSL and ONNX
-    // Runtime build `lib<name>.so.<version>` from them).
-    let (cuda, cudnn) = needs(fw, f.matrix).map_or((None, None), |n| (n.cuda, n.cudnn));
-    let cuda_major = cuda.as_deref().and_then(major);
-    let rows = f
-        .matrix
-        .dlopen(fw.framework, &release_of(&fw.version), pip, cuda_major);
-    for row in rows {
-        let here = match row.object.as_deref() {
-            Some(ANY_OBJECT) => true,
-            Some(object) => object == file,
-            None => first,
-        };
-        if !here {
-            continue;
-        }
-        for name in f
-            .matrix
-            .dlopen_names(row, cuda.as_deref(), cudnn.as_deref())
-        {
-            if names.iter().any(|a| a.name == name)
-                || (row.object.as_deref() == Some(ANY_OBJECT) && owner(&name) != i)
-            {
-                continue;
-            }
-            let preloaded = row
-                .preloaded_from_wheels
-                .then(|| wheel_copy(f, &name))
-                .flatten();
-            names.push(Asked {
-                name,
-                kind: "dlopen",
-                preloaded,
-            });
-        }
-    }
-    names
-}
-
-/// The file of this name in a pip `nvidia-*` wheel of the environment
-/// (`site-packages/nvidia/<component>/lib/`).
-fn wheel_copy(f: &Facts, name: &str) -> Option<PathBuf> {
-    f.inv
-        .libraries_named(name)
-        .find(|(p, l)| {
-            p.installer == Installer::Pip && l.path.components().any(|c| c.as_os_str() == "nvidia")
-        })
-        .map(|(_, l)| l.path.clone())
 }
 
 /// The copy of a library in the environment, by file name.
