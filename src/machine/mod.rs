@@ -2,7 +2,8 @@
 //! driver and GPUs ([`driver`]), the loader's cache ([`ldcache`]), the
 //! dynamic-linking facts of shared objects ([`elf`]), the GPU architectures
 //! compiled into them ([`fatbin`]) and the loader's search for a library,
-//! simulated ([`resolve`]).
+//! simulated ([`resolve`]), for one name and for one process's closure of
+//! loaded objects ([`loader`]).
 //!
 //! Of `discovery`, the floor below, it takes only `Context` (the process
 //! environment and sysroot every reader is given): where the driver is
@@ -13,7 +14,9 @@ pub mod driver;
 pub mod elf;
 pub mod fatbin;
 pub mod ldcache;
+pub mod loader;
 pub mod resolve;
+pub mod symbols;
 
 use crate::discovery::Context;
 use driver::Driver;

@@ -38,6 +38,8 @@ pub enum Rule {
     LdSoCache,
     /// A default directory.
     DefaultDir,
+    /// Already loaded in the process under that soname: not searched.
+    Loaded,
 }
 
 impl Rule {
@@ -50,6 +52,7 @@ impl Rule {
             Rule::Runpath => "RUNPATH",
             Rule::LdSoCache => "ld.so.cache",
             Rule::DefaultDir => "default directory",
+            Rule::Loaded => "already loaded",
         }
     }
 }
