@@ -74,6 +74,12 @@ fn cuda13_wheels(env: &mut Env) {
     );
     wheel(
         env,
+        "nvidia-nvvm",
+        "13.0.88",
+        &["nvidia/cu13/lib/libnvvm.so.4"],
+    );
+    wheel(
+        env,
         "nvidia-nvjitlink",
         "13.0.88",
         &["nvidia/cu13/lib/libnvJitLink.so.13"],

@@ -501,9 +501,18 @@ fn a_pip_build_with_the_wheels_it_pins_gets_no_warning() {
         pins.iter()
             .any(|p| p["requirement"] == "nvidia-cudnn-cu13==9.26.0.51")
     );
-    // Both libraries through torch's own RPATH.
+    // Both libraries loaded by path from their wheels before torch's
+    // objects (torch/__init__.py's _preload_cuda_deps, #27): the objects'
+    // DT_NEEDED find them loaded.
     for name in json["libraries"][0]["names"].as_array().unwrap() {
-        assert_eq!(name["without_hook"]["rule"], "rpath", "{name}");
+        assert_eq!(name["without_hook"]["rule"], "loaded", "{name}");
+        assert!(
+            name["without_hook"]["path"]
+                .as_str()
+                .unwrap()
+                .contains("/site-packages/nvidia/"),
+            "{name}"
+        );
     }
 }
 
@@ -657,9 +666,11 @@ fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
 #[test]
 fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
     let sb = Sandbox::new();
-    // TensorFlow 2.21: the runtime is dlopened by libtensorflow_framework.so.2
-    // (its RUNPATH has nvidia/cuda_runtime/lib), cuSOLVER by
-    // libtensorflow_cc.so.2 (the only RUNPATH with nvidia/cusolver/lib).
+    // TensorFlow 2.21: every name is dlopened by libtensorflow_framework.so.2,
+    // whose RUNPATH has nvidia/cuda_runtime/lib but not nvidia/cusolver/lib;
+    // libtensorflow_cc.so.2's RUNPATH, which has it, is never searched
+    // (measured on the real wheel: "Could not load dynamic library
+    // 'libcusolver.so.11'", #27).
     let mut env = Env::new(sb.path("envs/tf"));
     env.python("3.11.9");
     for (dist, version, rel) in [
@@ -732,11 +743,8 @@ fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
     };
     let framework = by_object("libtensorflow_framework.so.2");
     assert_eq!(framework[0], ("libcudart.so.12".into(), "runpath".into()));
-    assert!(!framework.iter().any(|(n, _)| n == "libcusolver.so.11"));
-    assert_eq!(
-        by_object("libtensorflow_cc.so.2"),
-        [("libcusolver.so.11".to_string(), "runpath".to_string())]
-    );
+    assert!(framework.contains(&("libcusolver.so.11".into(), "-".into())));
+    assert!(by_object("libtensorflow_cc.so.2").is_empty());
     // cuDNN, cuBLAS, ... are nowhere: one finding for the framework.
     let missing = findings(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
@@ -746,7 +754,14 @@ fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
             .unwrap()
             .contains("libcudnn.so.9")
     );
-    assert!(findings(&json, "needs-hook").is_empty());
+    // cuSOLVER is the wheel's, reached only through the hook; without it
+    // TensorFlow registers no GPU: an error.
+    let hook = findings(&json, "needs-hook");
+    assert_eq!(hook.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(hook[0]["severity"], "error");
+    let message = hook[0]["message"].as_str().unwrap();
+    assert!(message.contains("libcusolver.so.11"), "{message}");
+    assert!(message.contains("on the CPU"), "{message}");
 }
 
 #[test]
@@ -784,8 +799,10 @@ fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
         .iter()
         .find(|n| n["name"] == "libcusolver.so.11")
         .unwrap_or_else(|| panic!("{:#}", json["libraries"]));
-    assert_eq!(solver["without_hook"]["rule"], "path");
-    assert_eq!(solver["with_hook"]["rule"], "path");
+    // The dlopen by name finds the copy loaded by path.
+    assert_eq!(solver["without_hook"]["rule"], "loaded");
+    assert_eq!(solver["with_hook"]["rule"], "loaded");
+    assert_eq!(solver["without_hook"]["path"].as_str(), cusolver.to_str());
     assert!(
         findings(&json, "needs-hook").is_empty(),
         "{:#}",
@@ -1112,9 +1129,11 @@ fn on_a_newer_gpu_the_real_blocker_is_named() {
     assert!(findings(&json, "gpu-unsupported").is_empty());
 }
 
-/// A CUDA package envhook has no data for (CuPy) is a framework too: its
-/// objects' DT_NEEDED are checked, what its own pins name is expected, and
-/// a library only an optional module needs is an info (#19).
+/// A CUDA package envhook has no data for (CuPy 13, which loads its
+/// libraries by DT_NEEDED alone) is a framework too: its objects'
+/// DT_NEEDED are checked, what its own pins name is expected, and a
+/// library only an optional module needs is an info (#19). (CuPy 14 loads
+/// them through cuda-pathfinder: tests/loading.rs.)
 #[test]
 fn a_cuda_package_without_data_is_checked_from_its_objects() {
     let sb = Sandbox::new();
@@ -1132,8 +1151,9 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
         "12.9.79",
         "nvidia/cuda_runtime/lib/libcudart.so.12",
     );
+    env.pip(PipDist::new("cuda-toolkit", "12.9.1"));
     env.pip(
-        PipDist::new("cupy-cuda12x", "14.2.0")
+        PipDist::new("cupy-cuda12x", "13.6.0")
             .files(vec![
                 FileSpec::File("cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so"),
                 FileSpec::File("cupy_backends/cuda/libs/cutensor.cpython-312-x86_64-linux-gnu.so"),

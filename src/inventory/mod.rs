@@ -251,6 +251,13 @@ pub struct Inventory {
     pub problems: Vec<Problem>,
     /// What was read.
     pub stats: Stats,
+    /// The site-packages directories (where cuda-pathfinder and the
+    /// frameworks' preloaders look for the `nvidia-*` wheels).
+    #[serde(skip)]
+    pub sites: Vec<PathBuf>,
+    /// Every pip distribution, by normalised name, with its version.
+    #[serde(skip)]
+    pub distributions: pins::Installed,
 }
 
 impl Inventory {
@@ -317,10 +324,13 @@ impl Inventory {
                 records_total: meta.total,
                 ..Stats::default()
             },
+            sites: Vec::new(),
+            distributions: pins::Installed::new(),
         };
         inv.read_conda(prefix, &meta)?;
         let sites = pip::site_packages(prefix, &meta);
         inv.read_pip(&sites)?;
+        inv.sites = sites.clone();
         inv.check_libraries();
         inv.derive_claims();
         inv.derive_frameworks(&sites);

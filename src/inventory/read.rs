@@ -112,6 +112,7 @@ impl Inventory {
             .flat_map(|(_, entries)| entries)
             .map(|e| (e.name.clone(), e.version.clone()))
             .collect();
+        self.distributions = installed.clone();
         for (site, entries) in &scanned {
             self.stats.dist_infos_total += entries.len();
             let mut seen: Vec<String> = Vec::new();

@@ -68,6 +68,9 @@ pub struct Report {
     pub frameworks: Vec<FrameworkBuild>,
     /// Library resolution of the frameworks' core objects.
     pub libraries: Vec<LibraryCheck>,
+    /// How the dependencies of the CUDA libraries they load resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<libraries::DependencyCheck>,
     /// Everything found, most severe first.
     pub findings: Vec<Problem>,
 }
@@ -184,6 +187,7 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
         cudnn: inv.cudnn.clone(),
         frameworks: inv.frameworks.clone(),
         libraries: libraries.checks,
+        dependencies: libraries.dependencies,
         findings,
     }
 }

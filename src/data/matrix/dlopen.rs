@@ -16,6 +16,26 @@ use serde::Deserialize;
 use super::{Confidence, Matrix, spec, version};
 use crate::data::catalog::Framework;
 
+/// How a row's libraries are reached.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum By {
+    /// `dlopen` by name from the row's object: its RPATH or RUNPATH,
+    /// `LD_LIBRARY_PATH`, the cache (TSL's DsoLoader, Paddle's loader).
+    #[default]
+    Name,
+    /// By absolute path from the pip `nvidia-*` wheel that ships each one,
+    /// when it is installed, before the framework's objects load; nothing
+    /// by name (torch's `_preload_cuda_deps`): the objects' `DT_NEEDED`
+    /// find the loaded copies by soname.
+    Preload,
+    /// Through NVIDIA's cuda-pathfinder (`load_nvidia_dynamic_lib`), by
+    /// absolute path where it finds the file, by name where it does not
+    /// (`[[pathfinder]]` rows), before the object that needs it is
+    /// imported (CuPy 14's `cupy_backends.cuda.libs.__getattr__`).
+    Pathfinder,
+}
+
 /// Library names a framework dlopens.
 // The fields mirror the data file; the checks read what they need.
 #[allow(dead_code)]
@@ -24,6 +44,19 @@ use crate::data::catalog::Framework;
 pub struct DlopenRow {
     /// Which framework.
     pub framework: Framework,
+    /// For `framework = "other"`: the pip distributions the row is about
+    /// (`cupy-cuda12x`); empty: every package of the framework.
+    #[serde(default)]
+    pub packages: Vec<String>,
+    /// How the libraries are reached (default: by name).
+    #[serde(default)]
+    pub by: By,
+    /// Without one of these libraries the framework does not fail: it
+    /// runs on the CPU (JAX's "Unable to load cuBLAS", TensorFlow's
+    /// "Cannot dlopen some GPU libraries... Skipping registering GPU
+    /// devices"), so a missing one is an error, not a warning.
+    #[serde(default)]
+    pub falls_back_to_cpu: bool,
     /// Spec on the release, closed above.
     pub release: String,
     /// Only for builds with (true) or without (false) pip CUDA libraries.
@@ -31,11 +64,12 @@ pub struct DlopenRow {
     /// Only for builds for this CUDA major (JAX's cuda12 and cuda13
     /// plugins load different sonames).
     pub cuda_major: Option<u32>,
-    /// The file name of the object that calls dlopen: its RPATH or RUNPATH
-    /// is searched (`libtensorflow_cc.so.2`). Absent: the framework's first
-    /// core object. `"*"`: the loading code is compiled into each of the
-    /// framework's objects (TSL's DsoLoader in TensorFlow 2.15-2.17's two
-    /// libraries), and a name is found when one of them finds it.
+    /// The file name of the object whose code calls dlopen: its RPATH or
+    /// RUNPATH is searched (`libtensorflow_framework.so.2`, whose copy of
+    /// TSL's DsoLoader is the one that runs although
+    /// `libtensorflow_cc.so.2` up to 2.19 has one too). Absent: the
+    /// framework's first core object. A row whose object the build does
+    /// not have does not apply.
     pub object: Option<String>,
     /// The framework's Python code first loads each name by path from the
     /// pip `nvidia-*` wheel that ships it, when that wheel is installed
@@ -86,12 +120,14 @@ pub struct SonameRow {
 const CUDNN: &str = "libcudnn";
 
 impl Matrix {
-    /// The rows of names a framework release dlopens (one per calling
-    /// object), for a build with or without pip CUDA libraries and for a
-    /// CUDA major (`None`: not known, only rows for every major match).
+    /// The rows of names a framework release (of the package `package`)
+    /// dlopens (one per calling object), for a build with or without pip
+    /// CUDA libraries and for a CUDA major (`None`: not known, only rows
+    /// for every major match).
     pub fn dlopen(
         &self,
         fw: Framework,
+        package: &str,
         release: &str,
         pip_cuda_libraries: bool,
         cuda_major: Option<u32>,
@@ -103,6 +139,7 @@ impl Matrix {
             .iter()
             .filter(|r| {
                 r.framework == fw
+                    && (r.packages.is_empty() || r.packages.iter().any(|p| p == package))
                     && r.pip_cuda_libraries.is_none_or(|p| p == pip_cuda_libraries)
                     && r.cuda_major.is_none_or(|m| Some(m) == cuda_major)
                     && spec(&r.release).is_ok_and(|s| s.matches(&v))

@@ -60,6 +60,7 @@ struct MatrixFile {
     framework: Vec<FrameworkRow>,
     dlopen: Vec<DlopenRow>,
     soname: Vec<SonameRow>,
+    pathfinder: Vec<PathfinderRow>,
 }
 
 /// The matrix in use.
@@ -75,6 +76,7 @@ pub struct Matrix {
     pub framework: Vec<FrameworkRow>,
     pub dlopen: Vec<DlopenRow>,
     pub soname: Vec<SonameRow>,
+    pub pathfinder: Vec<PathfinderRow>,
 }
 
 /// The shipped data version (for `--version`), read from the `[meta]`
@@ -124,6 +126,7 @@ impl Matrix {
             framework: merge(user.framework, shipped.framework),
             dlopen: merge(user.dlopen, shipped.dlopen),
             soname: merge(user.soname, shipped.soname),
+            pathfinder: merge(user.pathfinder, shipped.pathfinder),
         })
     }
 
@@ -470,15 +473,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         spec(&r.release).map_err(|e| format!("framework.release {e}"))?;
         check_version("framework.cuda", &r.cuda)?;
     }
-    for r in &f.dlopen {
-        spec(&r.release).map_err(|e| format!("dlopen.release {e}"))?;
-        if r.names.is_empty() && r.libraries.is_empty() {
-            return Err(format!(
-                "dlopen row for {:?} {}: neither names nor libraries",
-                r.framework, r.release
-            ));
-        }
-    }
+    check_loading(&f)?;
     for r in &f.soname {
         spec(&r.cuda).map_err(|e| format!("soname.cuda {e}"))?;
         if !r.library.starts_with("lib") || r.version.is_empty() {
@@ -498,13 +493,51 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         framework: f.framework,
         dlopen: f.dlopen,
         soname: f.soname,
+        pathfinder: f.pathfinder,
     })
 }
 
+/// The rows of how libraries are reached: `[[dlopen]]` and `[[pathfinder]]`.
+fn check_loading(f: &MatrixFile) -> std::result::Result<(), String> {
+    for r in &f.dlopen {
+        spec(&r.release).map_err(|e| format!("dlopen.release {e}"))?;
+        if r.names.is_empty() && r.libraries.is_empty() {
+            return Err(format!(
+                "dlopen row for {:?} {}: neither names nor libraries",
+                r.framework, r.release
+            ));
+        }
+        if r.by != By::Name && r.libraries.is_empty() {
+            return Err(format!(
+                "dlopen row for {:?} {}: loaded by path or through pathfinder, but no libraries",
+                r.framework, r.release
+            ));
+        }
+        if r.framework == Framework::Other && r.packages.is_empty() {
+            return Err(format!(
+                "dlopen row for a package without data ({}): no packages named",
+                r.release
+            ));
+        }
+    }
+    for r in &f.pathfinder {
+        spec(&r.release).map_err(|e| format!("pathfinder.release {e}"))?;
+        if !r.library.starts_with("lib") || r.sonames.is_empty() {
+            return Err(format!(
+                "pathfinder row {}: not a library stem with sonames",
+                r.library
+            ));
+        }
+    }
+    Ok(())
+}
+
 mod dlopen;
+mod pathfinder;
 mod rows;
 
-pub use dlopen::{DlopenRow, SonameRow};
+pub use dlopen::{By, DlopenRow, SonameRow};
+pub use pathfinder::PathfinderRow;
 pub use rows::{Arch, Confidence, CudnnRow, DriverFloor, FrameworkRow, Gpu, ToolkitDriver};
 
 #[cfg(test)]

@@ -478,15 +478,15 @@ fn framework_builds() {
         row(Framework::Onnxruntime, "1.31.1", "default"),
         Some(("13.0", Some("9")))
     );
-    let dl = m.dlopen(Framework::Paddlepaddle, "2.5.2", false, Some(11));
+    let dl = m.dlopen(Framework::Paddlepaddle, "", "2.5.2", false, Some(11));
     assert!(dl[0].names.contains(&"libcudnn.so".to_string()));
     assert_eq!(
-        m.dlopen(Framework::Paddlepaddle, "3.0.0", true, Some(12))[0].names,
+        m.dlopen(Framework::Paddlepaddle, "", "3.0.0", true, Some(12))[0].names,
         vec!["libnvrtc.so"]
     );
     // The names follow the build's own CUDA and cuDNN.
     let names = |fw, release: &str, major, cuda: &str, cudnn: &str| -> Vec<String> {
-        m.dlopen(fw, release, true, Some(major))
+        m.dlopen(fw, "", release, true, Some(major))
             .iter()
             .flat_map(|r| m.dlopen_names(r, Some(cuda), Some(cudnn)))
             .collect()
@@ -510,22 +510,22 @@ fn framework_builds() {
     );
     let tf221 = names(Framework::Tensorflow, "2.21.0", 12, "12.5.1", "9");
     assert!(tf221.contains(&"libnccl.so.2".to_string()), "{tf221:?}");
-    assert_eq!(
-        m.dlopen(Framework::Tensorflow, "2.21.0", true, Some(12))[0]
-            .object
-            .as_deref(),
-        Some("*")
-    );
+    // The DsoLoader that runs is libtensorflow_framework.so.2's (#27).
+    for release in ["2.12.1", "2.16.1", "2.21.0"] {
+        let row = m.dlopen(Framework::Tensorflow, "", release, true, Some(12))[0];
+        assert_eq!(row.object.as_deref(), Some("libtensorflow_framework.so.2"));
+        assert!(row.falls_back_to_cpu);
+    }
     // JAX: by name through the plugin's RPATH, then preloaded from 0.6.2;
     // the plugin's CUDA major decides the sonames.
-    let old = m.dlopen(Framework::Jax, "0.5.3", true, Some(12));
+    let old = m.dlopen(Framework::Jax, "", "0.5.3", true, Some(12));
     assert!(!old[0].preloaded_from_wheels);
     let jax12 = names(Framework::Jax, "0.12.0.1", 12, "12.9", "9.10.2");
     assert!(
         jax12.contains(&"libcusolver.so.11".to_string()),
         "{jax12:?}"
     );
-    assert!(m.dlopen(Framework::Jax, "0.12.0.1", true, Some(12))[0].preloaded_from_wheels);
+    assert!(m.dlopen(Framework::Jax, "", "0.12.0.1", true, Some(12))[0].preloaded_from_wheels);
     let jax13 = names(Framework::Jax, "0.12.1", 13, "13.0", "9.12");
     assert!(
         jax13.contains(&"libcusolver.so.12".to_string()),
@@ -538,7 +538,7 @@ fn framework_builds() {
         ["libcudnn.so.9"]
     );
     assert!(
-        m.dlopen(Framework::Onnxruntime, "1.27.0", true, Some(13))
+        m.dlopen(Framework::Onnxruntime, "", "1.27.0", true, Some(13))
             .is_empty()
     );
 }
@@ -571,7 +571,7 @@ fn releases_past_the_data_are_not_covered() {
             .is_none()
     );
     assert!(
-        m.dlopen(Framework::Paddlepaddle, "3.4.0", true, Some(12))
+        m.dlopen(Framework::Paddlepaddle, "", "3.4.0", true, Some(12))
             .is_empty()
     );
     // Paddle 3.4 has rows of its own (data audit 2026-12-04 N3).
@@ -810,6 +810,9 @@ fn dlopen_names_come_from_the_build() {
     let m = m();
     let row = DlopenRow {
         framework: Framework::Tensorflow,
+        packages: Vec::new(),
+        by: super::By::Name,
+        falls_back_to_cpu: false,
         release: "==1.0".into(),
         pip_cuda_libraries: None,
         cuda_major: None,

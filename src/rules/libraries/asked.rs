@@ -1,112 +1,217 @@
-//! The names a framework's objects ask the loader for: what they need
-//! (`DT_NEEDED`) and what the data says they load by name at run time
-//! (`[[dlopen]]` rows), each with the object that asks.
+//! How a framework reaches its CUDA libraries, as steps in the order its
+//! import runs them: libraries its Python code loads by path from the
+//! `nvidia-*` wheels (torch's preloader) or through cuda-pathfinder (CuPy
+//! 14, numba-cuda), then its objects with what they need (`DT_NEEDED`),
+//! then what the data says they load by name at run time (`[[dlopen]]`
+//! rows, from the object whose code calls dlopen), each name a framework
+//! asks for with the object that asks.
 
 use std::path::PathBuf;
 
-use super::Searches;
 use crate::data::catalog::CATALOG;
-use crate::data::matrix::major;
+use crate::data::matrix::{By, DlopenRow, major};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::elf::ElfInfo;
-use crate::machine::resolve::Search;
 use crate::rules::Facts;
 use crate::rules::needs::{needs, release_of};
 
-/// A `[[dlopen]]` row's `object` for loading code compiled into each of
-/// the framework's objects.
-const ANY_OBJECT: &str = "*";
-
 /// One name an object asks for.
 pub(super) struct Asked {
+    /// Which of the framework's objects asks.
+    pub(super) object: usize,
     pub(super) name: String,
-    /// `needed` or `dlopen`.
+    /// `needed`, `dlopen` or `pathfinder`.
     pub(super) kind: &'static str,
-    /// The file the framework's Python code loads by path before the
-    /// dlopen by name, when it does and the file is there.
-    pub(super) preloaded: Option<PathBuf>,
+    /// Without it the framework runs on the CPU.
+    pub(super) falls_back_to_cpu: bool,
 }
 
-/// The CUDA-stack names object `i` of `infos` needs, and the names the
-/// framework loads by name at run time from it: `[[dlopen]]` rows naming
-/// it, rows naming none for the framework's first object, and, of rows
-/// whose loading code is in every object (`object = "*"`), the names this
-/// is the first object to find (else the first object's).
-pub(super) fn names(
-    f: &Facts,
-    fw: &FrameworkBuild,
-    infos: &[&ElfInfo],
-    i: usize,
-    searches: &Searches,
-) -> Vec<Asked> {
-    let info = infos[i];
-    let first = i == 0;
-    // The object that finds it through its own RUNPATH (or the value as it
-    // is) first, the hook's directories second.
-    let owner = |name: &str| {
-        let finds = |search: &Search| infos.iter().position(|o| search.resolve(name, o).is_some());
-        finds(&searches.without)
-            .or_else(|| finds(&searches.with))
-            .unwrap_or(0)
-    };
-    let mut names: Vec<Asked> = info
-        .needed
-        .iter()
-        .filter(|n| CATALOG.library_component(n).is_some())
-        .map(|n| Asked {
-            name: n.clone(),
-            kind: "needed",
-            preloaded: None,
-        })
-        .collect();
-    let file = info.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+/// One step of a framework's import.
+pub(super) enum Step {
+    /// A file loaded by absolute path (a wheel's copy, preloaded).
+    Path(PathBuf),
+    /// A library (stem) loaded through cuda-pathfinder; the index of its
+    /// [`Asked`], when it is one.
+    Pathfinder { stem: String, asked: Option<usize> },
+    /// One of the framework's objects, with its closure.
+    Object(usize),
+    /// `dlopen` by name from an object; the index of its [`Asked`].
+    Open { caller: usize, asked: usize },
+}
+
+/// A framework's import, as steps, and the names it asks for.
+pub(super) struct Plan {
+    pub(super) steps: Vec<Step>,
+    pub(super) asked: Vec<Asked>,
+}
+
+/// The plan of one framework build whose objects are `infos` (catalogue
+/// order: the first is the one loaded first).
+pub(super) fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
     let pip = fw.build.pip_cuda_libraries.unwrap_or(false);
     // The build's own CUDA and cuDNN name what it loads (TSL and ONNX
     // Runtime build `lib<name>.so.<version>` from them).
     let (cuda, cudnn) = needs(fw, f.matrix).map_or((None, None), |n| (n.cuda, n.cudnn));
     let cuda_major = cuda.as_deref().and_then(major);
-    let rows = f
-        .matrix
-        .dlopen(fw.framework, &release_of(&fw.version), pip, cuda_major);
-    for row in rows {
-        let here = match row.object.as_deref() {
-            Some(ANY_OBJECT) => true,
-            Some(object) => object == file,
-            None => first,
-        };
-        if !here {
-            continue;
+    let rows = f.matrix.dlopen(
+        fw.framework,
+        &fw.package,
+        &release_of(&fw.version),
+        pip,
+        cuda_major,
+    );
+    let mut plan = Plan {
+        steps: Vec::new(),
+        asked: Vec::new(),
+    };
+    for row in &rows {
+        match row.by {
+            By::Preload => plan.preload(f, row),
+            By::Pathfinder => plan.pathfinder(f, row, infos, cuda.as_deref()),
+            By::Name => {}
         }
-        for name in f
-            .matrix
-            .dlopen_names(row, cuda.as_deref(), cudnn.as_deref())
-        {
-            if names.iter().any(|a| a.name == name)
-                || (row.object.as_deref() == Some(ANY_OBJECT) && owner(&name) != i)
-            {
+    }
+    plan.objects(infos);
+    for row in rows.iter().filter(|r| r.by == By::Name) {
+        plan.by_name(f, row, infos, (cuda.as_deref(), cudnn.as_deref()));
+    }
+    plan
+}
+
+impl Plan {
+    /// A row's libraries, by path from their wheels (torch's
+    /// `_preload_cuda_deps`).
+    fn preload(&mut self, f: &Facts, row: &DlopenRow) {
+        for stem in &row.libraries {
+            self.steps
+                .extend(wheel_copy(f, &format!("{stem}.so.")).map(Step::Path));
+        }
+    }
+
+    /// A row's libraries through cuda-pathfinder. A library an object
+    /// needs is loaded before that object is imported, and the object's
+    /// own DT_NEEDED is then the name asked; one no object needs (NVRTC,
+    /// linked at run time; all of numba-cuda's) is asked of pathfinder,
+    /// under the soname the build's CUDA gives it when pathfinder knows
+    /// that one. A library no row of the environment's pathfinder covers
+    /// is left out.
+    fn pathfinder(&mut self, f: &Facts, row: &DlopenRow, infos: &[&ElfInfo], cuda: Option<&str>) {
+        let release = f.inv.distributions.get("cuda-pathfinder");
+        for stem in &row.libraries {
+            let Some(pf) = release.and_then(|v| f.matrix.pathfinder(stem, v)) else {
                 continue;
-            }
-            let preloaded = row
-                .preloaded_from_wheels
-                .then(|| wheel_copy(f, &name))
-                .flatten();
-            names.push(Asked {
-                name,
-                kind: "dlopen",
-                preloaded,
+            };
+            let prefix = format!("{stem}.so.");
+            let needed = infos
+                .iter()
+                .any(|i| i.needed.iter().any(|n| n.starts_with(&prefix)));
+            let asked = (!needed).then(|| {
+                let name = cuda
+                    .and_then(|c| f.matrix.soname(stem, c))
+                    .filter(|b| pf.sonames.contains(b))
+                    .unwrap_or_else(|| pf.sonames[0].clone());
+                self.ask(0, name, "pathfinder", row)
+            });
+            self.steps.push(Step::Pathfinder {
+                stem: stem.clone(),
+                asked,
             });
         }
     }
-    names
+
+    /// Each object, with the CUDA-stack names it needs.
+    fn objects(&mut self, infos: &[&ElfInfo]) {
+        for (i, info) in infos.iter().enumerate() {
+            for name in info
+                .needed
+                .iter()
+                .filter(|n| CATALOG.library_component(n).is_some())
+            {
+                self.asked.push(Asked {
+                    object: i,
+                    name: name.clone(),
+                    kind: "needed",
+                    falls_back_to_cpu: false,
+                });
+            }
+            self.steps.push(Step::Object(i));
+        }
+    }
+
+    /// A row's names, by dlopen from the object whose code calls it.
+    fn by_name(
+        &mut self,
+        f: &Facts,
+        row: &DlopenRow,
+        infos: &[&ElfInfo],
+        (cuda, cudnn): (Option<&str>, Option<&str>),
+    ) {
+        let Some(caller) = caller(row, infos) else {
+            return;
+        };
+        for name in f.matrix.dlopen_names(row, cuda, cudnn) {
+            if self
+                .asked
+                .iter()
+                .any(|a| a.object == caller && a.name == name)
+            {
+                continue;
+            }
+            // JAX's plugin loads each by path from its wheel first; the
+            // dlopen by name then finds the loaded copy.
+            if row.preloaded_from_wheels
+                && let Some(path) = wheel_copy(f, &name)
+            {
+                self.steps.push(Step::Path(path));
+            }
+            let asked = self.ask(caller, name, "dlopen", row);
+            self.steps.push(Step::Open { caller, asked });
+        }
+    }
+
+    fn ask(&mut self, object: usize, name: String, kind: &'static str, row: &DlopenRow) -> usize {
+        self.asked.push(Asked {
+            object,
+            name,
+            kind,
+            falls_back_to_cpu: row.falls_back_to_cpu,
+        });
+        self.asked.len() - 1
+    }
 }
 
-/// The file of this name in a pip `nvidia-*` wheel of the environment
-/// (`site-packages/nvidia/<component>/lib/`).
+/// The object whose code calls dlopen for a row: the one it names (none
+/// of the framework's objects has that name: the row does not apply), or
+/// the framework's first.
+fn caller(row: &DlopenRow, infos: &[&ElfInfo]) -> Option<usize> {
+    match row.object.as_deref() {
+        None => (!infos.is_empty()).then_some(0),
+        Some(object) => infos
+            .iter()
+            .position(|i| i.path.file_name().is_some_and(|n| n == object)),
+    }
+}
+
+/// The file of the environment's pip `nvidia-*` wheels
+/// (`site-packages/nvidia/<component>/lib/`) named `name`, or, for a name
+/// ending in `.so.`, the first whose name starts so and ends in a digit
+/// (torch's glob `libcublas.so.*[0-9]`).
 fn wheel_copy(f: &Facts, name: &str) -> Option<PathBuf> {
     f.inv
-        .libraries_named(name)
-        .find(|(p, l)| {
-            p.installer == Installer::Pip && l.path.components().any(|c| c.as_os_str() == "nvidia")
+        .packages
+        .iter()
+        .filter(|p| p.installer == Installer::Pip)
+        .flat_map(|p| p.libraries.iter())
+        .filter(|l| l.status == crate::inventory::LibStatus::Ok)
+        .filter(|l| l.path.components().any(|c| c.as_os_str() == "nvidia"))
+        .find(|l| {
+            let Some(file) = l.path.file_name().and_then(|n| n.to_str()) else {
+                return false;
+            };
+            match name.strip_suffix('.') {
+                Some(_) => file.starts_with(name) && file.ends_with(|c: char| c.is_ascii_digit()),
+                None => file == name,
+            }
         })
-        .map(|(_, l)| l.path.clone())
+        .map(|l| l.path.clone())
 }

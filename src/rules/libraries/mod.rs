@@ -18,12 +18,20 @@ use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
-use crate::machine::resolve::{Found, Rule};
-use asked::{Asked, names};
+use crate::machine::loader::Objects;
+use crate::machine::resolve::Found;
+use asked::plan;
+use closure::Closure;
+pub use closure::DependencyCheck;
+use pathfinder::Pathfinder;
+use run::run;
 use searches::Searches;
 use tally::Tally;
 
 mod asked;
+mod closure;
+mod pathfinder;
+mod run;
 mod searches;
 mod tally;
 
@@ -32,7 +40,8 @@ mod tally;
 pub struct NameCheck {
     /// The soname.
     pub name: String,
-    /// `needed` (DT_NEEDED) or `dlopen` (loaded by name at run time).
+    /// `needed` (DT_NEEDED), `dlopen` (loaded by name at run time) or
+    /// `pathfinder` (loaded through cuda-pathfinder).
     pub kind: &'static str,
     /// With the hook's directories first on `LD_LIBRARY_PATH` (simulated
     /// when the hooks are not installed yet).
@@ -89,15 +98,7 @@ enum Outcome {
 pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
     let sysroot = f.ctx.sysroot();
     let searches = Searches::new(f, &sysroot, &mut Vec::new());
-    let caller = ElfInfo {
-        path: f.inv.prefix.join("bin/python"),
-        soname: None,
-        needed: Vec::new(),
-        rpath: Vec::new(),
-        runpath: Vec::new(),
-        machine: elf::read(&f.inv.prefix.join("bin/python")).map_or(62, |i| i.machine),
-        bytes_read: 0,
-    };
+    let caller = python_caller(f);
     (
         searches.with.resolve(name, &caller),
         searches.without.resolve(name, &caller),
@@ -108,6 +109,9 @@ pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
 pub struct Libraries {
     /// The resolution of every framework object's names.
     pub checks: Vec<LibraryCheck>,
+    /// The dependencies of the CUDA libraries the frameworks load, as the
+    /// loader settles them.
+    pub dependencies: Vec<DependencyCheck>,
     /// The findings.
     pub findings: Vec<Problem>,
     /// The builds (`package version`) with libraries that are nowhere.
@@ -119,80 +123,110 @@ pub fn check(f: &Facts) -> Libraries {
     let mut findings = Vec::new();
     let sysroot = f.ctx.sysroot();
     let searches = Searches::new(f, &sysroot, &mut findings);
-    let mut out = Vec::new();
-    let mut tally = Tally::default();
+    let python = python_caller(f);
+    let mut c = Checker {
+        f,
+        pathfinder: Pathfinder::new(f, &python),
+        searches,
+        read_elf: Objects::default(),
+        out: Vec::new(),
+        tally: Tally::default(),
+        closure: Closure::default(),
+    };
     for fw in &f.inv.frameworks {
-        if matches!(fw.build.variant, Variant::Cpu | Variant::Rocm { .. }) {
-            continue;
+        if !matches!(fw.build.variant, Variant::Cpu | Variant::Rocm { .. }) {
+            c.framework(fw, &mut findings);
         }
+    }
+    let missing_stack = c.tally.missing_stack();
+    findings.extend(c.tally.findings(f, c.searches.installed));
+    findings.extend(c.closure.symbols(f, c.searches.installed));
+    Libraries {
+        checks: c.out,
+        dependencies: c.closure.edges(),
+        findings,
+        missing_stack,
+    }
+}
+
+/// What the library rules carry from one framework to the next.
+struct Checker<'a> {
+    f: &'a Facts<'a>,
+    searches: Searches<'a>,
+    pathfinder: Pathfinder<'a>,
+    read_elf: Objects,
+    out: Vec<LibraryCheck>,
+    tally: Tally,
+    closure: Closure,
+}
+
+impl Checker<'_> {
+    /// One framework's import, run with and without the hook, each name
+    /// and dependency classified.
+    fn framework(&mut self, fw: &FrameworkBuild, findings: &mut Vec<Problem>) {
+        let f = self.f;
         let read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
             .into_iter()
             .map(|object| {
-                let (info, readable) = read_object(&object, &mut findings);
+                let (info, readable) = read_object(&object, findings);
                 (object, info, readable)
             })
             .collect();
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
-        for (i, (object, info, readable)) in read.iter().enumerate() {
-            let mut checks = Vec::new();
-            // Names loaded at run time are resolved from the object that
-            // loads them (its RPATH or RUNPATH is searched).
-            for asked in names(f, fw, &infos, i, &searches) {
-                let Asked {
-                    name,
-                    kind,
-                    preloaded,
-                } = asked;
-                let (with_hook, without_hook) = match preloaded {
-                    // Loaded by path first: the hook plays no part.
-                    Some(path) => {
-                        let found = Found {
-                            path,
-                            rule: Rule::Path,
-                        };
-                        (Some(found.clone()), Some(found))
-                    }
-                    None => (
-                        searches.with.resolve(&name, info),
-                        searches.without.resolve(&name, info),
-                    ),
-                };
-                let outcome = classify(
-                    f,
-                    &searches,
-                    &name,
-                    kind,
-                    info.machine,
-                    &with_hook,
-                    &without_hook,
-                );
-                tally.record(fw, object, &name, kind, outcome);
-                checks.push(NameCheck {
-                    name,
-                    kind,
-                    with_hook,
-                    without_hook,
-                });
-            }
+        let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
+        let plan = plan(f, fw, &infos);
+        let (s, pf) = (&self.searches, &self.pathfinder);
+        let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
+        let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
+        let mut checks: Vec<Vec<NameCheck>> = vec![Vec::new(); read.len()];
+        for (k, a) in plan.asked.iter().enumerate() {
+            // A name the data cannot answer for (a cuda-pathfinder release
+            // no row covers) is left out rather than guessed.
+            let (Some(with_hook), Some(without_hook)) = (&with.found[k], &without.found[k]) else {
+                continue;
+            };
+            let machine = infos[a.object].machine;
+            let outcome = classify(f, s, &a.name, a.kind, machine, with_hook, without_hook);
+            let object = &paths[a.object];
+            let cpu = a.falls_back_to_cpu;
+            self.tally.record(fw, object, &a.name, a.kind, outcome, cpu);
+            checks[a.object].push(NameCheck {
+                name: a.name.clone(),
+                kind: a.kind,
+                with_hook: with_hook.clone(),
+                without_hook: without_hook.clone(),
+            });
+        }
+        self.closure
+            .record(f, s, fw, &mut self.tally, with.deps, without.deps);
+        for ((object, info, readable), names) in read.into_iter().zip(checks) {
             // Of a package without data, only the objects that need CUDA
             // libraries are worth listing (CuPy has dozens of modules).
-            if fw.framework == Framework::Other && checks.is_empty() {
+            if fw.framework == Framework::Other && names.is_empty() {
                 continue;
             }
-            out.push(LibraryCheck {
+            self.out.push(LibraryCheck {
                 framework: fw.framework,
-                object: object.clone(),
-                elf: readable.then(|| info.clone()),
-                names: checks,
+                object,
+                elf: readable.then_some(info),
+                names,
             });
         }
     }
-    let missing_stack = tally.missing_stack();
-    findings.extend(tally.findings(f, searches.installed));
-    Libraries {
-        checks: out,
-        findings,
-        missing_stack,
+}
+
+/// The object whose dlopen the loader answers for code without RPATH of
+/// its own (Python's ctypes, a name pasted in an error message): the
+/// environment's Python, for its ELF machine.
+fn python_caller(f: &Facts) -> ElfInfo {
+    ElfInfo {
+        path: f.inv.prefix.join("bin/python"),
+        soname: None,
+        needed: Vec::new(),
+        rpath: Vec::new(),
+        runpath: Vec::new(),
+        machine: elf::read(&f.inv.prefix.join("bin/python")).map_or(62, |i| i.machine),
+        bytes_read: 0,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::data::catalog::CATALOG;
 use crate::finding::{Problem, Severity};
 use crate::inventory::FrameworkBuild;
 use crate::machine::driver::Source;
+use crate::machine::resolve::Rule;
 use crate::rules::{Facts, finding};
 
 /// One object's name and what became of it.
@@ -25,6 +26,8 @@ struct Seen {
     /// Whether the package is one envhook has no data for, whose modules
     /// load their libraries only when imported.
     other: bool,
+    /// Without it the framework runs on the CPU (the data says so).
+    falls_back_to_cpu: bool,
 }
 
 impl Seen {
@@ -64,6 +67,7 @@ impl Tally {
         name: &str,
         kind: &'static str,
         outcome: Outcome,
+        falls_back_to_cpu: bool,
     ) {
         let label = format!("{} {}", fw.package, fw.version);
         let other = fw.framework == crate::data::catalog::Framework::Other;
@@ -81,6 +85,7 @@ impl Tally {
             outcome,
             expected,
             other,
+            falls_back_to_cpu,
         };
         match self.by_framework.iter_mut().find(|(l, _)| *l == label) {
             Some((_, all)) => all.push(seen),
@@ -92,6 +97,8 @@ impl Tally {
         let mut out = Vec::new();
         let fix = format!("envhook install -p {}", f.inv.prefix.display());
         let mut only_with_hook: Vec<String> = Vec::new();
+        // The builds that run on the CPU until the hook is there.
+        let mut on_cpu: Vec<&str> = Vec::new();
         let mut driver_missing = Vec::new();
         for (label, all) in &self.by_framework {
             let mut sorted = Sorted::default();
@@ -101,7 +108,17 @@ impl Tally {
                     Outcome::DriverMissing => {
                         driver_missing.push(format!("{} ({})", s.name, s.object))
                     }
-                    Outcome::OnlyWithHook => only_with_hook.push(s.name.clone()),
+                    // A library loaded by name only for a feature
+                    // (profiling) is not worth a hook of its own.
+                    Outcome::OnlyWithHook
+                        if s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some() => {}
+                    Outcome::OnlyWithHook => {
+                        only_with_hook.push(s.name.clone());
+                        if s.falls_back_to_cpu && !s.optional() && !on_cpu.contains(&label.as_str())
+                        {
+                            on_cpu.push(label);
+                        }
+                    }
                     Outcome::SystemWins { .. } => sorted.system_wins.push(s),
                     Outcome::DevMissing(have) => sorted.dev_missing.push((s, have)),
                     Outcome::Missing => sorted.missing.push(s),
@@ -119,7 +136,7 @@ impl Tally {
         if !only_with_hook.is_empty() && !installed {
             only_with_hook.sort();
             only_with_hook.dedup();
-            out.push(needs_hook_finding(&only_with_hook, fix));
+            out.push(needs_hook_finding(&only_with_hook, &on_cpu, fix));
         }
         out
     }
@@ -165,19 +182,21 @@ impl Sorted<'_> {
     }
 }
 
-/// "needs" for a DT_NEEDED entry, "loads by name" for a dlopen.
+/// "needs" for a DT_NEEDED entry, "loads by name" for a dlopen, "loads
+/// through cuda-pathfinder" for what it finds.
 fn how(s: &Seen) -> &'static str {
-    if s.kind == "dlopen" {
-        "loads by name"
-    } else {
-        "needs"
+    match s.kind {
+        "dlopen" => "loads by name",
+        "pathfinder" => "loads through cuda-pathfinder",
+        _ => "needs",
     }
 }
 
-/// A needed library is an error when missing or broken; one loaded by
-/// name, a warning (the framework may work without it).
+/// A needed library (of a framework object, or of a CUDA library it
+/// loads) is an error when missing or broken; one loaded by name, a
+/// warning (the framework may work without it).
 fn severity(s: &Seen) -> Severity {
-    if s.kind == "needed" {
+    if s.kind == "needed" || s.kind == "dependency" {
         Severity::Error
     } else {
         Severity::Warning
@@ -295,13 +314,26 @@ fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
 }
 
 /// Libraries the loader finds only through the hook this environment
-/// does not have.
-fn needs_hook_finding(names: &[String], fix: String) -> Problem {
+/// does not have: an error when a framework runs on the CPU without them.
+fn needs_hook_finding(names: &[String], on_cpu: &[&str], fix: String) -> Problem {
+    let consequence = if on_cpu.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; without them {} {} on the CPU",
+            on_cpu.join(" and "),
+            if on_cpu.len() == 1 { "runs" } else { "run" }
+        )
+    };
     finding(
-        Severity::Warning,
+        if on_cpu.is_empty() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        },
         "needs-hook",
         format!(
-            "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}",
+            "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}{consequence}",
             if names.len() == 1 {
                 "this library is"
             } else {
@@ -318,11 +350,16 @@ fn needs_hook_finding(names: &[String], fix: String) -> Problem {
 fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
     let names: Vec<&str> = dedup(missing.iter().map(|s| s.name.as_str()));
     let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
-    let any_needed = missing.iter().any(|s| s.kind == "needed");
+    let any_needed = missing
+        .iter()
+        .any(|s| s.kind == "needed" || s.kind == "dependency");
+    let on_cpu = missing.iter().any(|s| s.falls_back_to_cpu);
     // A library needed at load time breaks the import; cuDNN and cuBLAS are
-    // loaded at once; the rest only when an operation needs them (curand
+    // loaded at once; without any of some frameworks' libraries they run
+    // on the CPU; the rest fail only when an operation needs them (curand
     // for random numbers, nccl for several GPUs).
     let severity = if any_needed
+        || on_cpu
         || names
             .iter()
             .any(|n| n.starts_with("libcudnn.so") || n.starts_with("libcublas.so"))
@@ -353,14 +390,24 @@ fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
             "{label} ({}) {} {}, which {} in this environment nor on the system. Expect \"{first}: cannot \
              open shared object file\"",
             objects.join(", "),
-            if any_needed { "needs" } else { "loads by name" },
+            if any_needed {
+                "needs"
+            } else if missing.iter().all(|s| s.kind == "pathfinder") {
+                "loads through cuda-pathfinder"
+            } else {
+                "loads by name"
+            },
             names.join(", "),
             if names.len() == 1 {
                 "is not"
             } else {
                 "are not"
             }
-        ),
+        ) + if on_cpu {
+            "; without them it runs on the CPU"
+        } else {
+            ""
+        },
         hint: Some(hint),
         path: None,
         source: None,
@@ -370,8 +417,9 @@ fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
 /// One finding for the libraries of a framework that the loader takes from
 /// outside the environment although the environment has them.
 fn system_wins_finding(label: &str, wins: &[&Seen], installed: bool, fix: &str) -> Problem {
-    let mut names = Vec::new();
-    let mut from = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut from: Vec<(String, &str)> = Vec::new();
     let mut without_hook_only = true;
     for s in wins {
         if let Outcome::SystemWins {
@@ -380,13 +428,28 @@ fn system_wins_finding(label: &str, wins: &[&Seen], installed: bool, fix: &str) 
             ..
         } = &s.outcome
         {
-            if !names.contains(&s.name) {
-                names.push(s.name.clone());
+            // A dependency of a library the framework loads says whose:
+            // the copy beside it lost to the one found first.
+            let name = if s.kind == "dependency" {
+                format!("{} (which {} needs)", s.name, s.object)
+            } else {
+                s.name.clone()
+            };
+            if !seen.contains(&s.name) {
+                seen.push(s.name.clone());
+                names.push(name);
             }
-            let dir = winner.path.parent().unwrap_or(Path::new("/")).display();
-            let place = format!("{dir} ({})", winner.rule.label());
-            if !from.contains(&place) {
-                from.push(place);
+            // A copy loaded before is named by how it was found.
+            let dir = winner
+                .path
+                .parent()
+                .unwrap_or(Path::new("/"))
+                .display()
+                .to_string();
+            match from.iter_mut().find(|(d, _)| *d == dir) {
+                Some(place) if place.1 == Rule::Loaded.label() => place.1 = winner.rule.label(),
+                Some(_) => {}
+                None => from.push((dir, winner.rule.label())),
             }
             without_hook_only &= *only;
         }
@@ -403,7 +466,10 @@ fn system_wins_finding(label: &str, wins: &[&Seen], installed: bool, fix: &str) 
             "{label}: {scenario}the loader takes {} from {}, not the environment's copies; a CUDA from outside \
              the environment may not match the build (\"undefined symbol\", wrong versions)",
             names.join(", "),
-            from.join(", ")
+            from.iter()
+                .map(|(dir, rule)| format!("{dir} ({rule})"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Some(if installed || !without_hook_only {
             "remove the system CUDA directory from LD_LIBRARY_PATH, or rebuild the framework without that RPATH"

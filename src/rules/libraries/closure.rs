@@ -1,0 +1,222 @@
+//! The dependencies of the CUDA libraries a framework loads, and their
+//! symbols. A library loaded by path from a wheel still takes its own
+//! `DT_NEEDED` libraries from the loader's search, where `LD_LIBRARY_PATH`
+//! precedes its `RUNPATH $ORIGIN`: JAX's `libcublas.so.13` from the wheel
+//! with a `module load cuda` system `libcublasLt.so.13`. Each dependency
+//! is classified like a name the framework asks for (the same findings:
+//! missing, found only through the hook, a copy from outside the
+//! environment winning), and the versioned symbols each library needs are
+//! looked up in the provider the loader binds: cuSPARSE of CUDA 12.4 with
+//! the nvJitLink of 12.1 fails with `undefined symbol:
+//! __nvJitLinkComplete_12_4, version libnvJitLink.so.12`.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::tally::Tally;
+use super::{Searches, classify};
+use crate::finding::{Problem, Severity};
+use crate::inventory::{FrameworkBuild, Installer};
+use crate::machine::loader::Dependency;
+use crate::machine::resolve::Found;
+use crate::machine::symbols;
+use crate::rules::{Facts, finding};
+
+/// How one dependency of a loaded CUDA library resolves, with and without
+/// envhook's hook.
+#[derive(Debug, Clone, Serialize)]
+pub struct DependencyCheck {
+    /// The library that needs it (as loaded without the hook).
+    #[serde(serialize_with = "crate::paths::serialize")]
+    pub needed_by: PathBuf,
+    /// The name in its `DT_NEEDED`.
+    pub name: String,
+    /// With the hook's directories first on `LD_LIBRARY_PATH`.
+    pub with_hook: Option<Found>,
+    /// With `LD_LIBRARY_PATH` as it is, minus envhook's directories.
+    pub without_hook: Option<Found>,
+}
+
+/// The dependencies of every framework's libraries, each once.
+#[derive(Default)]
+pub(super) struct Closure {
+    edges: Vec<DependencyCheck>,
+}
+
+/// A dependency's key across the two runs: the needing library's file
+/// name (the hook's link directory names it too) and the name it needs.
+fn key(d: &Dependency) -> (Option<&std::ffi::OsStr>, &str) {
+    (d.needed_by.file_name(), d.name.as_str())
+}
+
+impl Closure {
+    /// The dependencies of one framework's run with and without the hook:
+    /// each classified into the framework's tally, each kept once.
+    pub(super) fn record(
+        &mut self,
+        f: &Facts,
+        searches: &Searches,
+        fw: &FrameworkBuild,
+        tally: &mut Tally,
+        with: Vec<Dependency>,
+        without: Vec<Dependency>,
+    ) {
+        let mut with_by_key: BTreeMap<_, &Dependency> = BTreeMap::new();
+        for d in &with {
+            with_by_key.entry(key(d)).or_insert(d);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for d in &without {
+            if !seen.insert(key(d)) {
+                continue;
+            }
+            let with_hook = with_by_key.get(&key(d)).and_then(|w| w.found.clone());
+            let outcome = classify(f, searches, &d.name, "dependency", 62, &with_hook, &d.found);
+            tally.record(fw, &d.needed_by, &d.name, "dependency", outcome, false);
+            let known = self
+                .edges
+                .iter()
+                .any(|e| e.needed_by.file_name() == d.needed_by.file_name() && e.name == d.name);
+            if !known {
+                self.edges.push(DependencyCheck {
+                    needed_by: d.needed_by.clone(),
+                    name: d.name.clone(),
+                    with_hook,
+                    without_hook: d.found.clone(),
+                });
+            }
+        }
+    }
+
+    /// Every dependency, in the order they were loaded.
+    pub(super) fn edges(&self) -> Vec<DependencyCheck> {
+        self.edges.clone()
+    }
+
+    /// The versioned symbols each library needs that the provider the
+    /// loader binds lacks, in the scenario the user has: with the hook if
+    /// it is installed, else without.
+    pub(super) fn symbols(&self, f: &Facts, installed: bool) -> Vec<Problem> {
+        let mut out = Vec::new();
+        for e in &self.edges {
+            let (now, other) = if installed {
+                (&e.with_hook, &e.without_hook)
+            } else {
+                (&e.without_hook, &e.with_hook)
+            };
+            let Some(provider) = now else { continue };
+            let lacking = lacking(&e.needed_by, &provider.path, &e.name);
+            if lacking.is_empty() {
+                continue;
+            }
+            // The hook binds another provider that has them all: it is the
+            // fix.
+            let hook_fixes = !installed
+                && other.as_ref().is_some_and(|o| {
+                    o.path != provider.path && lacking_all(&e.needed_by, &o.path, &e.name, &lacking)
+                });
+            out.push(missing_symbol(f, e, provider, &lacking, hook_fixes));
+        }
+        out
+    }
+}
+
+/// The symbols (and their versions) `consumer` needs from `name` that
+/// `provider` does not define; none when either cannot be read.
+fn lacking(consumer: &Path, provider: &Path, name: &str) -> Vec<(String, String)> {
+    let count = Cell::new(0);
+    let real = |p: &Path| crate::paths::real_path(p).unwrap_or_else(|_| p.to_path_buf());
+    let (Ok(c), Ok(p)) = (
+        symbols::open(&real(consumer), &count),
+        symbols::open(&real(provider), &count),
+    ) else {
+        return Vec::new();
+    };
+    c.needs(&|file| file == name)
+        .into_iter()
+        .filter(|n| p.defines(&n.symbol, Some(&n.version)) == Some(false))
+        .map(|n| (n.symbol, n.version))
+        .collect()
+}
+
+/// Whether `provider` defines none of `lacking` missing: all of them.
+fn lacking_all(consumer: &Path, provider: &Path, name: &str, lacking: &[(String, String)]) -> bool {
+    let still = self::lacking(consumer, provider, name);
+    lacking.iter().all(|l| !still.contains(l))
+}
+
+/// The package of the environment that owns a library file.
+fn owner<'a>(f: &'a Facts, path: &Path) -> Option<&'a crate::inventory::Package> {
+    let real = crate::paths::real_path(path).ok();
+    f.inv.packages.iter().find(|p| {
+        p.libraries.iter().any(|l| {
+            l.path == path
+                || real.is_some() && crate::paths::real_path(&l.path).ok().as_ref() == real.as_ref()
+        })
+    })
+}
+
+/// One library whose provider lacks symbols it needs: the load fails.
+fn missing_symbol(
+    f: &Facts,
+    e: &DependencyCheck,
+    provider: &Found,
+    lacking: &[(String, String)],
+    hook_fixes: bool,
+) -> Problem {
+    let consumer = e
+        .needed_by
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (symbol, version) = &lacking[0];
+    let more = match lacking.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    let inside = provider.path.starts_with(&f.inv.prefix);
+    let fix = if hook_fixes {
+        format!("envhook install -p {}", f.inv.prefix.display())
+    } else if !inside {
+        format!(
+            "take {} off LD_LIBRARY_PATH (it holds another release of {})",
+            provider.path.parent().unwrap_or(Path::new("/")).display(),
+            e.name
+        )
+    } else {
+        match owner(f, &provider.path) {
+            Some(p) if p.installer == Installer::Pip => format!(
+                "{} -m pip install --upgrade '{}' (a release at least as new as the one {consumer} was built with)",
+                f.inv.prefix.join("bin/python").display(),
+                p.name
+            ),
+            Some(p) => format!(
+                "conda install -p {} '{}' at the release {consumer} was built with",
+                f.inv.prefix.display(),
+                p.name
+            ),
+            None => format!(
+                "reinstall {} at the release {consumer} was built with",
+                e.name
+            ),
+        }
+    };
+    finding(
+        Severity::Error,
+        "symbol-missing",
+        format!(
+            "{consumer} ({}) needs {symbol} (version {version}){more} from {}, and the {} the loader \
+             takes, {} ({}), does not define it: loading it fails with \"undefined symbol: {symbol}, \
+             version {version}\"",
+            e.needed_by.parent().unwrap_or(Path::new("/")).display(),
+            e.name,
+            e.name,
+            provider.path.display(),
+            provider.rule.label()
+        ),
+        Some(fix),
+    )
+}

@@ -1,0 +1,90 @@
+//! One framework's import, run in a simulated process: the plan's steps in
+//! order ([`super::asked::plan`]), each load pulling in its closure, so
+//! that a name is answered by a copy loaded earlier when there is one, as
+//! in the real process.
+
+use std::path::PathBuf;
+
+use super::asked::{Plan, Step};
+use super::pathfinder::Pathfinder;
+use crate::data::catalog::CATALOG;
+use crate::machine::elf::ElfInfo;
+use crate::machine::loader::{Dependency, Objects, Process};
+use crate::machine::resolve::{Found, Rule, Search};
+
+/// What one run settled.
+pub(super) struct Run {
+    /// Each asked name's answer (`None`: nothing the data can say, such
+    /// as a cuda-pathfinder release no row covers; `Some(None)`: not
+    /// found).
+    pub(super) found: Vec<Option<Option<Found>>>,
+    /// Every dependency of a loaded CUDA library, as the loader settled it
+    /// (those of the framework's own objects are asked names).
+    pub(super) deps: Vec<Dependency>,
+}
+
+/// Whether the closure follows a name: the CUDA stack's libraries.
+fn cuda(name: &str) -> bool {
+    CATALOG.library_component(name).is_some()
+}
+
+/// Run `plan` for the framework objects `paths` (their facts `infos`)
+/// with `search` as the loader's.
+pub(super) fn run(
+    plan: &Plan,
+    paths: &[PathBuf],
+    infos: &[&ElfInfo],
+    search: &Search,
+    objects: &mut Objects,
+    pathfinder: &Pathfinder,
+) -> Run {
+    let follow: &dyn Fn(&str) -> bool = &cuda;
+    let mut process = Process::new(search, follow);
+    let mut found: Vec<Option<Option<Found>>> = vec![None; plan.asked.len()];
+    let mut deps = Vec::new();
+    for step in &plan.steps {
+        match step {
+            Step::Path(path) => {
+                let name = path.file_name().and_then(|n| n.to_str());
+                deps.extend(process.load(path, name, objects));
+            }
+            Step::Pathfinder { stem, asked } => {
+                let answer = pathfinder.load(stem, &mut process, objects, &mut deps);
+                if let Some(k) = asked {
+                    found[*k] = answer;
+                }
+            }
+            Step::Object(i) => {
+                let mut own = process.load(&paths[*i], None, objects);
+                for (k, a) in plan.asked.iter().enumerate() {
+                    if a.object != *i || a.kind != "needed" {
+                        continue;
+                    }
+                    // Its own edge, or (an object loaded before as
+                    // another's dependency) the copy loaded under the name.
+                    let answer = own
+                        .iter()
+                        .find(|d| d.needed_by == paths[*i] && d.name == a.name)
+                        .map(|d| d.found.clone())
+                        .unwrap_or_else(|| {
+                            process.loaded(&a.name).map(|p| Found {
+                                path: p.to_path_buf(),
+                                rule: Rule::Loaded,
+                            })
+                        });
+                    found[k] = Some(answer);
+                }
+                own.retain(|d| d.needed_by != paths[*i]);
+                deps.extend(own);
+            }
+            Step::Open { caller, asked } => {
+                let (answer, more) =
+                    process.open(&plan.asked[*asked].name, infos[*caller], objects);
+                found[*asked] = Some(answer);
+                deps.extend(more);
+            }
+        }
+    }
+    deps.retain(|d| !paths.contains(&d.needed_by));
+    Run { found, deps }
+}
