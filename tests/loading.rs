@@ -172,3 +172,384 @@ fn an_extra_the_environment_was_not_installed_with_is_not_held() {
     );
     assert_eq!(code, 1);
 }
+
+/// Build a real shared object with `cc` from `src`: its soname, the
+/// libraries it links by path, a RUNPATH, and a version script naming
+/// the version node every symbol gets (as NVIDIA's libraries do:
+/// `libnvJitLink.so.12 { global: *; }`).
+fn cc(
+    out: &Path,
+    soname: &str,
+    src: &str,
+    deps: &[&Path],
+    runpath: Option<&str>,
+    node: Option<&str>,
+) {
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let c = out.with_extension("fixture.c");
+    std::fs::write(&c, src).unwrap();
+    let mut cmd = std::process::Command::new("cc");
+    cmd.args(["-shared", "-fPIC", "-o"])
+        .arg(out)
+        .arg(&c)
+        .arg(format!("-Wl,-soname,{soname}"))
+        .arg("-Wl,--no-as-needed");
+    if let Some(r) = runpath {
+        cmd.args(["-Wl,--enable-new-dtags", &format!("-Wl,-rpath,{r}")]);
+    }
+    let map = out.with_extension("fixture.map");
+    if let Some(node) = node {
+        std::fs::write(&map, format!("{node} {{ global: *; }};\n")).unwrap();
+        cmd.arg(format!("-Wl,--version-script={}", map.display()));
+    }
+    let status = cmd.args(deps).status().expect("cc is installed");
+    assert!(status.success(), "cc failed for {}", out.display());
+    let _ = std::fs::remove_file(&c);
+    let _ = std::fs::remove_file(&map);
+}
+
+/// The findings of one code.
+fn of<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+/// CuPy 14 loads its libraries through cuda-pathfinder, by absolute path
+/// from the wheels, before the module that needs them is imported: its
+/// objects have no RUNPATH, yet no hook is needed. On the H200 this was a
+/// false `needs-hook` (and `system-library-wins` beside a system CUDA).
+#[test]
+fn what_cuda_pathfinder_loads_needs_no_hook() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/cupy");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    cuda13_wheels(&mut env);
+    wheel(
+        &mut env,
+        "nvidia-cublas",
+        "13.1.0.3",
+        &[
+            "nvidia/cu13/lib/libcublas.so.13",
+            "nvidia/cu13/lib/libcublasLt.so.13",
+        ],
+    );
+    let module = "cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so";
+    env.pip(
+        PipDist::new("cupy-cuda13x", "14.2.0")
+            .requires(vec!["numpy<2.6,>=2.0", "cuda-pathfinder==1.*,>=1.3.4"])
+            .files(vec![FileSpec::File(module)]),
+    );
+    let site = env.site();
+    // Linked by path, as CuPy's build does, then no RUNPATH at all.
+    support::cc_shared(
+        &site.join(module),
+        "cublas.cpython-312-x86_64-linux-gnu.so",
+        &[&site.join("nvidia/cu13/lib/libcublas.so.13")],
+        None,
+        false,
+    );
+    let (json, code) = check(&sb, &prefix, &[]);
+    assert_eq!(loud(&json), Vec::<String>::new(), "{:#}", json["findings"]);
+    assert_eq!(code, 0);
+    let cublas = json["libraries"][0]["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "libcublas.so.13")
+        .unwrap_or_else(|| panic!("{:#}", json["libraries"]));
+    // pathfinder loaded it; the module's DT_NEEDED finds it loaded.
+    assert_eq!(cublas["without_hook"]["rule"], "loaded");
+    assert!(
+        cublas["without_hook"]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("site-packages/nvidia/cu13/lib/libcublas.so.13")
+    );
+    // Without cuda-pathfinder's data (a release no row covers) the name is
+    // resolved as the loader would: only through a hook.
+    std::fs::remove_dir_all(site.join("cuda_pathfinder-1.9.1.dist-info")).unwrap();
+    env.pip(PipDist::new("cuda-pathfinder", "9.0.0"));
+    let (json, _) = check(&sb, &prefix, &[]);
+    assert_eq!(of(&json, "needs-hook").len(), 1, "{:#}", json["findings"]);
+}
+
+/// A library loaded by path takes its own dependencies from the loader's
+/// search, where an inherited LD_LIBRARY_PATH (`module load cuda`)
+/// precedes its RUNPATH `$ORIGIN`: JAX loads the wheel's libcublas.so.13
+/// before libcublasLt.so.13, which then comes from the system; torch 2.11
+/// preloads libcublasLt.so.13 first and is not affected. Measured so on
+/// PyPI torch 2.11.0 and jax 0.11.2 (/proc/self/maps).
+#[test]
+fn the_dependencies_of_a_library_loaded_by_path_under_an_inherited_path() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/gpu");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    cuda13_wheels(&mut env);
+    let site = env.site();
+    let lib = site.join("nvidia/cu13/lib");
+    env.pip(PipDist::new("nvidia-cublas", "13.1.0.3").files(vec![
+        FileSpec::File("nvidia/cu13/lib/libcublas.so.13"),
+        FileSpec::File("nvidia/cu13/lib/libcublasLt.so.13"),
+    ]));
+    cc(
+        &lib.join("libcublasLt.so.13"),
+        "libcublasLt.so.13",
+        "int lt(void) { return 0; }\n",
+        &[],
+        None,
+        None,
+    );
+    cc(
+        &lib.join("libcublas.so.13"),
+        "libcublas.so.13",
+        "int lt(void);\nint blas(void) { return lt(); }\n",
+        &[&lib.join("libcublasLt.so.13")],
+        Some("$ORIGIN"),
+        None,
+    );
+    let system = sb.path("usr/local/cuda-13.0/lib64");
+    cc(
+        &system.join("libcublasLt.so.13"),
+        "libcublasLt.so.13",
+        "int lt(void) { return 1; }\n",
+        &[],
+        None,
+        None,
+    );
+    env.pip(PipDist::new("jaxlib", "0.11.2"));
+    env.pip(PipDist::new("jax-cuda13-plugin", "0.11.2"));
+    let plugin = "jax_plugins/xla_cuda13/xla_cuda_plugin.so";
+    env.pip(PipDist::new("jax-cuda13-pjrt", "0.11.2").files(vec![FileSpec::File(plugin)]));
+    support::cc_shared(
+        &site.join(plugin),
+        "xla_cuda_plugin.so",
+        &[],
+        Some("$ORIGIN/../../nvidia/cu13/lib"),
+        false,
+    );
+    let inherited = system.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = sb.envhook_std();
+        cmd.args(["check", "--json"])
+            .args(MACHINE)
+            .args(args)
+            .arg("-p")
+            .arg(&prefix);
+        cmd.env("LD_LIBRARY_PATH", inherited);
+        let out = cmd.output().unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (json, out.status.code().unwrap())
+    };
+    let (json, _) = run(&[]);
+    let wins = of(&json, "system-library-wins");
+    assert_eq!(wins.len(), 1, "{:#}", json["findings"]);
+    let message = wins[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("jax-cuda13-plugin 0.11.2: without envhook's hook"),
+        "{message}"
+    );
+    assert!(message.contains("libcublasLt.so.13"), "{message}");
+    assert!(message.contains(inherited), "{message}");
+    assert_eq!(
+        wins[0]["hint"],
+        format!("envhook install -p {}", prefix.display())
+    );
+    let edge = json["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "libcublasLt.so.13")
+        .unwrap_or_else(|| panic!("{:#}", json["dependencies"]));
+    assert!(
+        edge["needed_by"]
+            .as_str()
+            .unwrap()
+            .ends_with("libcublas.so.13")
+    );
+    assert_eq!(edge["without_hook"]["rule"], "ld-library-path");
+    // The fix, as printed: then the environment's copy is the one.
+    let (code, _, err) = sb.run_on(&["install"], &prefix);
+    assert!(code <= 1, "{err}");
+    let (json, _) = run(&[]);
+    assert!(
+        of(&json, "system-library-wins").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    sb.run_on(&["uninstall"], &prefix);
+    // torch 2.11 preloads libcublasLt.so.13 before libcublas.so.13.
+    std::fs::remove_dir_all(site.join("jax_cuda13_pjrt-0.11.2.dist-info")).unwrap();
+    env.pip(
+        PipDist::new("torch", "2.11.0")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.11.0+cu130'\ndebug = False\ncuda = '13.0'\ngit_version = 'x'\nhip = None\n",
+            ),
+    );
+    support::cc_shared(
+        &site.join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &[&lib.join("libcublas.so.13")],
+        Some("$ORIGIN/../../nvidia/cu13/lib"),
+        false,
+    );
+    let (json, _) = run(&[]);
+    let wins = of(&json, "system-library-wins");
+    assert!(
+        wins.iter()
+            .all(|w| !w["message"].as_str().unwrap().starts_with("torch")),
+        "{wins:#?}"
+    );
+}
+
+/// cuSPARSE built against nvJitLink 12.4 needs
+/// `__nvJitLinkComplete_12_4@libnvJitLink.so.12`; an nvJitLink wheel of
+/// 12.1 has the version node but not the symbol: importing torch fails
+/// with "undefined symbol". One of the most reported torch import errors.
+#[test]
+fn a_symbol_the_bound_provider_lacks() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/torch");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    let site = env.site();
+    env.pip(
+        PipDist::new("nvidia-nvjitlink-cu12", "12.1.105").files(vec![FileSpec::File(
+            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        )]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cusparse-cu12", "12.3.1.170").files(vec![FileSpec::File(
+            "nvidia/cusparse/lib/libcusparse.so.12",
+        )]),
+    );
+    let jit = site.join("nvidia/nvjitlink/lib/libnvJitLink.so.12");
+    let scratch = sb.path("scratch/libnvJitLink.so.12");
+    // Built against 12.4's nvJitLink, which the environment then lost.
+    cc(
+        &scratch,
+        "libnvJitLink.so.12",
+        "int __nvJitLinkComplete_12_4(void) { return 0; }\nint __nvJitLinkCreate_12_0(void) { return 0; }\n",
+        &[],
+        None,
+        Some("libnvJitLink.so.12"),
+    );
+    let sparse = site.join("nvidia/cusparse/lib/libcusparse.so.12");
+    cc(
+        &sparse,
+        "libcusparse.so.12",
+        "int __nvJitLinkComplete_12_4(void);\nint __nvJitLinkCreate_12_0(void);\nint sp(void) { return __nvJitLinkComplete_12_4() + __nvJitLinkCreate_12_0(); }\n",
+        &[&scratch],
+        Some("$ORIGIN:$ORIGIN/../../nvjitlink/lib"),
+        Some("libcusparse.so.12"),
+    );
+    cc(
+        &jit,
+        "libnvJitLink.so.12",
+        "int __nvJitLinkCreate_12_0(void) { return 0; }\n",
+        &[],
+        None,
+        Some("libnvJitLink.so.12"),
+    );
+    env.pip(
+        PipDist::new("torch", "2.5.1")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.5.1+cu124'\ndebug = False\ncuda = '12.4'\ngit_version = 'x'\nhip = None\n",
+            ),
+    );
+    support::cc_shared(
+        &site.join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &[&sparse],
+        Some("$ORIGIN/../../nvidia/cusparse/lib"),
+        false,
+    );
+    let (json, code) = check(&sb, &prefix, &[]);
+    let missing = of(&json, "symbol-missing");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(missing[0]["severity"], "error");
+    let message = missing[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12"),
+        "{message}"
+    );
+    assert!(message.starts_with("libcusparse.so.12"), "{message}");
+    assert_eq!(
+        missing[0]["hint"],
+        format!(
+            "{}/bin/python -m pip install --upgrade 'nvidia-nvjitlink-cu12' (a release at least as new as the one libcusparse.so.12 was built with)",
+            prefix.display()
+        )
+    );
+    assert_eq!(code, 1);
+    // The loader agrees (what `ldd -r` asks it: bind every symbol now).
+    let trace = std::process::Command::new("/lib64/ld-linux-x86-64.so.2")
+        .arg(&sparse)
+        .env("LD_TRACE_LOADED_OBJECTS", "1")
+        .env("LD_BIND_NOW", "yes")
+        .env("LD_WARN", "yes")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&trace.stdout).into_owned()
+        + &String::from_utf8_lossy(&trace.stderr);
+    assert!(
+        text.contains("undefined symbol: __nvJitLinkComplete_12_4"),
+        "{text}"
+    );
+    // With the nvJitLink it was built with, nothing.
+    std::fs::copy(&scratch, &jit).unwrap();
+    let (json, _) = check(&sb, &prefix, &[]);
+    assert!(
+        of(&json, "symbol-missing").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+}
+
+/// JAX without cuDNN does not fail: it runs on the CPU ("Unable to load
+/// cuDNN", "Falling back to cpu"). A library whose absence costs the GPU
+/// is an error, not a warning.
+#[test]
+fn a_framework_that_falls_back_to_the_cpu_is_an_error() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/jax");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    cuda13_wheels(&mut env);
+    let site = env.site();
+    env.pip(PipDist::new("jaxlib", "0.11.2"));
+    env.pip(PipDist::new("jax-cuda13-plugin", "0.11.2").requires(vec![
+        "jax-cuda13-pjrt==0.11.2",
+        "nvidia-cudnn-cu13<10.0,>=9.8; extra == \"with-cuda\"",
+    ]));
+    let plugin = "jax_plugins/xla_cuda13/xla_cuda_plugin.so";
+    env.pip(PipDist::new("jax-cuda13-pjrt", "0.11.2").files(vec![FileSpec::File(plugin)]));
+    support::cc_shared(
+        &site.join(plugin),
+        "xla_cuda_plugin.so",
+        &[],
+        Some("$ORIGIN/../../nvidia/cu13/lib"),
+        false,
+    );
+    let (json, code) = check(&sb, &prefix, &[]);
+    let missing = of(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(missing[0]["severity"], "error");
+    let message = missing[0]["message"].as_str().unwrap();
+    assert!(message.contains("libcudnn.so.9"), "{message}");
+    assert!(
+        message.ends_with("without them it runs on the CPU"),
+        "{message}"
+    );
+    assert_eq!(code, 1);
+}

@@ -108,15 +108,19 @@ impl Closure {
                 (&e.without_hook, &e.with_hook)
             };
             let Some(provider) = now else { continue };
-            let lacking = lacking(&e.needed_by, &provider.path, &e.name);
-            if lacking.is_empty() {
+            let consumer = on_disk(f, &e.needed_by);
+            let Some(lacking) =
+                lacking(&consumer, &on_disk(f, &provider.path), &e.name).filter(|l| !l.is_empty())
+            else {
                 continue;
-            }
+            };
             // The hook binds another provider that has them all: it is the
             // fix.
             let hook_fixes = !installed
                 && other.as_ref().is_some_and(|o| {
-                    o.path != provider.path && lacking_all(&e.needed_by, &o.path, &e.name, &lacking)
+                    let theirs = on_disk(f, &o.path);
+                    theirs != on_disk(f, &provider.path)
+                        && lacking_none(&consumer, &theirs, &e.name, &lacking)
                 });
             out.push(missing_symbol(f, e, provider, &lacking, hook_fixes));
         }
@@ -124,28 +128,46 @@ impl Closure {
     }
 }
 
-/// The symbols (and their versions) `consumer` needs from `name` that
-/// `provider` does not define; none when either cannot be read.
-fn lacking(consumer: &Path, provider: &Path, name: &str) -> Vec<(String, String)> {
-    let count = Cell::new(0);
-    let real = |p: &Path| crate::paths::real_path(p).unwrap_or_else(|_| p.to_path_buf());
-    let (Ok(c), Ok(p)) = (
-        symbols::open(&real(consumer), &count),
-        symbols::open(&real(provider), &count),
-    ) else {
-        return Vec::new();
-    };
-    c.needs(&|file| file == name)
-        .into_iter()
-        .filter(|n| p.defines(&n.symbol, Some(&n.version)) == Some(false))
-        .map(|n| (n.symbol, n.version))
-        .collect()
+/// The file a path names: itself, or, in the link directory the hook
+/// would create (simulated before it exists), the link's target.
+fn on_disk(f: &Facts, path: &Path) -> PathBuf {
+    let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
+    let target = iso
+        .filter(|iso| path.parent() == Some(iso.link.as_path()) && !path.exists())
+        .and_then(|iso| {
+            iso.entries
+                .iter()
+                .find(|e| path.file_name().is_some_and(|n| n == e.name.as_str()))
+        })
+        .map(|e| e.target.clone());
+    let path = target.unwrap_or_else(|| path.to_path_buf());
+    crate::paths::real_path(&path).unwrap_or(path)
 }
 
-/// Whether `provider` defines none of `lacking` missing: all of them.
-fn lacking_all(consumer: &Path, provider: &Path, name: &str, lacking: &[(String, String)]) -> bool {
-    let still = self::lacking(consumer, provider, name);
-    lacking.iter().all(|l| !still.contains(l))
+/// The symbols (and their versions) `consumer` needs from `name` that
+/// `provider` does not define; `None` when either cannot be read.
+fn lacking(consumer: &Path, provider: &Path, name: &str) -> Option<Vec<(String, String)>> {
+    let count = Cell::new(0);
+    let c = symbols::open(consumer, &count).ok()?;
+    let p = symbols::open(provider, &count).ok()?;
+    Some(
+        c.needs(&|file| file == name)
+            .into_iter()
+            .filter(|n| p.defines(&n.symbol, Some(&n.version)) == Some(false))
+            .map(|n| (n.symbol, n.version))
+            .collect(),
+    )
+}
+
+/// Whether `provider` defines every one of `lacking` (it can be read).
+fn lacking_none(
+    consumer: &Path,
+    provider: &Path,
+    name: &str,
+    lacking: &[(String, String)],
+) -> bool {
+    self::lacking(consumer, provider, name)
+        .is_some_and(|still| lacking.iter().all(|l| !still.contains(l)))
 }
 
 /// The package of the environment that owns a library file.
