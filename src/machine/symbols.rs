@@ -392,37 +392,48 @@ impl Tables<'_> {
     }
 
     /// Whether this object defines `name` (of `version`, when given), by
-    /// its GNU hash table, as the loader looks it up. `None` when the
-    /// object has no GNU hash table to look in.
+    /// its hash table, as the loader looks it up: the GNU one, else the
+    /// SysV one (`DT_HASH`; CUDA 12's nvJitLink and NVRTC have only that).
+    /// `None` when it has neither.
     pub fn defines(&self, name: &str, version: Option<&str>) -> Option<bool> {
+        let defined = std::cell::OnceCell::new();
+        let matches = |i: u64| -> Option<bool> {
+            let (n, _, shndx) = self.symbol(i)?;
+            if shndx == SHN_UNDEF || !self.string_is(u64::from(n), name.as_bytes()) {
+                return Some(false);
+            }
+            Some(match (version, self.versym) {
+                (Some(want), Some(_)) => {
+                    let have = self.version_index(i)?;
+                    defined
+                        .get_or_init(|| self.defined_versions())
+                        .iter()
+                        .any(|(ndx, v)| *ndx == have && v == want)
+                }
+                _ => true,
+            })
+        };
+        if self.gnu_hash.is_some() {
+            self.gnu_lookup(name, &matches)
+        } else {
+            self.sysv_lookup(name, &matches)
+        }
+    }
+
+    /// A GNU hash table lookup: the bucket, then its chain, whose low bit
+    /// ends it.
+    fn gnu_lookup(&self, name: &str, matches: &dyn Fn(u64) -> Option<bool>) -> Option<bool> {
         let (nbuckets, symoffset, buckets, chains) = self.gnu()?;
         let h = gnu_hash(name.as_bytes());
         let mut i = u64::from(self.u32(buckets + u64::from(h) % nbuckets * 4)?);
         if i == 0 || i < symoffset {
             return Some(false);
         }
-        let defined = std::cell::OnceCell::new();
         let limit = self.count().unwrap_or(MAX_ENTRIES);
         while i < limit {
             let c = self.u32(chains + (i - symoffset) * 4)?;
-            if c | 1 == h | 1
-                && let Some((n, _, shndx)) = self.symbol(i)
-                && shndx != SHN_UNDEF
-                && self.string_is(u64::from(n), name.as_bytes())
-            {
-                let ok = match (version, self.versym) {
-                    (Some(want), Some(_)) => {
-                        let have = self.version_index(i)?;
-                        defined
-                            .get_or_init(|| self.defined_versions())
-                            .iter()
-                            .any(|(ndx, v)| *ndx == have && v == want)
-                    }
-                    _ => true,
-                };
-                if ok {
-                    return Some(true);
-                }
+            if c | 1 == h | 1 && matches(i)? {
+                return Some(true);
             }
             if c & 1 == 1 {
                 break;
@@ -431,6 +442,39 @@ impl Tables<'_> {
         }
         Some(false)
     }
+
+    /// A SysV hash table lookup (`nbucket`, `nchain`, then the buckets and
+    /// chains): a chain visits at most `nchain` symbols.
+    fn sysv_lookup(&self, name: &str, matches: &dyn Fn(u64) -> Option<bool>) -> Option<bool> {
+        let table = self.hash?;
+        let nbucket = u64::from(self.u32(table)?);
+        let nchain = u64::from(self.u32(table + 4)?);
+        if nbucket == 0 || nbucket > MAX_ENTRIES || nchain > MAX_ENTRIES {
+            return None;
+        }
+        let h = u64::from(sysv_hash(name.as_bytes()));
+        let chains = table + 8 + nbucket * 4;
+        let mut i = u64::from(self.u32(table + 8 + h % nbucket * 4)?);
+        for _ in 0..nchain {
+            if i == 0 || i >= nchain {
+                break;
+            }
+            if matches(i)? {
+                return Some(true);
+            }
+            i = u64::from(self.u32(chains + i * 4)?);
+        }
+        Some(false)
+    }
+}
+
+/// The SysV ELF hash function (`_dl_elf_hash`).
+fn sysv_hash(name: &[u8]) -> u32 {
+    name.iter().fold(0u32, |h, &c| {
+        let h = (h << 4).wrapping_add(u32::from(c));
+        let g = h & 0xf000_0000;
+        (h ^ (g >> 24)) & !g
+    })
 }
 
 /// The GNU hash function (`dl_new_hash`).
@@ -531,6 +575,39 @@ mod tests {
         );
         assert_eq!(old_t.defines("__nvJitLinkCreate_12_0", None), Some(true));
         assert!(count.get() < 64 * 1024, "read {} bytes", count.get());
+    }
+
+    /// CUDA 12's nvJitLink has only a SysV hash table (`DT_HASH`): looked
+    /// up in that, as the loader does (the real 12.1.105 wheel lacked
+    /// `__nvJitLinkComplete_12_4` and the check said nothing).
+    #[test]
+    fn a_provider_with_only_a_sysv_hash_table() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let map = d.join("v.map");
+        std::fs::write(&map, "libnvJitLink.so.12 { global: *; };\n").unwrap();
+        let provider = cc(
+            d,
+            "libnvJitLink.so.12",
+            "int __nvJitLinkCreate_12_0(void) { return 0; }\nint __nvJitLinkCreate_12_1(void) { return 0; }\n",
+            &[
+                "-Wl,-soname,libnvJitLink.so.12",
+                "-Wl,--hash-style=sysv",
+                &format!("-Wl,--version-script={}", map.display()),
+            ],
+        );
+        let count = Cell::new(0);
+        let t = open(&provider, &count).unwrap();
+        assert!(t.gnu_hash.is_none() && t.hash.is_some());
+        let v = Some("libnvJitLink.so.12");
+        assert_eq!(t.defines("__nvJitLinkCreate_12_1", v), Some(true));
+        assert_eq!(t.defines("__nvJitLinkCreate_12_0", v), Some(true));
+        assert_eq!(t.defines("__nvJitLinkComplete_12_4", v), Some(false));
+        assert_eq!(
+            t.defines("__nvJitLinkCreate_12_1", Some("libnvJitLink.so.13")),
+            Some(false)
+        );
+        assert_eq!(sysv_hash(b"printf"), 0x077905a6);
     }
 
     /// Garbage and truncated files give errors or empty answers, no panic.

@@ -14,6 +14,7 @@
 # one, as `conda create python; pip install ...` would have left it.
 #
 # usage: tests/gpu/run.sh ENVHOOK OUTDIR [PYTHON]
+#        (ENVHOOK_GPU_SYSTEM_CUDA=DIR: the system CUDA's library directory)
 # Writes OUTDIR/results.json (every check and probe) and OUTDIR/report.txt.
 set -u
 EH=$(readlink -f "$1")
@@ -56,14 +57,15 @@ if [[ ! -d $ENV/conda-meta ]]; then
 fi
 log "env=$ENV"
 
-FRAMEWORKS=(torch jax cupy numba)
-probe() { # scenario, then the command prefix
-    local scenario=$1
-    shift
-    for fw in "${FRAMEWORKS[@]}"; do
+ALL="torch jax cupy numba"
+probe() { # scenario, frameworks, then the command prefix
+    local scenario=$1 fw
+    local frameworks=$2
+    shift 2
+    for fw in $frameworks; do
         local t0=$SECONDS
         local line
-        line=$(timeout 180 "$@" "$PY" "$HERE/probe.py" "$fw" 2>"$OUT/probe.err" | tail -n 1)
+        line=$(timeout 150 "$@" "$PY" "$HERE/probe.py" "$fw" 2>"$OUT/probe.err" | tail -n 1)
         [[ $line == \{* ]] || line="{\"framework\": \"$fw\", \"ok\": false, \"error\": $("$PY" -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read()[-2000:]))' "$OUT/probe.err")}"
         echo "$line" >"$OUT/probe.$scenario.$fw.json"
         log "probe $scenario $fw ($((SECONDS - t0)) s): $(echo "$line" | cut -c1-300)"
@@ -81,10 +83,11 @@ check() { # scenario, then env assignments
 "$EH" uninstall -p "$ENV" >/dev/null 2>&1
 log "== clean"
 check clean -u LD_LIBRARY_PATH
-probe clean env -u LD_LIBRARY_PATH
+probe clean "$ALL" env -u LD_LIBRARY_PATH
 
-SYS=""
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+# The system CUDA (ENVHOOK_GPU_SYSTEM_CUDA names another directory).
+SYS=${ENVHOOK_GPU_SYSTEM_CUDA-}
+for d in ${SYS:+$SYS} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     if compgen -G "$d/libcublasLt.so.*" >/dev/null; then
         SYS=$d
         break
@@ -94,7 +97,7 @@ if [[ -n $SYS ]]; then
     log "== inherited LD_LIBRARY_PATH=$SYS"
     ls -l "$SYS"/libcublasLt.so.* "$SYS"/libnvJitLink.so.* >&3 2>&1
     check inherited LD_LIBRARY_PATH="$SYS"
-    probe inherited env LD_LIBRARY_PATH="$SYS"
+    probe inherited "$ALL" env LD_LIBRARY_PATH="$SYS"
 else
     log "== inherited: no system CUDA with libcublasLt here"
 fi
@@ -102,10 +105,11 @@ fi
 log "== hooked"
 "$EH" install -p "$ENV" >&3 2>&1
 check hooked -u LD_LIBRARY_PATH
-probe hooked env -u LD_LIBRARY_PATH "$EH" run -p "$ENV" --
+probe hooked "$ALL" env -u LD_LIBRARY_PATH "$EH" run -p "$ENV" --
 if [[ -n $SYS ]]; then
     check hooked-inherited LD_LIBRARY_PATH="$SYS"
-    probe hooked-inherited env LD_LIBRARY_PATH="$SYS" "$EH" run -p "$ENV" --
+    # The one framework the inherited path reached (JAX), with the hook.
+    probe hooked-inherited jax env LD_LIBRARY_PATH="$SYS" "$EH" run -p "$ENV" --
 fi
 "$EH" uninstall -p "$ENV" >/dev/null 2>&1
 

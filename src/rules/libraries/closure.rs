@@ -209,12 +209,24 @@ fn missing_symbol(
             e.name
         )
     } else {
+        let python = f.inv.prefix.join("bin/python");
+        // A framework's pin on the provider's wheel is the release to have.
+        let pinned = |name: &str| {
+            f.inv
+                .frameworks
+                .iter()
+                .flat_map(|fw| fw.pins.iter())
+                .find(|pin| pin.name == name)
+        };
         match owner(f, &provider.path) {
-            Some(p) if p.installer == Installer::Pip => format!(
-                "{} -m pip install --upgrade '{}' (a release at least as new as the one {consumer} was built with)",
-                f.inv.prefix.join("bin/python").display(),
-                p.name
-            ),
+            Some(p) if p.installer == Installer::Pip => match pinned(&p.name) {
+                Some(pin) => format!("{} -m pip install '{}'", python.display(), pin.requirement),
+                None => format!(
+                    "{} -m pip install --upgrade '{}' (a release at least as new as the one {consumer} was built with)",
+                    python.display(),
+                    p.name
+                ),
+            },
             Some(p) => format!(
                 "conda install -p {} '{}' at the release {consumer} was built with",
                 f.inv.prefix.display(),
