@@ -208,6 +208,34 @@ fn cc(
     let _ = std::fs::remove_file(&map);
 }
 
+/// PyPI's torch at (version, local tag, CUDA), reduced to its
+/// `libtorch_cuda.so` (real ELF needing `needs`, found through the RPATH
+/// `rpath`) and its version file.
+fn torch(
+    env: &mut Env,
+    (version, tag, cuda): (&'static str, &str, &str),
+    needs: &Path,
+    rpath: &str,
+) {
+    env.pip(
+        PipDist::new("torch", version)
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                format!(
+                    "__version__ = '{version}+{tag}'\ndebug = False\ncuda = '{cuda}'\ngit_version = 'x'\nhip = None\n"
+                ),
+            ),
+    );
+    support::cc_shared(
+        &env.site().join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &[needs],
+        Some(rpath),
+        false,
+    );
+}
+
 /// The findings of one code.
 fn of<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
     json["findings"]
@@ -385,20 +413,11 @@ fn the_dependencies_of_a_library_loaded_by_path_under_an_inherited_path() {
     sb.run_on(&["uninstall"], &prefix);
     // torch 2.11 preloads libcublasLt.so.13 before libcublas.so.13.
     std::fs::remove_dir_all(site.join("jax_cuda13_pjrt-0.11.2.dist-info")).unwrap();
-    env.pip(
-        PipDist::new("torch", "2.11.0")
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                "__version__ = '2.11.0+cu130'\ndebug = False\ncuda = '13.0'\ngit_version = 'x'\nhip = None\n",
-            ),
-    );
-    support::cc_shared(
-        &site.join("torch/lib/libtorch_cuda.so"),
-        "libtorch_cuda.so",
-        &[&lib.join("libcublas.so.13")],
-        Some("$ORIGIN/../../nvidia/cu13/lib"),
-        false,
+    torch(
+        &mut env,
+        ("2.11.0", "cu130", "13.0"),
+        &lib.join("libcublas.so.13"),
+        "$ORIGIN/../../nvidia/cu13/lib",
     );
     let (json, _) = run(&[]);
     let wins = of(&json, "system-library-wins");
@@ -458,20 +477,11 @@ fn a_symbol_the_bound_provider_lacks() {
         None,
         Some("libnvJitLink.so.12"),
     );
-    env.pip(
-        PipDist::new("torch", "2.5.1")
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                "__version__ = '2.5.1+cu124'\ndebug = False\ncuda = '12.4'\ngit_version = 'x'\nhip = None\n",
-            ),
-    );
-    support::cc_shared(
-        &site.join("torch/lib/libtorch_cuda.so"),
-        "libtorch_cuda.so",
-        &[&sparse],
-        Some("$ORIGIN/../../nvidia/cusparse/lib"),
-        false,
+    torch(
+        &mut env,
+        ("2.5.1", "cu124", "12.4"),
+        &sparse,
+        "$ORIGIN/../../nvidia/cusparse/lib",
     );
     let (json, code) = check(&sb, &prefix, &[]);
     let missing = of(&json, "symbol-missing");

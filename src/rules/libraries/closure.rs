@@ -58,11 +58,10 @@ impl Closure {
     pub(super) fn record(
         &mut self,
         f: &Facts,
-        searches: &Searches,
+        (searches, machine): (&Searches, u16),
         fw: &FrameworkBuild,
         tally: &mut Tally,
-        with: Vec<Dependency>,
-        without: Vec<Dependency>,
+        (with, without): (Vec<Dependency>, Vec<Dependency>),
     ) {
         let mut with_by_key: BTreeMap<_, &Dependency> = BTreeMap::new();
         for d in &with {
@@ -74,7 +73,15 @@ impl Closure {
                 continue;
             }
             let with_hook = with_by_key.get(&key(d)).and_then(|w| w.found.clone());
-            let outcome = classify(f, searches, &d.name, "dependency", 62, &with_hook, &d.found);
+            let outcome = classify(
+                f,
+                searches,
+                &d.name,
+                "dependency",
+                machine,
+                &with_hook,
+                &d.found,
+            );
             tally.record(fw, &d.needed_by, &d.name, "dependency", outcome, false);
             let known = self
                 .edges

@@ -1,12 +1,18 @@
-//! The loader's view of the frameworks' objects: every CUDA-stack name a
-//! framework object needs (DT_NEEDED) or loads by name (dlopen), resolved
-//! as the glibc loader would ([`crate::machine::resolve`]), with and
-//! without envhook's hook.
+//! The loader's view of the frameworks: each framework's import run in a
+//! simulated process ([`crate::machine::loader`]), with and without
+//! envhook's hook. Its steps follow how the framework really reaches its
+//! CUDA libraries ([`asked`]): what its Python code loads by path (torch's
+//! preloader, JAX's) or through cuda-pathfinder ([`pathfinder`]), its
+//! objects with what they need (DT_NEEDED), what it dlopens by name from
+//! the object whose code calls dlopen ([`run`]). Every library loaded pulls
+//! in its own dependencies, searched from itself, and their symbols are
+//! looked up in the copy the loader binds ([`closure`]).
 //!
-//! Each resolution is classified ([`Outcome`]); the findings are then made
-//! per framework, not per name, so that one missing CUDA stack is one
-//! finding with one fix (and the driver's own libraries are never
-//! something to install into an environment).
+//! Each name asked and each dependency is classified ([`Outcome`]); the
+//! findings are then made per framework, not per name ([`tally`]), so
+//! that one missing CUDA stack is one finding with one fix (and the
+//! driver's own libraries are never something to install into an
+//! environment).
 
 use std::path::{Path, PathBuf};
 
@@ -132,6 +138,7 @@ pub fn check(f: &Facts) -> Libraries {
         out: Vec::new(),
         tally: Tally::default(),
         closure: Closure::default(),
+        machine: python.machine,
     };
     for fw in &f.inv.frameworks {
         if !matches!(fw.build.variant, Variant::Cpu | Variant::Rocm { .. }) {
@@ -158,6 +165,8 @@ struct Checker<'a> {
     out: Vec<LibraryCheck>,
     tally: Tally,
     closure: Closure,
+    /// The environment's ELF machine.
+    machine: u16,
 }
 
 impl Checker<'_> {
@@ -197,8 +206,9 @@ impl Checker<'_> {
                 without_hook: without_hook.clone(),
             });
         }
+        let (with, without) = (with.deps, without.deps);
         self.closure
-            .record(f, s, fw, &mut self.tally, with.deps, without.deps);
+            .record(f, (s, self.machine), fw, &mut self.tally, (with, without));
         for ((object, info, readable), names) in read.into_iter().zip(checks) {
             // Of a package without data, only the objects that need CUDA
             // libraries are worth listing (CuPy has dozens of modules).
