@@ -563,3 +563,66 @@ fn a_framework_that_falls_back_to_the_cpu_is_an_error() {
     );
     assert_eq!(code, 1);
 }
+
+/// cupy-cuda11x beside torch's CUDA 12 wheels: CuPy links its runtime in,
+/// and the CUDA 12 `libcurand.so.10` has the soname its CUDA 11 build asks
+/// for, but is another build. The hook that would expose it is no fix
+/// (no `needs-hook`), and installing CUDA 11's libraries beside CUDA 12's
+/// would put two `libcurand.so.10` in one wheel directory: the fix is
+/// CuPy's CUDA 12 build. Measured on cupy-cuda11x 13.3.0 beside torch
+/// 2.5.1: `ImportError: libcublas.so.11`; after the printed fix, CuPy's
+/// cuBLAS, cuSOLVER, cuSPARSE, cuRAND and cuFFT modules import.
+#[test]
+fn a_library_of_another_cuda_major_under_the_same_soname() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/cupy11");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    wheel(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.4.127",
+        &["nvidia/cuda_runtime/lib/libcudart.so.12"],
+    );
+    wheel(
+        &mut env,
+        "nvidia-curand-cu12",
+        "10.3.5.147",
+        &["nvidia/curand/lib/libcurand.so.10"],
+    );
+    let module = "cupy_backends/cuda/libs/curand.cpython-312-x86_64-linux-gnu.so";
+    env.pip(PipDist::new("cupy-cuda11x", "13.3.0").files(vec![FileSpec::File(module)]));
+    let site = env.site();
+    support::cc_shared(
+        &site.join(module),
+        "curand.cpython-312-x86_64-linux-gnu.so",
+        &[&site.join("nvidia/curand/lib/libcurand.so.10")],
+        None,
+        false,
+    );
+    let (json, code) = check(&sb, &prefix, &[]);
+    assert!(of(&json, "needs-hook").is_empty(), "{:#}", json["findings"]);
+    assert!(
+        of(&json, "no-cuda-runtime").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let mismatch = of(&json, "cuda-mismatch");
+    assert_eq!(mismatch.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        mismatch[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Its CUDA runtime is linked in")
+    );
+    let py = prefix.join("bin/python");
+    assert_eq!(
+        mismatch[0]["hint"],
+        format!(
+            "{py} -m pip uninstall -y cupy-cuda11x && {py} -m pip install 'cupy-cuda12x==13.3.0' && envhook install -p '{}'",
+            prefix.display(),
+            py = py.display()
+        )
+    );
+    assert_eq!(code, 1);
+}

@@ -1151,6 +1151,12 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
         "12.9.79",
         "nvidia/cuda_runtime/lib/libcudart.so.12",
     );
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-nvrtc-cu12",
+        "12.9.86",
+        "nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+    );
     env.pip(PipDist::new("cuda-toolkit", "12.9.1"));
     env.pip(
         PipDist::new("cupy-cuda12x", "13.6.0")
@@ -1197,10 +1203,11 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
         (fw["framework"].as_str(), fw["package"].as_str()),
         (Some("other"), Some("cupy-cuda12x"))
     );
-    // Only the objects that need CUDA libraries are listed.
+    // Only the objects that need CUDA libraries are listed, and the first,
+    // from which CuPy 13 dlopens NVRTC at its first kernel (#27).
     assert_eq!(
         json["libraries"].as_array().unwrap().len(),
-        2,
+        3,
         "{:#}",
         json["libraries"]
     );

@@ -192,6 +192,38 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Str
     install(&want, stack_installer(f, fw), &f.inv.prefix)
 }
 
+/// For a pip package whose name carries the CUDA major it is built for
+/// (`cupy-cuda11x`), the same release built for `major`, in its place
+/// (`cupy-cuda12x==13.3.0`), then the hooks refreshed: when the
+/// environment's CUDA is another major, that is the one fix (installing
+/// the other major's libraries beside it would put two CUDA releases'
+/// `libcurand.so.10` in one directory).
+pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String> {
+    if fw.installer != Installer::Pip {
+        return None;
+    }
+    let have = crate::inventory::builds::cuda_major_in_name(&fw.package)?;
+    let other = fw
+        .package
+        .split('-')
+        .map(|part| match part.strip_suffix('x').unwrap_or(part) {
+            p if p.ends_with(have) && (p.starts_with("cuda") || p.starts_with("cu")) => {
+                part.replacen(have, &major.to_string(), 1)
+            }
+            _ => part.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("-");
+    let python = f.inv.prefix.join("bin/python");
+    Some(format!(
+        "{py} -m pip uninstall -y {old} && {py} -m pip install '{other}=={version}' && {refresh}",
+        py = python.display(),
+        old = fw.package,
+        version = fw.version,
+        refresh = refresh(&f.inv.prefix)
+    ))
+}
+
 /// The framework's own requirement on the distribution that provides
 /// `component`: a pin on that wheel, or on a `cuda-toolkit` whose extras
 /// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`).

@@ -2,8 +2,8 @@
 //! environment holds: another major (different sonames: not found), an
 //! older minor ("undefined symbol"), or none at all.
 
-use super::fixes::for_framework;
-use super::needs::{Needs, needs, older_minor, preferred};
+use super::fixes::{for_framework, rebuilt_for};
+use super::needs::{Needs, linked_in, needs, older_minor, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{major, major_minor};
 use crate::finding::{Problem, Severity};
@@ -85,12 +85,15 @@ fn built(n: &Needs) -> String {
     }
 }
 
-/// The CUDA runtime against the build's CUDA.
+/// The CUDA runtime against the build's CUDA. A build with the runtime
+/// linked in (CuPy) needs none, but the libraries it loads must still be
+/// of its CUDA major.
 fn runtime(f: &Facts, fw: &FrameworkBuild, n: &Needs, cuda: &str, name: &str) -> Vec<Problem> {
     let fix = || Some(for_framework(f, fw, &["cudart"]));
     let built = built(n);
+    let static_runtime = linked_in(fw, f.matrix, "libcudart");
     match partner(&f.inv.cuda, fw.installer, major(cuda)) {
-        None if !bundled(f, fw, "cudart") => vec![finding(
+        None if !bundled(f, fw, "cudart") && !static_runtime => vec![finding(
             Severity::Warning,
             "no-cuda-runtime",
             format!(
@@ -99,20 +102,29 @@ fn runtime(f: &Facts, fw: &FrameworkBuild, n: &Needs, cuda: &str, name: &str) ->
             ),
             fix(),
         )],
-        Some(rt) if major(&rt.version) != major(cuda) => vec![finding(
-            Severity::Error,
-            "cuda-mismatch",
-            format!(
-                "{name} is built for {built}; this environment has CUDA {} ({} {}). CUDA {} and {} libraries \
-                 have different sonames, so the framework's are not found",
-                rt.version,
-                rt.package,
-                rt.package_version,
-                major(cuda).unwrap_or(0),
-                major(&rt.version).unwrap_or(0)
-            ),
-            fix(),
-        )],
+        Some(rt) if major(&rt.version) != major(cuda) => {
+            let (want, have) = (major(cuda).unwrap_or(0), major(&rt.version).unwrap_or(0));
+            let why = if static_runtime {
+                format!(
+                    "Its CUDA runtime is linked in, but the libraries it loads must be CUDA {want}'s: \
+                     most of CUDA {have}'s have other sonames, and those that share one (cuRAND's \
+                     libcurand.so.10, cuSOLVER's libcusolver.so.11) are other builds"
+                )
+            } else {
+                format!(
+                    "CUDA {want} and {have} libraries have different sonames, so the framework's are not found"
+                )
+            };
+            vec![finding(
+                Severity::Error,
+                "cuda-mismatch",
+                format!(
+                    "{name} is built for {built}; this environment has CUDA {} ({} {}). {why}",
+                    rt.version, rt.package, rt.package_version
+                ),
+                rebuilt_for(f, fw, have).or_else(fix),
+            )]
+        }
         Some(rt) if older_minor(&rt.version, cuda) => vec![finding(
             Severity::Warning,
             "cuda-older-than-build",

@@ -35,6 +35,23 @@ pub fn tag_of(fw: &FrameworkBuild) -> String {
     "default".into()
 }
 
+/// Whether a build links `stem` in statically, as its `[[dlopen]]` rows
+/// say (CuPy's CUDA runtime): it needs no copy of it.
+pub fn linked_in(fw: &FrameworkBuild, m: &Matrix, stem: &str) -> bool {
+    let pip = fw.build.pip_cuda_libraries.unwrap_or(false);
+    let cuda = needs(fw, m).and_then(|n| n.cuda);
+    let cuda_major = cuda.as_deref().and_then(matrix::major);
+    m.dlopen(
+        fw.framework,
+        &fw.package,
+        &release_of(&fw.version),
+        pip,
+        cuda_major,
+    )
+    .iter()
+    .any(|r| r.linked_in.iter().any(|l| l == stem))
+}
+
 /// What a framework build needs, from its own record and the matrix.
 #[derive(Debug, Default)]
 pub struct Needs {

@@ -77,6 +77,10 @@ pub struct DlopenRow {
     /// finds the loaded copy by its soname.
     #[serde(default)]
     pub preloaded_from_wheels: bool,
+    /// Libraries (stems) linked into the objects statically: never looked
+    /// for (CuPy's CUDA runtime).
+    #[serde(default)]
+    pub linked_in: Vec<String>,
     /// Names it passes to dlopen literally (`libnvrtc.so`).
     #[serde(default)]
     pub names: Vec<String>,

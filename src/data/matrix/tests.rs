@@ -813,6 +813,7 @@ fn dlopen_names_come_from_the_build() {
         packages: Vec::new(),
         by: super::By::Name,
         falls_back_to_cpu: false,
+        linked_in: Vec::new(),
         release: "==1.0".into(),
         pip_cuda_libraries: None,
         cuda_major: None,

@@ -20,12 +20,14 @@ use serde::Serialize;
 
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
+use crate::data::matrix::major;
 use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
 use crate::machine::loader::Objects;
 use crate::machine::resolve::Found;
+use crate::rules::needs::needs;
 use asked::plan;
 use closure::Closure;
 pub use closure::DependencyCheck;
@@ -81,6 +83,10 @@ enum Outcome {
     DriverMissing,
     /// Found only through envhook's hook, which is not installed.
     OnlyWithHook,
+    /// Found only through the hook, in wheels of another CUDA major than
+    /// the build's (a CUDA 12 `libcurand.so.10` for a CUDA 11 build): the
+    /// hook is no fix, and the build's `cuda-mismatch` says what is.
+    OtherMajorOnly,
     /// A copy outside the environment wins over the environment's.
     SystemWins {
         winner: Found,
@@ -184,6 +190,10 @@ impl Checker<'_> {
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
+        let build_major = needs(fw, f.matrix)
+            .and_then(|n| n.cuda)
+            .as_deref()
+            .and_then(major);
         let (s, pf) = (&self.searches, &self.pathfinder);
         let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
         let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
@@ -195,7 +205,12 @@ impl Checker<'_> {
                 continue;
             };
             let machine = infos[a.object].machine;
-            let outcome = classify(f, s, &a.name, a.kind, machine, with_hook, without_hook);
+            let outcome = match classify(f, s, &a.name, a.kind, machine, with_hook, without_hook) {
+                Outcome::OnlyWithHook if only_other_major(f, &a.name, build_major) => {
+                    Outcome::OtherMajorOnly
+                }
+                outcome => outcome,
+            };
             let object = &paths[a.object];
             let cpu = a.falls_back_to_cpu;
             self.tally.record(fw, object, &a.name, a.kind, outcome, cpu);
@@ -223,6 +238,21 @@ impl Checker<'_> {
             });
         }
     }
+}
+
+/// Whether every copy of `name` the environment has is in a pip wheel of
+/// another CUDA major than the build's (`nvidia-curand-cu12` for
+/// `cupy-cuda11x`).
+fn only_other_major(f: &Facts, name: &str, build: Option<u32>) -> bool {
+    let Some(build) = build else {
+        return false;
+    };
+    let mut owners = f
+        .inv
+        .libraries_named(name)
+        .map(|(p, _)| p.cuda_major)
+        .peekable();
+    owners.peek().is_some() && owners.all(|m| m.is_some_and(|m| m != build))
 }
 
 /// The object whose dlopen the loader answers for code without RPATH of

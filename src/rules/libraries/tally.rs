@@ -104,7 +104,7 @@ impl Tally {
             let mut sorted = Sorted::default();
             for s in all {
                 match &s.outcome {
-                    Outcome::Fine => {}
+                    Outcome::Fine | Outcome::OtherMajorOnly => {}
                     Outcome::DriverMissing => {
                         driver_missing.push(format!("{} ({})", s.name, s.object))
                     }
