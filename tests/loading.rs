@@ -626,3 +626,97 @@ fn a_library_of_another_cuda_major_under_the_same_soname() {
     );
     assert_eq!(code, 1);
 }
+
+/// torchvision 0.22 is built against torch 2.7: beside torch 2.6 its
+/// `_C.so` needs `_ZNK5torch8autograd4Node4nameB5cxx11Ev`, which torch
+/// 2.6's libraries lack (torch's C++ API has no symbol versions), and
+/// torchvision then fails with "operator torchvision::nms does not exist".
+/// The fix lets pip pick the torchvision built for the torch installed
+/// (measured: `pip install 'torch==2.6.0' torchvision` installs 0.21.0,
+/// after which nms runs and check is clean).
+#[test]
+fn a_torch_extension_built_against_another_torch() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/torch");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    let site = env.site();
+    let lib = site.join("torch/lib");
+    env.pip(
+        PipDist::new("torch", "2.6.0")
+            .files(vec![
+                FileSpec::File("torch/lib/libtorch_cuda.so"),
+                FileSpec::File("torch/lib/libtorch_cpu.so"),
+            ])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.6.0+cu124'\ndebug = False\ncuda = '12.4'\ngit_version = 'x'\nhip = None\n",
+            ),
+    );
+    support::cc_shared(
+        &lib.join("libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &[],
+        None,
+        false,
+    );
+    // torch 2.7's libtorch_cpu.so, which torchvision was linked against,
+    // then torch 2.6's, which is installed.
+    let built_against = sb.path("scratch/libtorch_cpu.so");
+    let both = "int _ZN3c104funcEv(void) { return 0; }\nint _ZNK5torch8autograd4Node4nameB5cxx11Ev(void) { return 0; }\n";
+    cc(&built_against, "libtorch_cpu.so", both, &[], None, None);
+    cc(
+        &lib.join("libtorch_cpu.so"),
+        "libtorch_cpu.so",
+        "int _ZN3c104funcEv(void) { return 0; }\n",
+        &[],
+        None,
+        None,
+    );
+    env.pip(
+        PipDist::new("torchvision", "0.22.0")
+            .requires(vec!["numpy", "torch==2.7.0", "pillow!=8.3.*,>=5.3.0"])
+            .files(vec![FileSpec::File("torchvision/_C.so")]),
+    );
+    cc(
+        &site.join("torchvision/_C.so"),
+        "_C.so",
+        "int _ZN3c104funcEv(void);\nint _ZNK5torch8autograd4Node4nameB5cxx11Ev(void);\nint PyInit__C(void) { return _ZN3c104funcEv() + _ZNK5torch8autograd4Node4nameB5cxx11Ev(); }\n",
+        &[&built_against],
+        None,
+        None,
+    );
+    let (json, code) = check(&sb, &prefix, &[]);
+    let mismatch = of(&json, "extension-mismatch");
+    assert_eq!(mismatch.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(mismatch[0]["severity"], "error");
+    let message = mismatch[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("torchvision 0.22.0 (_C.so) was built against another torch than the installed torch 2.6.0: it needs _ZNK5torch8autograd4Node4nameB5cxx11Ev,"),
+        "{message}"
+    );
+    assert_eq!(
+        mismatch[0]["hint"],
+        format!(
+            "{}/bin/python -m pip install 'torch==2.6.0' 'torchvision'",
+            prefix.display()
+        )
+    );
+    assert_eq!(code, 1);
+    // The torchvision built for this torch: nothing to say.
+    std::fs::copy(&lib.join("libtorch_cpu.so"), &built_against).unwrap();
+    cc(
+        &site.join("torchvision/_C.so"),
+        "_C.so",
+        "int _ZN3c104funcEv(void);\nint PyInit__C(void) { return _ZN3c104funcEv(); }\n",
+        &[&built_against],
+        None,
+        None,
+    );
+    let (json, _) = check(&sb, &prefix, &[]);
+    assert!(
+        of(&json, "extension-mismatch").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+}

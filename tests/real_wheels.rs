@@ -1000,3 +1000,48 @@ fn an_nvjitlink_older_than_cusparse_needs() {
     assert!(ok, "{text}");
     pip("nvidia-nvjitlink-cu12==12.4.127");
 }
+
+/// torchvision 0.22.0 (built against torch 2.7) beside torch 2.6.0, as
+/// `pip install --no-deps` leaves it: torchvision's ops do not exist, and
+/// envhook names the undefined symbols; the printed fix (pip picks the
+/// torchvision built for this torch) makes `nms` run and check clean (#27).
+#[test]
+fn a_torch_extension_built_against_another_torch() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "torchext",
+        requirements: &["torch==2.6.0"],
+        before: &["extension-mismatch"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let out = Command::new(p.path.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "torchvision==0.22.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let nms = "import torch, torchvision, torchvision.ops\n\
+               print(torchvision.ops.nms(torch.rand(4, 4), torch.rand(4), 0.5))";
+    let (ok, text) = python(&p.path, nms, false, &[]);
+    assert!(
+        !ok && text.contains("operator torchvision::nms does not exist"),
+        "{text}"
+    );
+    follow_the_fixes(&case, &p.path, &[]);
+    let (ok, text) = python(&p.path, nms, false, &[]);
+    assert!(ok, "{text}");
+}

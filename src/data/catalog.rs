@@ -38,6 +38,11 @@ pub enum Role {
     /// build of its own (JAX's `jax-cuda12-pjrt` holds `xla_cuda_plugin.so`;
     /// the build is `jax-cuda12-plugin`'s).
     FrameworkLibrary,
+    /// A distribution whose compiled objects are built against a
+    /// framework's own libraries (torchvision's `_C.so` needs `libc10.so`
+    /// and `libtorch_cpu.so`): they work only with the framework release
+    /// they were built against.
+    FrameworkExtension,
     /// A metapackage that only selects a variant.
     Meta,
 }
@@ -301,7 +306,7 @@ mod tests {
                         .unwrap_or_else(|| panic!("{} needs lib", row.name));
                     assert!(libs.contains(&lib), "{}: unknown lib {lib}", row.name);
                 }
-                Role::Framework | Role::FrameworkLibrary => {
+                Role::Framework | Role::FrameworkLibrary | Role::FrameworkExtension => {
                     assert!(row.framework.is_some(), "{} needs framework", row.name)
                 }
                 _ => assert!(row.lib.is_none() && row.framework.is_none(), "{}", row.name),

@@ -391,6 +391,47 @@ impl Tables<'_> {
         out
     }
 
+    /// The names of this object's undefined symbols that `keep` accepts,
+    /// not weak (a weak reference may stay unbound): what its providers
+    /// must define. The symbol table is read in pieces of 4096 entries.
+    pub fn undefined(&self, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
+        const PIECE: u64 = 4096;
+        let mut out = Vec::new();
+        let (Some(count), Some(symtab)) = (self.count(), self.symtab) else {
+            return out;
+        };
+        let mut first = 0;
+        while first < count {
+            let n = PIECE.min(count - first);
+            let Some(piece) = self.bytes(symtab + first * SYM_SIZE, n * SYM_SIZE) else {
+                break;
+            };
+            let entries: Vec<(u32, u8, u16)> = piece
+                .chunks_exact(SYM_SIZE as usize)
+                .filter_map(|e| {
+                    let name = self.decode32(&e[0..4])?;
+                    let shndx = match self.endian {
+                        Endianness::Little => u16::from_le_bytes([e[6], e[7]]),
+                        Endianness::Big => u16::from_be_bytes([e[6], e[7]]),
+                    };
+                    Some((name, e[4], shndx))
+                })
+                .collect();
+            for (name, info, shndx) in entries {
+                if shndx != SHN_UNDEF || info >> 4 == STB_WEAK || name == 0 {
+                    continue;
+                }
+                if let Some(symbol) = self.string(u64::from(name))
+                    && keep(&symbol)
+                {
+                    out.push(symbol);
+                }
+            }
+            first += n;
+        }
+        out
+    }
+
     /// Whether this object defines `name` (of `version`, when given), by
     /// its hash table, as the loader looks it up: the GNU one, else the
     /// SysV one (`DT_HASH`; CUDA 12's nvJitLink and NVRTC have only that).
@@ -608,6 +649,30 @@ mod tests {
             Some(false)
         );
         assert_eq!(sysv_hash(b"printf"), 0x077905a6);
+    }
+
+    /// The undefined symbols an object needs, weak ones left out.
+    #[test]
+    fn undefined_symbols_for_the_providers_to_define() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let consumer = cc(
+            d,
+            "ext.so",
+            "int _ZN3c104funcEv(void);\nint other(void);\nint __attribute__((weak)) maybe(void);\nint f(void) { return _ZN3c104funcEv() + other() + (maybe ? maybe() : 0); }\n",
+            &["-Wl,--unresolved-symbols=ignore-all"],
+        );
+        let count = Cell::new(0);
+        let t = open(&consumer, &count).unwrap();
+        let mut all = t.undefined(&|_| true);
+        all.sort();
+        assert!(all.contains(&"_ZN3c104funcEv".to_string()), "{all:?}");
+        assert!(all.contains(&"other".to_string()));
+        assert!(!all.contains(&"maybe".to_string()));
+        assert_eq!(
+            t.undefined(&|n| n.starts_with("_ZN3c10")),
+            ["_ZN3c104funcEv"]
+        );
     }
 
     /// Garbage and truncated files give errors or empty answers, no panic.

@@ -14,11 +14,13 @@
 //! | [`pins`] | the frameworks' `Requires-Dist` pins against what is installed |
 //! | [`hooks`] | the state of envhook's hooks |
 //! | [`wheels`] | pip wheels that wrote over each other's files, sonames two CUDA lines provide |
+//! | [`extensions`] | extensions built against a framework's own libraries (torchvision) against the release installed |
 //!
 //! [`needs`] derives what each framework build needs once, for all rules.
 
 pub mod cudnn_cuda;
 pub mod driver;
+pub mod extensions;
 pub mod fixes;
 pub mod frameworks;
 pub mod gpu_arch;
@@ -175,6 +177,7 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     findings.extend(cudnn_cuda::check(facts));
     findings.extend(pins::check(facts));
     findings.extend(wheels::check(facts));
+    findings.extend(extensions::check(facts));
     findings.extend(libraries.findings);
     findings.sort_by_key(|p| std::cmp::Reverse(p.severity));
     Report {
