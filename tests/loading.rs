@@ -704,7 +704,7 @@ fn a_torch_extension_built_against_another_torch() {
     );
     assert_eq!(code, 1);
     // The torchvision built for this torch: nothing to say.
-    std::fs::copy(&lib.join("libtorch_cpu.so"), &built_against).unwrap();
+    std::fs::copy(lib.join("libtorch_cpu.so"), &built_against).unwrap();
     cc(
         &site.join("torchvision/_C.so"),
         "_C.so",
