@@ -224,20 +224,27 @@ fn string_table(
 
 /// The NUL-terminated string at `start`. (The object crate's own string
 /// reader stops at 4 kB, so strings are read here in 4 kB pieces until
-/// their NUL, never past `end`.)
+/// their NUL, never past `end`.) The pieces are aligned pages: the lazy
+/// reader keeps each range it read, so the names of one dynamic section,
+/// which lie side by side, cost one read per page rather than one each.
 fn read_string<'d, R: ReadRef<'d>>(data: R, start: u64, end: u64) -> Result<String, String> {
+    const PAGE: u64 = 4096;
     let unreadable = || format!("string at {start:#x} is not readable");
     let mut bytes = Vec::new();
     let mut at = start;
     while at < end {
-        let n = (end - at).min(4096);
-        let piece = data.read_bytes_at(at, n).map_err(|_| unreadable())?;
+        let page = at - at % PAGE;
+        let page_end = (page + PAGE).min(end);
+        let piece = data
+            .read_bytes_at(page, page_end - page)
+            .map_err(|_| unreadable())?;
+        let piece = &piece[(at - page) as usize..];
         if let Some(stop) = piece.iter().position(|&b| b == 0) {
             bytes.extend_from_slice(&piece[..stop]);
             return Ok(String::from_utf8_lossy(&bytes).into_owned());
         }
         bytes.extend_from_slice(piece);
-        at += n;
+        at = page_end;
     }
     Err(unreadable())
 }

@@ -25,6 +25,8 @@ use object::{Endianness, elf};
 
 use super::elf::{Counting, header, open_counted};
 
+/// The unit small reads are served in.
+const PAGE: u64 = 4096;
 /// A `.dynsym` entry's size in a 64-bit ELF.
 const SYM_SIZE: u64 = 24;
 /// `st_shndx` of an undefined symbol (the ELF gABI's `SHN_UNDEF`).
@@ -62,10 +64,23 @@ pub struct Tables<'c> {
     /// The number of dynamic symbols (from `DT_HASH`, or the GNU hash
     /// table's chains).
     count: Cell<Option<u64>>,
+    /// The GNU hash table, read whole on the first lookup: a few hundred
+    /// kB for libtorch_cpu.so, against a system call per chain step.
+    gnu_table: std::cell::OnceCell<Option<GnuTable>>,
     hash: Option<u64>,
     versym: Option<u64>,
     verneed: Option<(u64, u64)>,
     verdef: Option<(u64, u64)>,
+}
+
+/// A GNU hash table in memory (`DT_GNU_HASH`).
+struct GnuTable {
+    symoffset: u64,
+    shift: u32,
+    bloom: Vec<u64>,
+    buckets: Vec<u32>,
+    /// From `symoffset` to the end of the last chain.
+    chains: Vec<u32>,
 }
 
 /// Reads of one object's tables, counted into the cell given.
@@ -79,6 +94,7 @@ pub fn open<'c>(path: &Path, count: &'c Cell<u64>) -> Result<Tables<'c>, String>
         strtab: None,
         gnu_hash: None,
         count: Cell::new(None),
+        gnu_table: std::cell::OnceCell::new(),
         hash: None,
         versym: None,
         verneed: None,
@@ -144,9 +160,21 @@ impl Tables<'_> {
         Ok(())
     }
 
+    /// `n` bytes at `at`. A small read inside one page is served from
+    /// that whole page, read once (the reader caches each range it read),
+    /// so a walk over version entries or names costs a read per page, not
+    /// one per field.
     fn bytes(&self, at: u64, n: u64) -> Option<&[u8]> {
-        if at.checked_add(n)? > self.len {
+        let end = at.checked_add(n)?;
+        if end > self.len {
             return None;
+        }
+        let page = at - at % PAGE;
+        if end <= page + PAGE {
+            let whole = (&self.data)
+                .read_bytes_at(page, PAGE.min(self.len - page))
+                .ok()?;
+            return whole.get((at - page) as usize..(end - page) as usize);
         }
         (&self.data).read_bytes_at(at, n).ok()
     }
@@ -461,18 +489,58 @@ impl Tables<'_> {
         }
     }
 
-    /// A GNU hash table lookup: the bucket, then its chain, whose low bit
-    /// ends it.
+    /// The GNU hash table, read once: its bloom filter, buckets and chains.
+    fn gnu_table(&self) -> Option<&GnuTable> {
+        self.gnu_table
+            .get_or_init(|| {
+                let (nbuckets, symoffset, buckets, chains) = self.gnu()?;
+                let g = self.gnu_hash?;
+                let nbloom = u64::from(self.u32(g + 8)?);
+                let shift = self.u32(g + 12)?;
+                let count = self.count()?;
+                let words = |at: u64, n: u64| -> Option<Vec<u32>> {
+                    let raw = self.bytes(at, n.checked_mul(4)?)?;
+                    raw.chunks_exact(4).map(|c| self.decode32(c)).collect()
+                };
+                let bloom_raw = self.bytes(g + 16, nbloom.checked_mul(8)?)?;
+                let bloom = bloom_raw
+                    .chunks_exact(8)
+                    .map(|c| {
+                        let b: [u8; 8] = c.try_into().ok()?;
+                        Some(match self.endian {
+                            Endianness::Little => u64::from_le_bytes(b),
+                            Endianness::Big => u64::from_be_bytes(b),
+                        })
+                    })
+                    .collect::<Option<Vec<u64>>>()?;
+                Some(GnuTable {
+                    symoffset,
+                    shift,
+                    bloom,
+                    buckets: words(buckets, nbuckets)?,
+                    chains: words(chains, count.saturating_sub(symoffset))?,
+                })
+            })
+            .as_ref()
+    }
+
+    /// A GNU hash table lookup: the bloom filter, the bucket, then its
+    /// chain, whose low bit ends it.
     fn gnu_lookup(&self, name: &str, matches: &dyn Fn(u64) -> Option<bool>) -> Option<bool> {
-        let (nbuckets, symoffset, buckets, chains) = self.gnu()?;
+        let t = self.gnu_table()?;
         let h = gnu_hash(name.as_bytes());
-        let mut i = u64::from(self.u32(buckets + u64::from(h) % nbuckets * 4)?);
-        if i == 0 || i < symoffset {
+        if !t.bloom.is_empty() {
+            let word = t.bloom[(h as usize / 64) % t.bloom.len()];
+            let mask = (1u64 << (h % 64)) | (1u64 << (h.checked_shr(t.shift).unwrap_or(0) % 64));
+            if word & mask != mask {
+                return Some(false);
+            }
+        }
+        let mut i = u64::from(*t.buckets.get(h as usize % t.buckets.len())?);
+        if i == 0 || i < t.symoffset {
             return Some(false);
         }
-        let limit = self.count().unwrap_or(MAX_ENTRIES);
-        while i < limit {
-            let c = self.u32(chains + (i - symoffset) * 4)?;
+        while let Some(&c) = t.chains.get((i - t.symoffset) as usize) {
             if c | 1 == h | 1 && matches(i)? {
                 return Some(true);
             }
