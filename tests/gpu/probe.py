@@ -39,7 +39,19 @@ def torch_work():
     torch.fft.fft(x)
     torch.linalg.solve(x + 512 * torch.eye(512, device="cuda"), y)
     torch.cuda.synchronize()
+    extensions = {}
+    try:
+        # An extension built against torch's own libraries, where installed.
+        import torchvision
+        import torchvision.ops
+
+        boxes = torch.tensor([[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]], device="cuda")
+        keep = torchvision.ops.nms(boxes, torch.tensor([0.9, 0.8], device="cuda"), 0.5)
+        extensions["torchvision"] = "%s nms %s" % (torchvision.__version__, keep.tolist())
+    except ImportError:
+        pass
     return {
+        "extensions": extensions,
         "version": torch.__version__,
         "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
