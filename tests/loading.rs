@@ -625,6 +625,57 @@ fn a_library_of_another_cuda_major_under_the_same_soname() {
         )
     );
     assert_eq!(code, 1);
+    // A CUDA 11 on the user's LD_LIBRARY_PATH (`module load cuda/11.8`):
+    // CuPy works on it, so no cuda-mismatch; but the hook would put the
+    // CUDA 12 wheel's libcurand.so.10 before it.
+    let system = sb.path("opt/cuda-11.8/lib64");
+    support::cc_shared(
+        &system.join("libcurand.so.10"),
+        "libcurand.so.10",
+        &[],
+        None,
+        false,
+    );
+    let run = |sb: &Sandbox| {
+        let mut cmd = sb.envhook_std();
+        cmd.args(["check", "--json"])
+            .args(MACHINE)
+            .arg("-p")
+            .arg(&prefix);
+        let out = cmd.env("LD_LIBRARY_PATH", &system).output().unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (json, out.status.code().unwrap())
+    };
+    let (json, _) = run(&sb);
+    assert!(
+        of(&json, "cuda-mismatch").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    assert!(
+        of(&json, "system-library-wins").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let shadows = of(&json, "hook-other-major");
+    assert_eq!(shadows.len(), 1, "{:#}", json["findings"]);
+    let message = shadows[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("but the hook would put the environment's first: CUDA 12 wheels'"),
+        "{message}"
+    );
+    assert_eq!(shadows[0]["hint"], mismatch[0]["hint"]);
+    sb.run_on(&["install"], &prefix);
+    let (json, code) = run(&sb);
+    let shadows = of(&json, "hook-other-major");
+    assert_eq!(shadows.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        shadows[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the hook puts")
+    );
+    assert_eq!(code, 1);
 }
 
 /// torchvision 0.22 is built against torch 2.7: beside torch 2.6 its

@@ -1045,3 +1045,47 @@ fn a_torch_extension_built_against_another_torch() {
     let (ok, text) = python(&p.path, nms, false, &[]);
     assert!(ok, "{text}");
 }
+
+/// cupy-cuda11x 13.3.0 beside torch 2.5.1's CUDA 12 wheels: CuPy links its
+/// runtime in and finds none of its CUDA 11 libraries (`ImportError:
+/// libcublas.so.11`), and the CUDA 12 `libcurand.so.10` under its soname is
+/// another build; the printed fix (CuPy's CUDA 12 build, then the hook)
+/// makes CuPy's modules import and check clean (#27).
+#[test]
+fn cupy_for_cuda11_beside_cuda12_wheels() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "cupy11cu12",
+        requirements: &["cupy-cuda11x==13.3.0", "torch==2.5.1"],
+        before: &["cuda-mismatch"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    // A kept prefix may hold the fix of a run before.
+    let pip = |args: &[&str]| {
+        Command::new(p.path.join("bin/python"))
+            .args(["-m", "pip"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    pip(&["uninstall", "--quiet", "-y", "cupy-cuda12x"]);
+    let out = pip(&["install", "--quiet", "--no-deps", "cupy-cuda11x==13.3.0"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let modules = "from cupy_backends.cuda.libs import cublas, curand, cusolver, cusparse";
+    let (ok, text) = python(&p.path, modules, true, &[]);
+    // No system CUDA 11 here: nothing serves the CUDA 11 build.
+    if !ld_cache().contains("libcublas.so.11") {
+        assert!(!ok && text.contains("libcublas.so.11"), "{text}");
+    }
+    follow_the_fixes(&case, &p.path, &[]);
+    let (ok, text) = python(&p.path, modules, true, &[]);
+    assert!(ok, "{text}");
+}

@@ -13,7 +13,10 @@ use crate::inventory::{FrameworkBuild, Installer};
 /// version`) for which the library rule already reported libraries that
 /// are nowhere, with the fix that installs them: "no CUDA runtime", "no
 /// cuDNN" and "another major" would say the same again, with a second fix.
-pub fn check(f: &Facts, missing_stack: &[String]) -> Vec<Problem> {
+/// `lacking_major` names those that lack a library of their own CUDA
+/// major: for a build with its runtime linked in, only that makes the
+/// environment's runtime of another major matter.
+pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> Vec<Problem> {
     let mut findings = Vec::new();
     for fw in &f.inv.frameworks {
         let Some(n) = needs(fw, f.matrix) else {
@@ -22,7 +25,10 @@ pub fn check(f: &Facts, missing_stack: &[String]) -> Vec<Problem> {
         let name = format!("{} {}", fw.package, fw.version);
         let mut found = Vec::new();
         if let Some(cuda) = &n.cuda {
-            found.extend(runtime(f, fw, &n, cuda, &name));
+            let static_runtime = linked_in(fw, f.matrix, "libcudart");
+            if !static_runtime || lacking_major.contains(&name) {
+                found.extend(runtime(f, fw, &n, cuda, &name));
+            }
         }
         if n.cudnn.is_some() && !bundled(f, fw, "cudnn") {
             found.extend(cudnn(f, fw, &n, &name));

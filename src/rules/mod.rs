@@ -173,7 +173,11 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     let gpu = gpu_arch::check(facts);
     findings.extend(driver::check(facts, gpu_arch::needs_jit(&gpu)));
     findings.extend(gpu);
-    findings.extend(frameworks::check(facts, &libraries.missing_stack));
+    findings.extend(frameworks::check(
+        facts,
+        &libraries.missing_stack,
+        &libraries.lacking_major,
+    ));
     findings.extend(cudnn_cuda::check(facts));
     findings.extend(pins::check(facts));
     findings.extend(wheels::check(facts));

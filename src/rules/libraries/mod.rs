@@ -83,10 +83,22 @@ enum Outcome {
     DriverMissing,
     /// Found only through envhook's hook, which is not installed.
     OnlyWithHook,
-    /// Found only through the hook, in wheels of another CUDA major than
-    /// the build's (a CUDA 12 `libcurand.so.10` for a CUDA 11 build): the
-    /// hook is no fix, and the build's `cuda-mismatch` says what is.
+    /// The environment has it only in wheels of another CUDA major than
+    /// the build's (a CUDA 12 `libcurand.so.10` for a CUDA 11 build), and
+    /// nothing else is found: the hook is no fix, and the build's
+    /// `cuda-mismatch` says what is.
     OtherMajorOnly,
+    /// The loader takes a copy from outside the environment, which may fit
+    /// the build, where the hook puts (or would put) the environment's copy
+    /// of another CUDA major first under the same soname.
+    HookShadows {
+        /// The copy outside the environment.
+        system: PathBuf,
+        /// The environment's copy's CUDA major.
+        env_major: u32,
+        /// Whether the hook is installed.
+        installed: bool,
+    },
     /// A copy outside the environment wins over the environment's.
     SystemWins {
         winner: Found,
@@ -128,6 +140,8 @@ pub struct Libraries {
     pub findings: Vec<Problem>,
     /// The builds (`package version`) with libraries that are nowhere.
     pub missing_stack: Vec<String>,
+    /// The builds that lack a library of their own CUDA major.
+    pub lacking_major: Vec<String>,
 }
 
 /// The library rules.
@@ -152,6 +166,7 @@ pub fn check(f: &Facts) -> Libraries {
         }
     }
     let missing_stack = c.tally.missing_stack();
+    let lacking_major = c.tally.lacking_major();
     findings.extend(c.tally.findings(f, c.searches.installed));
     findings.extend(c.closure.symbols(f, c.searches.installed));
     Libraries {
@@ -159,6 +174,7 @@ pub fn check(f: &Facts) -> Libraries {
         dependencies: c.closure.edges(),
         findings,
         missing_stack,
+        lacking_major,
     }
 }
 
@@ -205,12 +221,8 @@ impl Checker<'_> {
                 continue;
             };
             let machine = infos[a.object].machine;
-            let outcome = match classify(f, s, &a.name, a.kind, machine, with_hook, without_hook) {
-                Outcome::OnlyWithHook if only_other_major(f, &a.name, build_major) => {
-                    Outcome::OtherMajorOnly
-                }
-                outcome => outcome,
-            };
+            let outcome = classify(f, s, &a.name, a.kind, machine, with_hook, without_hook);
+            let outcome = by_major(f, &a.name, build_major, (with_hook, without_hook), outcome);
             let object = &paths[a.object];
             let cpu = a.falls_back_to_cpu;
             self.tally.record(fw, object, &a.name, a.kind, outcome, cpu);
@@ -240,19 +252,59 @@ impl Checker<'_> {
     }
 }
 
-/// Whether every copy of `name` the environment has is in a pip wheel of
-/// another CUDA major than the build's (`nvidia-curand-cu12` for
-/// `cupy-cuda11x`).
-fn only_other_major(f: &Facts, name: &str, build: Option<u32>) -> bool {
-    let Some(build) = build else {
-        return false;
-    };
-    let mut owners = f
+/// The CUDA major of the environment's copies of `name` when every one is
+/// in a pip wheel of another CUDA major than the build's
+/// (`nvidia-curand-cu12` for `cupy-cuda11x`).
+fn other_major(f: &Facts, name: &str, build: Option<u32>) -> Option<u32> {
+    let build = build?;
+    let majors: Vec<Option<u32>> = f
         .inv
         .libraries_named(name)
         .map(|(p, _)| p.cuda_major)
-        .peekable();
-    owners.peek().is_some() && owners.all(|m| m.is_some_and(|m| m != build))
+        .collect();
+    let first = (*majors.first()?)?;
+    majors
+        .iter()
+        .all(|m| m.is_some_and(|m| m != build))
+        .then_some(first)
+}
+
+/// A name's outcome, judged by CUDA major: the environment's copy of a
+/// shared soname (`libcurand.so.10` in CUDA 11 and 12) does not serve a
+/// build of another major, whatever the loader finds by that name.
+fn by_major(
+    f: &Facts,
+    name: &str,
+    build: Option<u32>,
+    (with, without): (&Option<Found>, &Option<Found>),
+    outcome: Outcome,
+) -> Outcome {
+    let Some(env_major) = other_major(f, name, build) else {
+        return outcome;
+    };
+    let inside = |found: &Option<Found>| {
+        found
+            .as_ref()
+            .is_some_and(|x| x.path.starts_with(&f.inv.prefix))
+    };
+    let (with_in, without_in) = (inside(with), inside(without));
+    match without {
+        // The hook puts the other major's copy before one that may fit.
+        Some(wo) if with_in && !without_in => Outcome::HookShadows {
+            system: wo.path.clone(),
+            env_major,
+            installed: f.installed.is_some(),
+        },
+        _ if with_in || without_in || (with.is_none() && without.is_none()) => {
+            Outcome::OtherMajorOnly
+        }
+        // Copies outside the environment serve it: one winning over the
+        // environment's other major is no problem.
+        _ => match outcome {
+            Outcome::SystemWins { .. } => Outcome::Fine,
+            other => other,
+        },
+    }
 }
 
 /// The object whose dlopen the loader answers for code without RPATH of

@@ -48,6 +48,24 @@ pub(super) struct Tally {
 }
 
 impl Tally {
+    /// The builds that lack a library of their own CUDA major: one
+    /// nowhere (other than for an optional feature), or one the
+    /// environment has only from another major's wheels.
+    pub(super) fn lacking_major(&self) -> Vec<String> {
+        self.by_framework
+            .iter()
+            .filter(|(_, all)| {
+                all.iter().any(|s| match s.outcome {
+                    // NCCL (one soname in every major) only for several GPUs.
+                    Outcome::OtherMajorOnly => CATALOG.optional_use(&s.name).is_none(),
+                    Outcome::Missing => !s.optional(),
+                    _ => false,
+                })
+            })
+            .map(|(label, _)| label.clone())
+            .collect()
+    }
+
     /// The builds with at least one library that is nowhere.
     pub(super) fn missing_stack(&self) -> Vec<String> {
         self.by_framework
@@ -105,6 +123,7 @@ impl Tally {
             for s in all {
                 match &s.outcome {
                     Outcome::Fine | Outcome::OtherMajorOnly => {}
+                    Outcome::HookShadows { .. } => sorted.shadows.push(s),
                     Outcome::DriverMissing => {
                         driver_missing.push(format!("{} ({})", s.name, s.object))
                     }
@@ -148,6 +167,7 @@ struct Sorted<'a> {
     missing: Vec<&'a Seen>,
     dev_missing: Vec<(&'a Seen, &'a str)>,
     system_wins: Vec<&'a Seen>,
+    shadows: Vec<&'a Seen>,
 }
 
 impl Sorted<'_> {
@@ -170,6 +190,9 @@ impl Sorted<'_> {
                 None => dev_links(f, &self.dev_missing),
             };
             out.push(dev_missing_finding(label, &self.dev_missing, &fix));
+        }
+        if !self.shadows.is_empty() {
+            out.push(hook_shadows(f, label, &self.shadows));
         }
         if !self.system_wins.is_empty() {
             out.push(system_wins_finding(
@@ -201,6 +224,58 @@ fn severity(s: &Seen) -> Severity {
     } else {
         Severity::Warning
     }
+}
+
+/// The hook puts (or would put) the environment's copies of another CUDA
+/// major before copies outside the environment that may fit the build.
+fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem {
+    let mut names: Vec<&str> = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
+    let (mut env_major, mut installed) = (0, false);
+    for s in shadows {
+        if let Outcome::HookShadows {
+            system,
+            env_major: m,
+            installed: i,
+        } = &s.outcome
+        {
+            if !names.contains(&s.name.as_str()) {
+                names.push(&s.name);
+            }
+            let dir = system.parent().unwrap_or(system).display().to_string();
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+            (env_major, installed) = (*m, *i);
+        }
+    }
+    let fw = f
+        .inv
+        .frameworks
+        .iter()
+        .find(|fw| format!("{} {}", fw.package, fw.version) == label);
+    let fix = fw
+        .and_then(|fw| crate::rules::fixes::rebuilt_for(f, fw, env_major))
+        .unwrap_or_else(|| {
+            format!(
+                "keep {label} in an environment of its own CUDA major: this one's {} are CUDA {env_major}'s",
+                names.join(", ")
+            )
+        });
+    finding(
+        Severity::Warning,
+        "hook-other-major",
+        format!(
+            "{label} needs {}; without envhook's hook the loader takes {} from {}, but the hook {} the \
+             environment's first: CUDA {env_major} wheels' under the same sonames, not the CUDA this build \
+             was made for",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" },
+            dirs.join(", "),
+            if installed { "puts" } else { "would put" }
+        ),
+        Some(fix),
+    )
 }
 
 /// The loader would take the driver's link-time stub.
