@@ -1,0 +1,427 @@
+//! The findings the tally makes: one constructor per finding, with its
+//! message and fix.
+
+use std::path::Path;
+
+use super::{Outcome, Seen};
+use crate::data::catalog::CATALOG;
+use crate::finding::{Problem, Severity};
+use crate::machine::resolve::Rule;
+use crate::rules::{Facts, finding};
+
+/// "needs" for a DT_NEEDED entry, "loads by name" for a dlopen, "loads
+/// through cuda-pathfinder" for what it finds.
+fn how(s: &Seen) -> &'static str {
+    match s.kind {
+        "dlopen" => "loads by name",
+        "pathfinder" => "loads through cuda-pathfinder",
+        _ => "needs",
+    }
+}
+
+/// A needed library (of a framework object, or of a CUDA library it
+/// loads) is an error when missing or broken; one loaded by name, a
+/// warning (the framework may work without it).
+fn severity(s: &Seen) -> Severity {
+    if s.kind == "needed" || s.kind == "dependency" {
+        Severity::Error
+    } else {
+        Severity::Warning
+    }
+}
+
+/// The hook puts (or would put) the environment's copies of another CUDA
+/// major before copies outside the environment that may fit the build.
+pub(super) fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem {
+    let mut names: Vec<&str> = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
+    let (mut env_major, mut installed) = (0, false);
+    for s in shadows {
+        if let Outcome::HookShadows {
+            system,
+            env_major: m,
+            installed: i,
+        } = &s.outcome
+        {
+            if !names.contains(&s.name.as_str()) {
+                names.push(&s.name);
+            }
+            let dir = system.parent().unwrap_or(system).display().to_string();
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+            (env_major, installed) = (*m, *i);
+        }
+    }
+    let fw = f
+        .inv
+        .frameworks
+        .iter()
+        .find(|fw| format!("{} {}", fw.package, fw.version) == label);
+    let fix = fw
+        .and_then(|fw| crate::rules::fixes::rebuilt_for(f, fw, env_major))
+        .unwrap_or_else(|| {
+            format!(
+                "keep {label} in an environment of its own CUDA major: this one's {} are CUDA {env_major}'s",
+                names.join(", ")
+            )
+        });
+    finding(
+        Severity::Warning,
+        "hook-other-major",
+        format!(
+            "{label} needs {}; without envhook's hook the loader takes {} from {}, but the hook {} the \
+             environment's first: CUDA {env_major} wheels' under the same sonames, not the CUDA this build \
+             was made for",
+            names.join(", "),
+            if names.len() == 1 { "it" } else { "them" },
+            dirs.join(", "),
+            if installed { "puts" } else { "would put" }
+        ),
+        Some(fix),
+    )
+}
+
+/// The loader would take the driver's link-time stub.
+pub(super) fn stub_libcuda(s: &Seen, path: &Path) -> Problem {
+    let how = how(s);
+    finding(
+        Severity::Error,
+        "stub-libcuda",
+        format!(
+            "{} {how} {}, and the loader would take the stub {}",
+            s.object,
+            s.name,
+            path.display()
+        ),
+        Some("take the stubs directory off LD_LIBRARY_PATH".into()),
+    )
+}
+
+/// The environment's copy is not a loadable ELF for this machine.
+pub(super) fn not_loadable(s: &Seen, copy: &Path) -> Problem {
+    let how = how(s);
+    finding(
+        severity(s),
+        "library-not-loadable",
+        format!(
+            "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
+             (another architecture, or damaged)",
+            s.object,
+            s.name,
+            copy.display()
+        ),
+        Some(format!(
+            "reinstall the package that owns {}",
+            copy.display()
+        )),
+    )
+}
+
+/// The environment's copy is valid but where nothing exposes it.
+pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
+    let how = how(s);
+    finding(
+        severity(s),
+        "library-not-exposed",
+        format!(
+            "{} {how} {}; the environment's {} is a valid library, but in a directory \
+             the loader does not search and envhook's hook does not expose",
+            s.object,
+            s.name,
+            copy.display()
+        ),
+        Some(format!(
+            "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+            copy.parent().unwrap_or(copy).display()
+        )),
+    )
+}
+
+/// A library loaded only for one feature, or needed by a module of a
+/// package without data that its own pins do not name: an info.
+pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
+    finding(
+        Severity::Info,
+        "optional-library-missing",
+        if s.other {
+            format!(
+                "{label}'s {} needs {}, which its own requirements do not name: only code that \
+                 imports that module loads it, and it would fail with \"{}: cannot open shared \
+                 object file\" (not in this environment nor on the system)",
+                s.object, s.name, s.name
+            )
+        } else {
+            format!(
+                "{label} loads {} only for {}; it is not in this environment nor on the system, \
+                 so that would fail with \"{}: cannot open shared object file\"",
+                s.name,
+                CATALOG.optional_use(&s.name).unwrap_or("some operations"),
+                s.name
+            )
+        },
+        CATALOG.library_component(&s.name).map(|c| {
+            f.inv
+                .frameworks
+                .iter()
+                .find(|fw| format!("{} {}", fw.package, fw.version) == *label)
+                .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
+                .unwrap_or_default()
+        }),
+    )
+}
+
+/// The driver's libraries, nowhere the loader looks, while a driver is
+/// reported.
+pub(super) fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
+    finding(
+        Severity::Error,
+        "driver-library-missing",
+        format!(
+            "{} come with the NVIDIA driver, but the loader finds none (not in /etc/ld.so.cache nor \
+             the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
+             cannot open shared object file\" or \"no CUDA-capable device is detected\"",
+            names.join(", "),
+            f.machine.driver.version.as_deref().unwrap_or("version unknown")
+        ),
+        Some(
+            "install the driver's user-space libraries matching the kernel module (and run ldconfig); \
+             in a container, run it with the NVIDIA container toolkit (--gpus all)"
+                .into(),
+        ),
+    )
+}
+
+/// Libraries the loader finds only through the hook this environment
+/// does not have: an error when a framework runs on the CPU without them.
+pub(super) fn needs_hook_finding(names: &[String], on_cpu: &[&str], fix: String) -> Problem {
+    let consequence = if on_cpu.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; without them {} {} on the CPU",
+            on_cpu.join(" and "),
+            if on_cpu.len() == 1 { "runs" } else { "run" }
+        )
+    };
+    finding(
+        if on_cpu.is_empty() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        },
+        "needs-hook",
+        format!(
+            "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}{consequence}",
+            if names.len() == 1 {
+                "this library is"
+            } else {
+                "these libraries are"
+            },
+            names.join(", ")
+        ),
+        Some(fix),
+    )
+}
+
+/// One finding for every library a framework loads that is nowhere, with
+/// the one command that installs the stack they belong to.
+pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
+    let names: Vec<&str> = dedup(missing.iter().map(|s| s.name.as_str()));
+    let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
+    let any_needed = missing
+        .iter()
+        .any(|s| s.kind == "needed" || s.kind == "dependency");
+    let on_cpu = missing.iter().any(|s| s.falls_back_to_cpu);
+    // A library needed at load time breaks the import; cuDNN and cuBLAS are
+    // loaded at once; without any of some frameworks' libraries they run
+    // on the CPU; the rest fail only when an operation needs them (curand
+    // for random numbers, nccl for several GPUs).
+    let severity = if any_needed
+        || on_cpu
+        || names
+            .iter()
+            .any(|n| n.starts_with("libcudnn.so") || n.starts_with("libcublas.so"))
+    {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let fw = f
+        .inv
+        .frameworks
+        .iter()
+        .find(|fw| format!("{} {}", fw.package, fw.version) == label);
+    let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
+    let mut hint = fw
+        .map(|fw| crate::rules::fixes::for_framework(f, fw, &components))
+        .unwrap_or_else(|| "install the CUDA libraries the framework was built for".into());
+    // The fix is the whole sequence: what it installs changes the library
+    // set, so the hooks are written (or refreshed) after it; they also
+    // provide the unversioned names that come only from -dev packages.
+    hint.push_str(" && ");
+    hint.push_str(&crate::rules::fixes::refresh(&f.inv.prefix));
+    let first = names.first().copied().unwrap_or("the library");
+    Problem {
+        severity,
+        code: "library-not-found",
+        message: format!(
+            "{label} ({}) {} {}, which {} in this environment nor on the system. Expect \"{first}: cannot \
+             open shared object file\"",
+            objects.join(", "),
+            if any_needed {
+                "needs"
+            } else if missing.iter().all(|s| s.kind == "pathfinder") {
+                "loads through cuda-pathfinder"
+            } else {
+                "loads by name"
+            },
+            names.join(", "),
+            if names.len() == 1 {
+                "is not"
+            } else {
+                "are not"
+            }
+        ) + if on_cpu {
+            "; without them it runs on the CPU"
+        } else {
+            ""
+        },
+        hint: Some(hint),
+        path: None,
+        source: None,
+    }
+}
+
+/// One finding for the libraries of a framework that the loader takes from
+/// outside the environment although the environment has them.
+pub(super) fn system_wins_finding(
+    label: &str,
+    wins: &[&Seen],
+    installed: bool,
+    fix: &str,
+) -> Problem {
+    let mut seen: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut from: Vec<(String, &str)> = Vec::new();
+    let mut without_hook_only = true;
+    for s in wins {
+        if let Outcome::SystemWins {
+            winner,
+            without_hook_only: only,
+            ..
+        } = &s.outcome
+        {
+            // A dependency of a library the framework loads says whose:
+            // the copy beside it lost to the one found first.
+            let name = if s.kind == "dependency" {
+                format!("{} (which {} needs)", s.name, s.object)
+            } else {
+                s.name.clone()
+            };
+            if !seen.contains(&s.name) {
+                seen.push(s.name.clone());
+                names.push(name);
+            }
+            // A copy loaded before is named by how it was found.
+            let dir = winner
+                .path
+                .parent()
+                .unwrap_or(Path::new("/"))
+                .display()
+                .to_string();
+            match from.iter_mut().find(|(d, _)| *d == dir) {
+                Some(place) if place.1 == Rule::Loaded.label() => place.1 = winner.rule.label(),
+                Some(_) => {}
+                None => from.push((dir, winner.rule.label())),
+            }
+            without_hook_only &= *only;
+        }
+    }
+    let scenario = if without_hook_only {
+        "without envhook's hook, "
+    } else {
+        ""
+    };
+    finding(
+        Severity::Warning,
+        "system-library-wins",
+        format!(
+            "{label}: {scenario}the loader takes {} from {}, not the environment's copies; a CUDA from outside \
+             the environment may not match the build (\"undefined symbol\", wrong versions)",
+            names.join(", "),
+            from.iter()
+                .map(|(dir, rule)| format!("{dir} ({rule})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Some(if installed || !without_hook_only {
+            "remove the system CUDA directory from LD_LIBRARY_PATH, or rebuild the framework without that RPATH"
+                .into()
+        } else {
+            fix.to_string()
+        }),
+    )
+}
+
+/// One finding for the unversioned names a framework dlopens that the
+/// environment has only in versioned form.
+pub(super) fn dev_missing_finding(
+    label: &str,
+    dev_missing: &[(&Seen, &str)],
+    fix: &str,
+) -> Problem {
+    let names: Vec<&str> = dedup(dev_missing.iter().map(|(s, _)| s.name.as_str()));
+    let haves: Vec<&str> = dedup(dev_missing.iter().map(|(_, h)| *h));
+    let severity = if names
+        .iter()
+        .any(|n| n.starts_with("libcudnn.so") || n.starts_with("libcublas.so"))
+    {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let first = names.first().copied().unwrap_or("the library");
+    finding(
+        severity,
+        "missing-dev-symlink",
+        format!(
+            "{label} loads by name {}, which this environment has only as {} (unversioned names come from \
+             -dev packages). Expect \"The third-party dynamic library ({first}) that Paddle depends on is \
+             not configured correctly\" or \"{first}: cannot open shared object file\"",
+            names.join(", "),
+            haves.join(", ")
+        ),
+        Some(fix.to_string()),
+    )
+}
+
+/// `ln -s` commands that give each versioned file its unversioned name.
+pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
+    let mut links: Vec<String> = Vec::new();
+    for (s, have) in dev_missing {
+        let Some((_, lib)) = f.inv.libraries_named(have).next() else {
+            continue;
+        };
+        let dir = lib.path.parent().unwrap_or(&lib.path);
+        let link = format!(
+            "ln -s {have} {}",
+            crate::activation::shell::quote::posix(&dir.join(&s.name).display().to_string())
+        );
+        if !links.contains(&link) {
+            links.push(link);
+        }
+    }
+    links.join(" && ")
+}
+
+/// Distinct values, first occurrence order.
+fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
