@@ -112,7 +112,6 @@ impl Inventory {
             .flat_map(|(_, entries)| entries)
             .map(|e| (e.name.clone(), e.version.clone()))
             .collect();
-        self.distributions = installed.clone();
         for (site, entries) in &scanned {
             self.stats.dist_infos_total += entries.len();
             let mut seen: Vec<String> = Vec::new();
@@ -140,6 +139,7 @@ impl Inventory {
                 }
             }
         }
+        self.distributions = installed;
         Ok(())
     }
 
