@@ -98,6 +98,7 @@ impl Inventory {
                 installer: pkg.installer,
                 build,
                 pins: pkg.pins.clone(),
+                fix_pins: pkg.fix_pins.clone(),
             };
             // conda splits some frameworks (`pytorch` + `libtorch`,
             // `tensorflow` + `tensorflow-base`): one build, reported once,

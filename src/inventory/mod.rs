@@ -128,6 +128,9 @@ pub struct Package {
     /// (`Requires-Dist`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pins: Vec<pins::Pin>,
+    /// Pins of extras it was not installed with, which fixes follow.
+    #[serde(skip)]
+    pub fix_pins: Vec<pins::Pin>,
 }
 
 impl Package {
@@ -170,6 +173,9 @@ pub struct FrameworkBuild {
     /// What its pip distribution requires of the CUDA stack.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pins: Vec<pins::Pin>,
+    /// Pins of extras it was not installed with, which fixes follow.
+    #[serde(skip)]
+    pub fix_pins: Vec<pins::Pin>,
 }
 
 /// How a library directory holds its libraries.

@@ -213,24 +213,57 @@ fn active_extras(lines: &[Line], installed: &Installed) -> BTreeSet<String> {
         .collect()
 }
 
+/// A distribution's CUDA-stack pins: those it is held to, and those its
+/// fixes follow.
+#[derive(Debug, Clone, Default)]
+pub struct Pins {
+    /// Plain requirements and those of the extras it was installed with.
+    pub held: Vec<Pin>,
+    /// Those of an extra it was not installed with that no other extra
+    /// stands in for (TensorFlow's `and-cuda`, but not numba-cuda's `cu12`
+    /// beside its `cu13`): not held, but a fix that installs one of those
+    /// wheels installs it as the extra would (TensorFlow 2.20 installed
+    /// bare, then given cuBLAS by a fix, wants `nvidia-cublas-cu12>=12.5.3.2`).
+    pub for_fixes: Vec<Pin>,
+}
+
 /// The CUDA-stack pins among `Requires-Dist` lines, for an environment
 /// running `python` (`None`: markers on the Python version count as met)
-/// with `installed` distributions: plain requirements, and those of the
-/// extras it was installed with.
-pub fn parse(requires: &[String], python: Option<&str>, installed: &Installed) -> Vec<Pin> {
+/// with `installed` distributions.
+pub fn parse(requires: &[String], python: Option<&str>, installed: &Installed) -> Pins {
     let lines = lines(requires, python);
     let active = active_extras(&lines, installed);
-    lines
-        .into_iter()
-        .filter(|l| is_cuda_stack(&l.name))
-        .filter(|l| l.extra.as_ref().is_none_or(|e| active.contains(e)))
-        .map(|l| Pin {
+    // Extras that stand in for each other name the same distributions.
+    let alternative = |extra: &str| {
+        lines.iter().any(|l| {
+            l.extra.as_deref().is_some_and(|e| e != extra)
+                && lines
+                    .iter()
+                    .any(|m| m.extra.as_deref() == Some(extra) && m.name == l.name)
+        })
+    };
+    let standing_in: BTreeSet<String> = lines
+        .iter()
+        .filter_map(|l| l.extra.clone())
+        .filter(|e| alternative(e))
+        .collect();
+    let mut pins = Pins::default();
+    for l in lines.into_iter().filter(|l| is_cuda_stack(&l.name)) {
+        let held = l.extra.as_ref().is_none_or(|e| active.contains(e));
+        let usable = held || l.extra.as_ref().is_some_and(|e| !standing_in.contains(e));
+        let pin = Pin {
             name: l.name,
             requirement: l.requirement,
             extra: l.extra,
             specifiers: l.specifiers,
-        })
-        .collect()
+        };
+        if held {
+            pins.held.push(pin);
+        } else if usable {
+            pins.for_fixes.push(pin);
+        }
+    }
+    pins
 }
 
 #[cfg(test)]
@@ -255,7 +288,8 @@ mod tests {
             ),
             Some("3.11"),
             &Installed::new(),
-        );
+        )
+        .held;
         let names: Vec<&str> = pins.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(
             names,
@@ -294,14 +328,19 @@ mod tests {
                 ("jax-cuda12-pjrt", "0.12.0.1"),
                 ("nvidia-cudnn-cu12", "10.1.0"),
             ]),
-        );
+        )
+        .held;
         assert_eq!(pins.len(), 1);
         assert_eq!(pins[0].extra.as_deref(), Some("with-cuda"));
         assert_eq!(pins[0].floor().as_deref(), Some("9.10.2.21"));
         assert_eq!(pins[0].allows("10.1.0"), Some(false));
         assert_eq!(pins[0].allows("9.28.0.42"), Some(true));
-        // Installed without the extra: its requirements are not there.
-        assert!(parse(&metadata, Some("3.12"), &installed(&[])).is_empty());
+        // Installed without the extra: its requirements are not there, and
+        // are not held; a fix that installs the wheel follows them.
+        let bare = parse(&metadata, Some("3.12"), &installed(&[]));
+        assert!(bare.held.is_empty());
+        assert_eq!(bare.for_fixes.len(), 1);
+        assert_eq!(bare.for_fixes[0].floor().as_deref(), Some("9.10.2.21"));
     }
 
     /// numba-cuda 0.30.4's METADATA (PyPI, December 2026): a `cu12` and a
@@ -333,7 +372,7 @@ mod tests {
             ("nvidia-nvjitlink", "13.0.88"),
             ("nvidia-nvjitlink-cu12", "12.8.93"),
         ]);
-        let pins = parse(&metadata, Some("3.12"), &cu13);
+        let pins = parse(&metadata, Some("3.12"), &cu13).held;
         let reqs: Vec<(&str, Option<&str>)> = pins
             .iter()
             .map(|p| (p.requirement.as_str(), p.extra.as_deref()))
@@ -350,13 +389,18 @@ mod tests {
         let mut cu12 = cu13.clone();
         cu12.insert("cuda-bindings".into(), "12.9.4".into());
         cu12.insert("cuda-toolkit".into(), "12.9.1".into());
-        let pins = parse(&metadata, Some("3.12"), &cu12);
+        let pins = parse(&metadata, Some("3.12"), &cu12).held;
         assert!(
             pins.iter().all(|p| p.extra.as_deref() == Some("cu12")),
             "{pins:?}"
         );
         assert_eq!(pins.len(), 2);
-        // Plain numba-cuda, no toolkit from pip: no extra, no pin.
-        assert!(parse(&metadata, Some("3.12"), &installed(&[("numba", "0.68.1")])).is_empty());
+        // Plain numba-cuda, no toolkit from pip: no extra, no pin; and its
+        // two extras stand in for each other, so fixes follow neither.
+        let bare = parse(&metadata, Some("3.12"), &installed(&[("numba", "0.68.1")]));
+        assert!(
+            bare.held.is_empty() && bare.for_fixes.is_empty(),
+            "{bare:?}"
+        );
     }
 }

@@ -97,6 +97,7 @@ impl Inventory {
             cuda_major: None,
             libraries,
             pins: Vec::new(),
+            fix_pins: Vec::new(),
         });
     }
 
@@ -187,6 +188,10 @@ impl Inventory {
                 ..library(path)
             })
             .collect();
+        let pins = match row.framework {
+            Some(_) => pins::parse(&dist.requires, python_of(site).as_deref(), installed),
+            None => pins::Pins::default(),
+        };
         self.packages.push(Package {
             name: entry.name.clone(),
             version: dist.version,
@@ -198,11 +203,8 @@ impl Inventory {
             framework: row.framework,
             cuda_major,
             libraries,
-            pins: if row.framework.is_some() {
-                pins::parse(&dist.requires, python_of(site).as_deref(), installed)
-            } else {
-                Vec::new()
-            },
+            pins: pins.held,
+            fix_pins: pins.for_fixes,
         });
     }
 }

@@ -226,11 +226,13 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String>
 
 /// The framework's own requirement on the distribution that provides
 /// `component`: a pin on that wheel, or on a `cuda-toolkit` whose extras
-/// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`).
+/// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`); those it
+/// is held to first, then those of an extra it was installed without.
 pub(crate) fn pin_for<'a>(fw: &'a FrameworkBuild, component: &str) -> Option<&'a str> {
     use crate::data::catalog::Role;
     fw.pins
         .iter()
+        .chain(fw.fix_pins.iter())
         .find(|p| {
             if p.name == "cuda-toolkit" {
                 return p
