@@ -4,7 +4,7 @@
 //! CUDA libraries ([`asked`]): what its Python code loads by path (torch's
 //! preloader, JAX's) or through cuda-pathfinder ([`pathfinder`]), its
 //! objects with what they need (DT_NEEDED), what it dlopens by name from
-//! the object whose code calls dlopen ([`run`]). Every library loaded pulls
+//! the object whose code calls dlopen ([`mod@run`]). Every library loaded pulls
 //! in its own dependencies, searched from itself, and their symbols are
 //! looked up in the copy the loader binds ([`closure`]).
 //!
