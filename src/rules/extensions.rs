@@ -69,23 +69,25 @@ fn torch_namespace(symbol: &str) -> bool {
 /// installed torch's libraries do not define, as one finding.
 fn mismatch(f: &Facts, ext: &Package, torch: &Package) -> Option<Problem> {
     let count = Cell::new(0);
+    // Torch's libraries, each opened once for all the extension's objects
+    // (torchaudio has a dozen; libtorch_cpu.so's hash table is 500 kB).
+    let torch_libs: Vec<(String, symbols::Tables)> = torch
+        .libraries
+        .iter()
+        .filter(|t| t.status == LibStatus::Ok)
+        .filter_map(|t| Some((file_name(&t.path), symbols::open(&t.path, &count).ok()?)))
+        .collect();
     let mut missing: Vec<String> = Vec::new();
     let mut objects: Vec<String> = Vec::new();
     for lib in ext.libraries.iter().filter(|l| l.status == LibStatus::Ok) {
         let Ok(info) = elf::read(&lib.path) else {
             continue;
         };
-        // The torch libraries it names, opened once each.
-        let providers: Vec<symbols::Tables> = torch
-            .libraries
+        // The torch libraries it names.
+        let providers: Vec<&symbols::Tables> = torch_libs
             .iter()
-            .filter(|t| {
-                t.path
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| info.needed.iter().any(|x| x == n))
-            })
-            .filter_map(|t| symbols::open(&t.path, &count).ok())
+            .filter(|(name, _)| info.needed.iter().any(|n| n == name))
+            .map(|(_, t)| t)
             .collect();
         if providers.is_empty() {
             continue;
