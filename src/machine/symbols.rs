@@ -21,7 +21,7 @@ use std::path::Path;
 
 use object::read::ReadRef;
 use object::read::elf::{Dyn, FileHeader, ProgramHeader};
-use object::{Endianness, elf};
+use object::{Endian, Endianness, elf};
 
 use super::elf::{Counting, header, open_counted};
 
@@ -180,19 +180,11 @@ impl Tables<'_> {
     }
 
     fn u16(&self, at: u64) -> Option<u16> {
-        let b: [u8; 2] = self.bytes(at, 2)?.try_into().ok()?;
-        Some(match self.endian {
-            Endianness::Little => u16::from_le_bytes(b),
-            Endianness::Big => u16::from_be_bytes(b),
-        })
+        Some(self.endian.read_u16(self.bytes(at, 2)?.try_into().ok()?))
     }
 
     fn u32(&self, at: u64) -> Option<u32> {
-        let b: [u8; 4] = self.bytes(at, 4)?.try_into().ok()?;
-        Some(match self.endian {
-            Endianness::Little => u32::from_le_bytes(b),
-            Endianness::Big => u32::from_be_bytes(b),
-        })
+        self.decode32(self.bytes(at, 4)?)
     }
 
     /// The string at `offset` in `.dynstr`, read in growing pieces up to
@@ -292,11 +284,7 @@ impl Tables<'_> {
     }
 
     fn decode32(&self, c: &[u8]) -> Option<u32> {
-        let b: [u8; 4] = c.try_into().ok()?;
-        Some(match self.endian {
-            Endianness::Little => u32::from_le_bytes(b),
-            Endianness::Big => u32::from_be_bytes(b),
-        })
+        Some(self.endian.read_u32(c.try_into().ok()?))
     }
 
     /// The version index of symbol `i` (`DT_VERSYM`), hidden bit cleared.
@@ -390,13 +378,7 @@ impl Tables<'_> {
         };
         let indices: Vec<u16> = all
             .chunks_exact(2)
-            .map(|c| {
-                let b = [c[0], c[1]];
-                match self.endian {
-                    Endianness::Little => u16::from_le_bytes(b),
-                    Endianness::Big => u16::from_be_bytes(b),
-                }
-            })
+            .map(|c| self.endian.read_u16([c[0], c[1]]))
             .collect();
         for (i, v) in indices.iter().enumerate() {
             let Some((_, file, version)) = versions.iter().find(|(n, ..)| *n == v & 0x7fff) else {
@@ -438,10 +420,7 @@ impl Tables<'_> {
                 .chunks_exact(SYM_SIZE as usize)
                 .filter_map(|e| {
                     let name = self.decode32(&e[0..4])?;
-                    let shndx = match self.endian {
-                        Endianness::Little => u16::from_le_bytes([e[6], e[7]]),
-                        Endianness::Big => u16::from_be_bytes([e[6], e[7]]),
-                    };
+                    let shndx = self.endian.read_u16([e[6], e[7]]);
                     Some((name, e[4], shndx))
                 })
                 .collect();
@@ -505,13 +484,7 @@ impl Tables<'_> {
                 let bloom_raw = self.bytes(g + 16, nbloom.checked_mul(8)?)?;
                 let bloom = bloom_raw
                     .chunks_exact(8)
-                    .map(|c| {
-                        let b: [u8; 8] = c.try_into().ok()?;
-                        Some(match self.endian {
-                            Endianness::Little => u64::from_le_bytes(b),
-                            Endianness::Big => u64::from_be_bytes(b),
-                        })
-                    })
+                    .map(|c| Some(self.endian.read_u64(c.try_into().ok()?)))
                     .collect::<Option<Vec<u64>>>()?;
                 Some(GnuTable {
                     symoffset,
