@@ -27,7 +27,7 @@ pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> V
         if let Some(cuda) = &n.cuda {
             let static_runtime = linked_in(fw, f.matrix, "libcudart");
             if !static_runtime || lacking_major.contains(&name) {
-                found.extend(runtime(f, fw, &n, cuda, &name));
+                found.extend(runtime(f, fw, (&n, cuda), &name, static_runtime));
             }
         }
         if n.cudnn.is_some() && !bundled(f, fw, "cudnn") {
@@ -94,10 +94,15 @@ fn built(n: &Needs) -> String {
 /// The CUDA runtime against the build's CUDA. A build with the runtime
 /// linked in (CuPy) needs none, but the libraries it loads must still be
 /// of its CUDA major.
-fn runtime(f: &Facts, fw: &FrameworkBuild, n: &Needs, cuda: &str, name: &str) -> Vec<Problem> {
+fn runtime(
+    f: &Facts,
+    fw: &FrameworkBuild,
+    (n, cuda): (&Needs, &str),
+    name: &str,
+    static_runtime: bool,
+) -> Vec<Problem> {
     let fix = || Some(for_framework(f, fw, &["cudart"]));
     let built = built(n);
-    let static_runtime = linked_in(fw, f.matrix, "libcudart");
     match partner(&f.inv.cuda, fw.installer, major(cuda)) {
         None if !bundled(f, fw, "cudart") && !static_runtime => vec![finding(
             Severity::Warning,

@@ -38,18 +38,26 @@ pub fn tag_of(fw: &FrameworkBuild) -> String {
 /// Whether a build links `stem` in statically, as its `[[dlopen]]` rows
 /// say (CuPy's CUDA runtime): it needs no copy of it.
 pub fn linked_in(fw: &FrameworkBuild, m: &Matrix, stem: &str) -> bool {
-    let pip = fw.build.pip_cuda_libraries.unwrap_or(false);
     let cuda = needs(fw, m).and_then(|n| n.cuda);
-    let cuda_major = cuda.as_deref().and_then(matrix::major);
+    loading_rows(fw, m, cuda.as_deref())
+        .iter()
+        .any(|r| r.linked_in.iter().any(|l| l == stem))
+}
+
+/// The `[[dlopen]]` rows of a build made for `cuda`: how it reaches its
+/// libraries.
+pub fn loading_rows<'m>(
+    fw: &FrameworkBuild,
+    m: &'m Matrix,
+    cuda: Option<&str>,
+) -> Vec<&'m matrix::DlopenRow> {
     m.dlopen(
         fw.framework,
         &fw.package,
         &release_of(&fw.version),
-        pip,
-        cuda_major,
+        fw.build.pip_cuda_libraries.unwrap_or(false),
+        cuda.and_then(matrix::major),
     )
-    .iter()
-    .any(|r| r.linked_in.iter().any(|l| l == stem))
 }
 
 /// What a framework build needs, from its own record and the matrix.

@@ -13,7 +13,7 @@ use crate::data::matrix::{By, DlopenRow, major};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::elf::ElfInfo;
 use crate::rules::Facts;
-use crate::rules::needs::{needs, release_of};
+use crate::rules::needs::{loading_rows, needs};
 
 /// One name an object asks for.
 pub(super) struct Asked {
@@ -43,26 +43,21 @@ pub(super) enum Step {
 pub(super) struct Plan {
     pub(super) steps: Vec<Step>,
     pub(super) asked: Vec<Asked>,
+    /// The CUDA major the build was made for, if known.
+    pub(super) cuda_major: Option<u32>,
 }
 
 /// The plan of one framework build whose objects are `infos` (catalogue
 /// order: the first is the one loaded first).
 pub(super) fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
-    let pip = fw.build.pip_cuda_libraries.unwrap_or(false);
     // The build's own CUDA and cuDNN name what it loads (TSL and ONNX
     // Runtime build `lib<name>.so.<version>` from them).
     let (cuda, cudnn) = needs(fw, f.matrix).map_or((None, None), |n| (n.cuda, n.cudnn));
-    let cuda_major = cuda.as_deref().and_then(major);
-    let rows = f.matrix.dlopen(
-        fw.framework,
-        &fw.package,
-        &release_of(&fw.version),
-        pip,
-        cuda_major,
-    );
+    let rows = loading_rows(fw, f.matrix, cuda.as_deref());
     let mut plan = Plan {
         steps: Vec::new(),
         asked: Vec::new(),
+        cuda_major: cuda.as_deref().and_then(major),
     };
     for row in &rows {
         match row.by {

@@ -99,8 +99,8 @@ impl Closure {
     }
 
     /// Every dependency, in the order they were loaded.
-    pub(super) fn edges(&self) -> Vec<DependencyCheck> {
-        self.edges.clone()
+    pub(super) fn into_edges(self) -> Vec<DependencyCheck> {
+        self.edges
     }
 
     /// The versioned symbols each library needs that the provider the

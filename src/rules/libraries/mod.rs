@@ -20,14 +20,12 @@ use serde::Serialize;
 
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
-use crate::data::matrix::major;
 use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
 use crate::machine::loader::Objects;
 use crate::machine::resolve::Found;
-use crate::rules::needs::needs;
 use asked::plan;
 use closure::Closure;
 pub use closure::DependencyCheck;
@@ -171,7 +169,7 @@ pub fn check(f: &Facts) -> Libraries {
     findings.extend(c.closure.symbols(f, c.searches.installed));
     Libraries {
         checks: c.out,
-        dependencies: c.closure.edges(),
+        dependencies: c.closure.into_edges(),
         findings,
         missing_stack,
         lacking_major,
@@ -206,10 +204,6 @@ impl Checker<'_> {
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
-        let build_major = needs(fw, f.matrix)
-            .and_then(|n| n.cuda)
-            .as_deref()
-            .and_then(major);
         let (s, pf) = (&self.searches, &self.pathfinder);
         let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
         let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
@@ -222,7 +216,13 @@ impl Checker<'_> {
             };
             let machine = infos[a.object].machine;
             let outcome = classify(f, s, &a.name, a.kind, machine, with_hook, without_hook);
-            let outcome = by_major(f, &a.name, build_major, (with_hook, without_hook), outcome);
+            let outcome = by_major(
+                f,
+                &a.name,
+                plan.cuda_major,
+                (with_hook, without_hook),
+                outcome,
+            );
             let object = &paths[a.object];
             let cpu = a.falls_back_to_cpu;
             self.tally.record(fw, object, &a.name, a.kind, outcome, cpu);

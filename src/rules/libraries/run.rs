@@ -55,7 +55,7 @@ pub(super) fn run(
                 }
             }
             Step::Object(i) => {
-                let mut own = process.load(&paths[*i], None, objects);
+                let own = process.load(&paths[*i], None, objects);
                 for (k, a) in plan.asked.iter().enumerate() {
                     if a.object != *i || a.kind != "needed" {
                         continue;
@@ -74,7 +74,6 @@ pub(super) fn run(
                         });
                     found[k] = Some(answer);
                 }
-                own.retain(|d| d.needed_by != paths[*i]);
                 deps.extend(own);
             }
             Step::Open { caller, asked } => {
@@ -85,6 +84,7 @@ pub(super) fn run(
             }
         }
     }
+    // The objects' own edges are the names asked.
     deps.retain(|d| !paths.contains(&d.needed_by));
     Run { found, deps }
 }
