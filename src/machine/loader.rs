@@ -106,6 +106,13 @@ impl<'a> Process<'a> {
         (found, deps)
     }
 
+    /// `dlopen(path)`: the file and its closure; it answers to its file
+    /// name as to its soname.
+    pub fn load_file(&mut self, path: &Path, objects: &mut Objects) -> Vec<Dependency> {
+        let name = path.file_name().and_then(|n| n.to_str());
+        self.load(path, name, objects)
+    }
+
     /// Load the object at `path` (already found, or named by path) and its
     /// closure, breadth first; `asked` is the name it was asked for (a
     /// loaded object answers to it as to its soname).

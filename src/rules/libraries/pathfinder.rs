@@ -109,12 +109,7 @@ impl<'a> Pathfinder<'a> {
             }));
         }
         if let Some(path) = file {
-            let name = path.file_name().and_then(|n| n.to_str()).map(String::from);
-            deps.extend(process.load(&path, name.as_deref(), objects));
-            return Some(Some(Found {
-                path,
-                rule: Rule::Path,
-            }));
+            return Some(Some(by_path(path, process, objects, deps)));
         }
         for soname in &row.sonames {
             let (found, more) = process.open(soname, self.caller, objects);
@@ -127,14 +122,21 @@ impl<'a> Pathfinder<'a> {
             .cuda_home
             .as_deref()
             .and_then(|home| in_dirs(&mut anchored(home, &row.anchor)));
-        Some(late.map(|path| {
-            let name = path.file_name().and_then(|n| n.to_str()).map(String::from);
-            deps.extend(process.load(&path, name.as_deref(), objects));
-            Found {
-                path,
-                rule: Rule::Path,
-            }
-        }))
+        Some(late.map(|path| by_path(path, process, objects, deps)))
+    }
+}
+
+/// The file pathfinder found, loaded by absolute path with its closure.
+fn by_path(
+    path: PathBuf,
+    process: &mut Process,
+    objects: &mut Objects,
+    deps: &mut Vec<Dependency>,
+) -> Found {
+    deps.extend(process.load_file(&path, objects));
+    Found {
+        path,
+        rule: Rule::Path,
     }
 }
 

@@ -44,10 +44,7 @@ pub(super) fn run(
     let mut deps = Vec::new();
     for step in &plan.steps {
         match step {
-            Step::Path(path) => {
-                let name = path.file_name().and_then(|n| n.to_str());
-                deps.extend(process.load(path, name, objects));
-            }
+            Step::Path(path) => deps.extend(process.load_file(path, objects)),
             Step::Pathfinder { stem, asked } => {
                 let answer = pathfinder.load(stem, &mut process, objects, &mut deps);
                 if let Some(k) = asked {
