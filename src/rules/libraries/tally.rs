@@ -41,8 +41,12 @@ impl Seen {
     /// known framework loads by name for one feature (NCCL), or one a
     /// package without data needs in a module its own pins say nothing of.
     fn optional(&self) -> bool {
-        (self.kind == "dlopen" && CATALOG.optional_use(&self.name).is_some())
-            || (self.other && !self.expected)
+        self.feature_only() || (self.other && !self.expected)
+    }
+
+    /// Loaded by name only for one feature (NCCL, CUPTI).
+    fn feature_only(&self) -> bool {
+        self.kind == "dlopen" && CATALOG.optional_use(&self.name).is_some()
     }
 }
 
@@ -135,8 +139,7 @@ impl Tally {
                     }
                     // A library loaded by name only for a feature
                     // (profiling) is not worth a hook of its own.
-                    Outcome::OnlyWithHook
-                        if s.kind == "dlopen" && CATALOG.optional_use(&s.name).is_some() => {}
+                    Outcome::OnlyWithHook if s.feature_only() => {}
                     Outcome::OnlyWithHook => {
                         only_with_hook.push(s.name.clone());
                         if s.falls_back_to_cpu && !s.optional() && !on_cpu.contains(&label.as_str())

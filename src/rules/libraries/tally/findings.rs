@@ -53,12 +53,7 @@ pub(super) fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem
             (env_major, installed) = (*m, *i);
         }
     }
-    let fw = f
-        .inv
-        .frameworks
-        .iter()
-        .find(|fw| format!("{} {}", fw.package, fw.version) == label);
-    let fix = fw
+    let fix = framework(f, label)
         .and_then(|fw| crate::rules::fixes::rebuilt_for(f, fw, env_major))
         .unwrap_or_else(|| {
             format!(
@@ -161,10 +156,7 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
             )
         },
         CATALOG.library_component(&s.name).map(|c| {
-            f.inv
-                .frameworks
-                .iter()
-                .find(|fw| format!("{} {}", fw.package, fw.version) == *label)
+            framework(f, label)
                 .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
                 .unwrap_or_default()
         }),
@@ -247,11 +239,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     } else {
         Severity::Warning
     };
-    let fw = f
-        .inv
-        .frameworks
-        .iter()
-        .find(|fw| format!("{} {}", fw.package, fw.version) == label);
+    let fw = framework(f, label);
     let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
     let mut hint = fw
         .map(|fw| crate::rules::fixes::for_framework(f, fw, &components))
@@ -413,6 +401,14 @@ pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
         }
     }
     links.join(" && ")
+}
+
+/// The framework build a tally label (`package version`) names.
+fn framework<'a>(f: &'a Facts, label: &str) -> Option<&'a crate::inventory::FrameworkBuild> {
+    f.inv
+        .frameworks
+        .iter()
+        .find(|fw| format!("{} {}", fw.package, fw.version) == label)
 }
 
 /// Distinct values, first occurrence order.
