@@ -3,5 +3,6 @@
 //! (`data/matrix.toml`, [`matrix`]). Both sit below the inventory and the
 //! rules, which read them; neither reads an environment.
 
+pub mod arch;
 pub mod catalog;
 pub mod matrix;

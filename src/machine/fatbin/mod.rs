@@ -121,26 +121,7 @@ const FLAG_ZSTD: u64 = 0x8000;
 const FLAG_ARCH_SPECIFIC: u64 = 0x10_0000;
 const FLAG_FAMILY_SPECIFIC: u64 = 0x20_0000;
 
-/// What an entry holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// A cubin: SASS, machine code for one architecture.
-    Sass,
-    /// PTX, which the driver JIT-compiles for the GPU it runs on.
-    Ptx,
-}
-
-/// How far beyond its own architecture an entry may run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Variant {
-    /// `sm_80`, `compute_80`: the usual compatibility rules.
-    Generic,
-    /// `sm_100f`, `compute_100f`: the architecture's family (same major,
-    /// same or newer minor), for PTX as for SASS.
-    FamilySpecific,
-    /// `sm_90a`, `compute_90a`: exactly that compute capability.
-    ArchSpecific,
-}
+pub use crate::data::arch::{Kind, Variant};
 
 /// One distinct kind of code image found in the fatbin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
