@@ -13,9 +13,10 @@ use std::path::PathBuf;
 use super::libraries::objects;
 use super::needs::{Needs, needs};
 use super::{Facts, finding, sourced};
+use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
 use crate::finding::{Problem, Severity};
-use crate::inventory::builds::Variant;
+use crate::inventory::builds::Variant as BuildVariant;
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, Fatbins, Verdict};
 
@@ -43,7 +44,12 @@ pub fn check(f: &Facts) -> Vec<Problem> {
             .inv
             .frameworks
             .iter()
-            .filter(|fw| matches!(fw.build.variant, Variant::Cuda { .. } | Variant::Unknown))
+            .filter(|fw| {
+                matches!(
+                    fw.build.variant,
+                    BuildVariant::Cuda { .. } | BuildVariant::Unknown
+                )
+            })
             .flat_map(|fw| framework(f, fw, &label, cc))
             .collect();
         // A framework with no code for the GPU is the finding and its fix
@@ -153,12 +159,6 @@ fn arch_reason(cuda: &str, arch: &Arch, what: &str) -> (bool, String) {
     (newer, why)
 }
 
-/// `8.6` -> (8, 6).
-fn cc_parts(cc: &str) -> Option<(u32, u32)> {
-    let (a, b) = cc.split_once('.')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
 /// Every CUDA runtime in the environment can target the GPU.
 fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
     let sm = cc.replace('.', "");
@@ -204,7 +204,7 @@ fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
 /// One framework build on one GPU: from its objects' fatbins, else from
 /// its build's CUDA and the matrix.
 fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Problem> {
-    let Some((major, minor)) = cc_parts(cc) else {
+    let Some(Cc { major, minor }) = Cc::parse(cc) else {
         return Vec::new();
     };
     let name = format!("{} {}", fw.package, fw.version);
@@ -275,13 +275,13 @@ fn code_list(fb: &Fatbins) -> String {
     let sass: Vec<String> = fb
         .entries
         .iter()
-        .filter(|e| e.kind == fatbin::Kind::Sass)
+        .filter(|e| e.kind == Kind::Sass)
         .map(|e| e.name())
         .collect();
     let ptx: Vec<String> = fb
         .entries
         .iter()
-        .filter(|e| e.kind == fatbin::Kind::Ptx)
+        .filter(|e| e.kind == Kind::Ptx)
         .map(|e| e.name())
         .collect();
     let mut text = if sass.is_empty() {
@@ -335,16 +335,20 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
     out
 }
 
-/// The matrix row's compute-capability range.
+/// The matrix row's compute-capability range: below its lowest, or past
+/// the major of its highest (a 9.0 top runs nothing on 10.0; a 12.0 top
+/// runs on 12.1, [`arch::runs`]).
 fn row_range(n: &Needs, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) -> Option<Problem> {
+    let device = Cc::parse(cc)?;
     let below = n
         .min_cc
         .as_deref()
-        .is_some_and(|min| version(cc) < version(min));
-    let above = n
-        .max_cc
-        .as_deref()
-        .is_some_and(|max| version(cc) > version(max));
+        .and_then(Cc::parse)
+        .is_some_and(|min| device < min);
+    let above =
+        n.max_cc.as_deref().and_then(Cc::parse).is_some_and(|max| {
+            device > max && !arch::runs(Kind::Sass, Variant::Generic, max, device)
+        });
     if !(below || above) {
         return None;
     }

@@ -17,6 +17,7 @@ use rattler_conda_types::version_spec::{EqualityOperator, LogicalOperator, Range
 use rattler_conda_types::{ParseStrictness, Version, VersionSpec};
 use serde::Deserialize;
 
+use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::catalog::Framework;
 use crate::error::{Error, Result};
 
@@ -178,15 +179,47 @@ impl Matrix {
             .find(|a| version(&a.cc).is_some_and(|v| v == want))
     }
 
-    /// Whether CUDA `cuda` can target `cc`: `Some(true/false)`, `None` when
-    /// the architecture is unknown.
+    /// The architecture rows whose generic code runs on `cc` by NVIDIA's
+    /// binary compatibility ([`arch::runs`]): the GPU's own row and those
+    /// of its major with a lower minor (10.0 and 10.3 for a 10.3 GPU).
+    fn reaching(&self, cc: &str) -> Vec<&Arch> {
+        let Some(device) = Cc::parse(cc) else {
+            return Vec::new();
+        };
+        self.arch
+            .iter()
+            .filter(|a| {
+                Cc::parse(&a.cc)
+                    .is_some_and(|code| arch::runs(Kind::Sass, Variant::Generic, code, device))
+            })
+            .collect()
+    }
+
+    /// Whether CUDA `cuda` has code that runs on a `cc` GPU: it can target
+    /// the GPU's architecture or one whose cubins run there (CUDA 12.8 on a
+    /// 10.3 B300 through sm_100, on a 12.1 GB10 through sm_120). `true`
+    /// with the newest architecture it reaches it by; `false` with the
+    /// architecture that bounds it (needing the oldest first toolkit when
+    /// CUDA is too old, else the one supported longest); `None` when no
+    /// row covers the GPU's major at or below its minor.
     pub fn cuda_supports_cc(&self, cuda: &str, cc: &str) -> Option<(bool, &Arch)> {
-        let arch = self.arch(cc)?;
         let c = version(&major_minor(cuda))?;
-        let first = version(&arch.first_ctk)?;
-        let ok_first = c >= first;
-        let ok_last = arch.last_ctk.is_empty() || version(&arch.last_ctk).is_some_and(|l| c <= l);
-        Some((ok_first && ok_last, arch))
+        let rows = self.reaching(cc);
+        let targets = |a: &&&Arch| {
+            version(&a.first_ctk).is_some_and(|f| c >= f)
+                && (a.last_ctk.is_empty() || version(&a.last_ctk).is_some_and(|l| c <= l))
+        };
+        if let Some(a) = rows.iter().filter(targets).max_by_key(|a| Cc::parse(&a.cc)) {
+            return Some((true, *a));
+        }
+        let first = rows.iter().min_by_key(|a| version(&a.first_ctk))?;
+        if version(&first.first_ctk).is_some_and(|f| c < f) {
+            return Some((false, *first));
+        }
+        let last = rows
+            .iter()
+            .max_by_key(|a| (a.last_ctk.is_empty(), version(&a.last_ctk)))?;
+        Some((false, *last))
     }
 
     /// The GPU model a name matches: the first row one of whose `match`
@@ -213,15 +246,25 @@ impl Matrix {
     }
 
     /// The architecture a cuDNN release cannot have code for because every
-    /// CUDA it was built for predates the first toolkit that targets it
-    /// (cuDNN 8.9, built for CUDA 11.x and up to 12.2, on Blackwell, which
-    /// needs CUDA 12.8): the row and the architecture. `None` when the row
-    /// or the architecture is unknown or the CUDA ranges reach it.
+    /// CUDA it was built for predates the first toolkit that targets the
+    /// GPU or any architecture whose cubins run there (cuDNN 8.9, built for
+    /// CUDA 11.x and up to 12.2, on Blackwell, which needs CUDA 12.8): the
+    /// row and the architecture needing the oldest toolkit. `None` when the
+    /// row or the architecture is unknown, the CUDA ranges reach one of
+    /// them, or the row lists a capability whose code runs on the GPU
+    /// (cuDNN 9.7 lists 10.0, which a 10.3 B300 runs).
     pub fn cudnn_predates_arch(&self, cudnn: &str, cc: &str) -> Option<(&CudnnRow, &Arch)> {
         let row = self.cudnn(cudnn)?;
-        let arch = self.arch(cc)?;
+        if row_supports_cc(row, cc) == Some(true) {
+            return None;
+        }
         let (top, _) = upper_bound(&spec(&row.cuda).ok()?)?;
-        (top <= version(&arch.first_ctk)?).then_some((row, arch))
+        let first = self
+            .reaching(cc)
+            .into_iter()
+            .filter_map(|a| Some((version(&a.first_ctk)?, a)))
+            .min_by(|a, b| a.0.cmp(&b.0))?;
+        (top <= first.0).then_some((row, first.1))
     }
 
     /// The oldest cuDNN release whose row lists compute capability `cc`
@@ -376,38 +419,27 @@ fn model_tokens(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// [`Matrix::cudnn_supports_cc`] for one row.
+/// [`Matrix::cudnn_supports_cc`] for one row: some listed capability's
+/// cubins run on `cc` ([`arch::runs`]).
 fn row_supports_cc(row: &CudnnRow, cc: &str) -> Option<bool> {
-    let listed: Vec<(u32, u32)> = row
+    let listed: Vec<Cc> = row
         .cc
         .as_ref()?
         .iter()
-        .filter_map(|c| cc_parts(c))
+        .filter_map(|c| Cc::parse(c))
         .collect();
-    let (maj, min) = cc_parts(cc)?;
-    if (maj, min) < *listed.iter().min()? {
+    let device = Cc::parse(cc)?;
+    if device < *listed.iter().min()? {
         return Some(false);
     }
-    let same_major: Vec<u32> = listed
-        .iter()
-        .filter(|(m, _)| *m == maj)
-        .map(|(_, n)| *n)
-        .collect();
-    if same_major.is_empty() {
+    if !listed.iter().any(|l| l.major == device.major) {
         return None;
     }
-    Some(same_major.iter().any(|n| *n <= min))
-}
-
-/// `"8.6"` -> `(8, 6)`, `"10.0"` -> `(10, 0)`, `"9"` -> `(9, 0)`.
-fn cc_parts(cc: &str) -> Option<(u32, u32)> {
-    let mut parts = cc.trim().split('.');
-    let maj = parts.next()?.parse().ok()?;
-    let min = match parts.next() {
-        Some(m) => m.parse().ok()?,
-        None => 0,
-    };
-    parts.next().is_none().then_some((maj, min))
+    Some(
+        listed
+            .iter()
+            .any(|l| arch::runs(Kind::Sass, Variant::Generic, *l, device)),
+    )
 }
 
 /// The upper end of a version spec and whether it is included; `None` when
@@ -466,7 +498,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         spec(&r.cuda).map_err(|e| format!("cudnn.cuda {e}"))?;
         for cc in r.cc.iter().flatten() {
             check_version("cudnn.cc", cc)?;
-            cc_parts(cc).ok_or_else(|| format!("cudnn.cc: '{cc}' is not a compute capability"))?;
+            Cc::parse(cc).ok_or_else(|| format!("cudnn.cc: '{cc}' is not a compute capability"))?;
         }
     }
     for r in &f.framework {

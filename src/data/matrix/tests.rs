@@ -93,6 +93,29 @@ fn architectures_per_toolkit() {
     assert_eq!(ok("12.8", "10.0"), Some(true));
     assert_eq!(ok("12.8", "12.0"), Some(true));
     assert_eq!(ok("12.8", "4.2"), None);
+    // P1 (data audit 2026-12-05): same-major binary compatibility. CUDA
+    // 12.8 cannot target sm_103 or sm_121, but its sm_100 and sm_120 code
+    // runs there; every CUDA that reaches sm_100 runs on Rubin (10.7).
+    assert_eq!(ok("12.8", "10.3"), Some(true), "B300 runs sm_100 code");
+    assert_eq!(ok("12.8", "12.1"), Some(true), "GB10 runs sm_120 code");
+    assert_eq!(ok("12.8", "10.7"), Some(true), "Rubin");
+    assert_eq!(ok("13.0", "10.7"), Some(true), "Rubin");
+    assert_eq!(ok("12.7", "10.3"), Some(false), "nothing of major 10 yet");
+    assert_eq!(ok("12.6", "12.1"), Some(false));
+    assert_eq!(ok("13.0", "7.2"), Some(false), "Xavier: Volta is gone");
+    let bound = |cuda: &str, cc: &str| m.cuda_supports_cc(cuda, cc).map(|(_, a)| a.cc.as_str());
+    assert_eq!(bound("12.8", "12.1"), Some("12.0"), "the code that runs");
+    assert_eq!(
+        bound("12.9", "10.3"),
+        Some("10.3"),
+        "its own, when targeted"
+    );
+    assert_eq!(
+        bound("12.6", "12.1"),
+        Some("12.0"),
+        "the oldest first toolkit"
+    );
+    assert_eq!(bound("13.0", "7.0"), Some("7.0"));
 }
 
 #[test]
@@ -273,8 +296,13 @@ fn cudnn_and_cuda() {
     assert_eq!(ok("9.28.1.4", "14.0"), None);
     assert_eq!(
         m.cudnn("9.28.1.4").map(|r| r.versions.as_str()),
-        Some(">=9.20,<=9.28.1.4")
+        Some(">=9.23,<=9.28.1.4")
     );
+    // P12: cuDNN 9.23 came out with CUDA 13.3; a 13.3 runtime past 9.20-9.22
+    // is unlisted now that a row reaches 13.3.
+    assert_eq!(ok("9.23.0.1", "13.3"), Some(true));
+    assert_eq!(ok("9.20.0.48", "13.3"), Some(false));
+    assert_eq!(ok("9.28.1.4", "13.4"), None, "13.4: not read");
     assert!(m.cudnn("9.28.1.5").is_none());
 }
 
@@ -299,6 +327,7 @@ fn cudnn_and_compute_capability() {
     assert_eq!(ok("9.17.1.4", "9.0"), Some(true));
     assert_eq!(ok("9.17.1.4", "10.3"), Some(true), "B300 runs 10.0 code");
     assert_eq!(ok("9.17.1.4", "12.1"), Some(true), "GB10 runs 12.0 code");
+    assert_eq!(ok("9.26.0.51", "10.7"), Some(true), "Rubin runs 10.0 code");
     assert_eq!(ok("9.5.1.17", "9.0"), Some(true));
     assert_eq!(ok("9.5.1.17", "3.7"), Some(false), "Kepler");
     assert_eq!(ok("8.9.7.29", "9.0"), Some(true));
@@ -315,6 +344,26 @@ fn cudnn_and_compute_capability() {
         row.note.as_deref().is_some_and(|n| n.contains("570.26")),
         "A6: Blackwell needs the 12.8+ build and driver 570.26"
     );
+    // Built for CUDA releases that predate the GPU: none of its code runs
+    // there. Not so where a listed capability's code runs (P1: cuDNN 9.7
+    // built for CUDA 12.8 lists 10.0 and 12.0).
+    let predates = |d: &str, cc: &str| m.cudnn_predates_arch(d, cc).map(|(_, a)| a.cc.as_str());
+    assert_eq!(predates("8.9.7.29", "10.0"), Some("10.0"), "B200");
+    assert_eq!(predates("8.9.7.29", "10.3"), Some("10.0"), "B300");
+    assert_eq!(predates("8.9.7.29", "12.1"), Some("12.0"), "GB10");
+    for cudnn in [
+        "9.7.1.26",
+        "9.8.0.87",
+        "9.9.0.52",
+        "9.10.2.21",
+        "9.26.0.51",
+        "9.28.1.4",
+    ] {
+        for cc in ["10.0", "10.3", "10.7", "12.0", "12.1"] {
+            assert_eq!(predates(cudnn, cc), None, "cuDNN {cudnn} on {cc}");
+        }
+    }
+    assert_eq!(predates("8.9.7.29", "9.0"), None);
     // What a fix keeps to.
     assert_eq!(m.cudnn_keeping_cc("7.0").as_deref(), Some("<9.11"));
     assert_eq!(m.cudnn_keeping_cc("5.2").as_deref(), Some("<9.11"));
@@ -634,7 +683,7 @@ fn specs_are_closed_above() {
         .filter(|a| a.last_ctk.is_empty())
         .map(|a| a.cc.as_str())
         .collect();
-    open_arch.sort_by_key(|cc| cc_parts(cc));
+    open_arch.sort_by_key(|cc| Cc::parse(cc));
     assert_eq!(
         open_arch,
         [
@@ -665,13 +714,13 @@ fn shipped_rows_follow_the_schema_rules() {
     let m = m();
     for r in &m.cudnn {
         for cc in r.cc.iter().flatten() {
-            assert!(cc_parts(cc).is_some(), "{cc} in {}", r.versions);
+            assert!(Cc::parse(cc).is_some(), "{cc} in {}", r.versions);
         }
     }
     for r in &m.framework {
         for cc in [&r.min_cc, &r.max_cc].into_iter().flatten() {
             assert!(
-                cc_parts(cc).is_some(),
+                Cc::parse(cc).is_some(),
                 "{cc} in {:?} {}",
                 r.framework,
                 r.release

@@ -121,6 +121,7 @@ const FLAG_ZSTD: u64 = 0x8000;
 const FLAG_ARCH_SPECIFIC: u64 = 0x10_0000;
 const FLAG_FAMILY_SPECIFIC: u64 = 0x20_0000;
 
+use crate::data::arch::{self, Cc};
 pub use crate::data::arch::{Kind, Variant};
 
 /// One distinct kind of code image found in the fatbin.
@@ -181,21 +182,15 @@ impl FatbinEntry {
         format!("{prefix}_{}{suffix}", self.sm)
     }
 
-    /// CUDA's compatibility rules, for compute capability `major.minor`:
-    /// a cubin runs on the same major with the same or a newer minor (sm_80
-    /// on 8.0, 8.6, 8.9, never on 9.0); PTX is JIT-compiled for any equal
-    /// or newer capability; a family target stays within its major; an
-    /// arch-specific target runs on exactly its capability.
+    /// Whether this image runs on compute capability `major.minor`, by
+    /// NVIDIA's rules ([`crate::data::arch::runs`]).
     fn runs_on(&self, major: u32, minor: u32) -> bool {
-        let own = (self.sm / 10, self.sm % 10);
-        let device = (major, minor);
-        match (self.variant, self.kind) {
-            (Variant::ArchSpecific, _) => own == device,
-            (Variant::FamilySpecific, _) | (Variant::Generic, Kind::Sass) => {
-                own.0 == device.0 && own.1 <= device.1
-            }
-            (Variant::Generic, Kind::Ptx) => own <= device,
-        }
+        arch::runs(
+            self.kind,
+            self.variant,
+            Cc::from_sm(self.sm),
+            Cc { major, minor },
+        )
     }
 }
 
