@@ -60,8 +60,9 @@ endif
 # include the records the hook was made from), and pip removes the dist-info directories this hook was made from when it
 # upgrades or uninstalls them. tcsh's -M is a file's modification time in
 # whole seconds (a builtin test), so a change in the second the hook was
-# written counts (>=): `envhook install` writes the hook in a later second
-# than conda-meta's last change, so only a change made after it lands
+# written counts (>=): `envhook install` writes the hook so that its time,
+# as stat reads it, is in a later second than the last change of
+# conda-meta/ and of every record, so only a change made after it lands
 # there. A moved or copied environment says that instead. (Blocks, not
 # one-line ifs: `tcsh -n` mishandles a redirection there, and the tests
 # parse the hooks with it.)

@@ -349,3 +349,64 @@ fn install_by_name_and_active_env() {
         .code(0);
     assert!(!env.path("etc/conda/activate.d/envhook.sh").exists());
 }
+
+/// Issue #31: tcsh compares whole seconds, and files are stamped from the
+/// kernel's coarse clock, a tick behind the one a process reads. A record
+/// rewritten in place early in a second (conda-meta/'s own time does not
+/// change), then `install` at once: the hooks' modification times, as
+/// `stat` reads them, are in a later whole second than the record's, each
+/// time; and tcsh, activating, says nothing.
+#[test]
+fn hooks_are_stamped_after_the_records_second() {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let record = fs::read_dir(env.path("conda-meta"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let secs = |p: &Path| {
+        fs::symlink_metadata(p)
+            .unwrap()
+            .modified()
+            .unwrap()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let hooks = [
+        "etc/conda/activate.d/envhook.csh",
+        "etc/conda/deactivate.d/envhook.csh",
+        "etc/conda/activate.d/envhook.sh",
+    ];
+    for round in 0..6 {
+        // Early in a second: wait for the next one to start.
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+        std::thread::sleep(Duration::from_nanos(
+            1_000_000_000 - u64::from(now.subsec_nanos()) + 1_000_000,
+        ));
+        let text = fs::read(&record).unwrap();
+        fs::write(&record, text).unwrap();
+        let (code, out, err) = install(&sb, &env.prefix, &[]);
+        assert_eq!((code, err.as_str()), (0, ""), "{out}");
+        for hook in hooks {
+            assert!(
+                secs(&env.path(hook)) > secs(&record),
+                "round {round}: {hook} stamped in the record's second"
+            );
+        }
+    }
+    let script = format!(
+        "source '{}'; printenv LD_LIBRARY_PATH\n",
+        env.path("etc/conda/activate.d/envhook.csh").display()
+    );
+    let out = std::process::Command::new("tcsh")
+        .args(["-f", "-c", &script])
+        .env("CONDA_PREFIX", &env.prefix)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert!(!out.stdout.is_empty(), "the hook ran");
+}
