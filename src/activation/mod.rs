@@ -9,8 +9,8 @@
 //! One way down, no module importing one that imports it: [`spec`] (what
 //! the hooks expose) → [`plan`] (what to write) → [`shell`] (the text per
 //! dialect, and the sentences the hooks and `check` both print, in
-//! [`shell::messages`]) → [`install`] over [`confined`] and [`lock`] (the
-//! writing). The readers sit beside it and import down only: [`status`]
+//! [`shell::messages`]) → [`install`] over [`confined`], [`lock`] and
+//! [`stamp`] (the writing, stamped after what the hooks watch). The readers sit beside it and import down only: [`status`]
 //! (are the installed hooks current?), [`foreign`] (hand-written hooks)
 //! and [`takeover`] (moving them aside, and the finding that proposes it;
 //! `plan` names the moved scripts in the header and `install` moves them,
@@ -26,5 +26,6 @@ pub mod plan;
 pub mod private;
 pub mod shell;
 pub mod spec;
+pub mod stamp;
 pub mod status;
 pub mod takeover;
