@@ -428,9 +428,19 @@ fn without_a_fatbin_the_builds_cuda_decides() {
     let message = f[0]["message"].as_str().unwrap();
     assert!(message.contains("built with CUDA 11.6"), "{message}");
     assert!(message.contains("CUDA 11.8 or newer"), "{message}");
-    assert_eq!(
-        f[0]["hint"],
-        "install a build of paddlepaddle-gpu made with CUDA 11.8 or newer"
+    // The newest build that runs on Hopper, as the command that installs
+    // it from Paddle's index.
+    let hint = f[0]["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with(&format!(
+            "{py} uninstall -y paddlepaddle-gpu && {py} install 'paddlepaddle-gpu>=",
+            py = format!("{}/bin/python -m pip", env.prefix.display())
+        )),
+        "{hint}"
+    );
+    assert!(
+        hint.contains(" -i https://www.paddlepaddle.org.cn/packages/stable/cu"),
+        "{hint}"
     );
 }
 
@@ -1107,10 +1117,11 @@ fn on_a_newer_gpu_the_real_blocker_is_named() {
         "{message}"
     );
     assert!(
-        unsupported[0]["hint"]
-            .as_str()
-            .unwrap()
-            .starts_with("install cuDNN 9.7 or newer, built for CUDA 12.8 or newer"),
+        unsupported[0]["hint"].as_str().unwrap().starts_with(&format!(
+            "{}/bin/python -m pip install 'nvidia-cudnn-cu12>=9.7' (cuDNN 9.7 is the first with kernels for \
+             Blackwell",
+            env.prefix.display()
+        )),
         "{:#}",
         unsupported[0]
     );

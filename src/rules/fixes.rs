@@ -10,9 +10,10 @@
 use std::path::Path;
 
 use super::Facts;
+use super::for_gpu::{CudnnFit, above_cap, build_fix, ccs, cudnn_fit};
 use super::needs::needs;
 use crate::data::catalog::CATALOG;
-use crate::data::matrix::{major, major_minor};
+use crate::data::matrix::{major, major_minor, version};
 use crate::inventory::{FrameworkBuild, Installer};
 
 /// What to install: the CUDA the libraries must belong to, the cuDNN when
@@ -29,6 +30,90 @@ pub struct Want<'a> {
     /// (`nvidia-cublas-cu12>=12.5.3.2, <13.0`), installed as written by
     /// pip fixes in place of those components.
     pub pinned: Vec<(&'a str, &'a str)>,
+    /// What the GPUs need of cuDNN (`<9.11` on Volta, `9.7` on Blackwell):
+    /// ranges and pins are narrowed to it.
+    pub cudnn_fit: CudnnFit,
+}
+
+/// The cuDNN range a fix installs: the build's major from its minor on,
+/// narrowed to what the GPUs need (`>=9.0,<9.11` on a V100). `None` when
+/// no release is both: the build needs cuDNN the GPU has no kernels in.
+fn cudnn_range(build: Option<&str>, fit: &CudnnFit) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut floor = build.map(|b| {
+        if b.contains('.') {
+            major_minor(b)
+        } else {
+            b.to_string()
+        }
+    });
+    if let Some(gpu) = &fit.floor {
+        match (&floor, build.and_then(major)) {
+            (Some(have), Some(m)) if version(gpu) > version(have) => {
+                if major(gpu) != Some(m) {
+                    return None;
+                }
+                floor = Some(gpu.clone());
+            }
+            (None, _) => floor = Some(gpu.clone()),
+            _ => {}
+        }
+    }
+    if let Some(low) = &floor {
+        parts.push(format!(">={low}"));
+    }
+    match (&fit.cap, &floor) {
+        (Some(cap), Some(low)) if above_cap(low, cap) => return None,
+        _ => {}
+    }
+    let cap = fit.cap.as_deref();
+    if let Some(m) = build.and_then(major) {
+        let end = format!("<{}", m + 1);
+        if cap.is_none_or(|c| !above_cap(&(m + 1).to_string(), c)) {
+            parts.push(end);
+        }
+    }
+    if let Some(cap) = cap
+        && build
+            .and_then(major)
+            .is_none_or(|m| above_cap(&(m + 1).to_string(), cap))
+    {
+        parts.push(cap.to_string());
+    }
+    Some(parts.join(","))
+}
+
+/// A framework's own cuDNN requirement narrowed to what the GPUs need:
+/// `nvidia-cudnn-cu12>=9.3.0.75,<10` plus `,<9.11` on Volta. `None` when
+/// its floor is past what the GPUs run.
+fn narrowed(requirement: &str, fit: &CudnnFit) -> Option<String> {
+    let mut out = requirement.replace(' ', "");
+    let floor = requirement_floor(requirement);
+    if let (Some(low), Some(cap)) = (floor, &fit.cap)
+        && above_cap(low, cap)
+    {
+        return None;
+    }
+    if let Some(gpu) = &fit.floor
+        && floor.is_none_or(|low| version(gpu) > version(low))
+    {
+        out.push_str(&format!(",>={gpu}"));
+    }
+    if let Some(cap) = &fit.cap {
+        out.push(',');
+        out.push_str(cap);
+    }
+    Some(out)
+}
+
+/// The lower end a pip requirement states: `>=9.3.0.75` or `==9.26.0.51`.
+fn requirement_floor(requirement: &str) -> Option<&str> {
+    let at = requirement.find(">=").or_else(|| requirement.find("=="))?;
+    let rest = requirement[at + 2..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .unwrap_or(rest.len());
+    Some(&rest[..end]).filter(|v| !v.is_empty())
 }
 
 /// `>=A.B,<A+1`: the floor a build needs, within its major.
@@ -80,8 +165,13 @@ fn pip_parts(want: &Want) -> Vec<String> {
     let wants = |c: &str| want.components.contains(&c);
     let suffix = cuda_major.map(|m| format!("-cu{m}")).unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
-    for (_, requirement) in &want.pinned {
-        let quoted = format!("'{}'", requirement.replace(' ', ""));
+    for (component, requirement) in &want.pinned {
+        let requirement = if *component == "cudnn" {
+            narrowed(requirement, &want.cudnn_fit).unwrap_or_else(|| requirement.replace(' ', ""))
+        } else {
+            requirement.replace(' ', "")
+        };
+        let quoted = format!("'{requirement}'");
         if !parts.contains(&quoted) {
             parts.push(quoted);
         }
@@ -101,7 +191,7 @@ fn pip_parts(want: &Want) -> Vec<String> {
         parts.push(format!("'cuda-toolkit[{}]{version}'", extras.join(",")));
     }
     if wants("cudnn") {
-        let range = want.cudnn.and_then(within_major).unwrap_or_default();
+        let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
         parts.push(format!("'nvidia-cudnn{suffix}{range}'"));
     }
     for (component, dist) in [
@@ -147,7 +237,7 @@ fn conda_parts(want: &Want) -> Vec<String> {
         }
     }
     if wants("cudnn") {
-        let range = want.cudnn.and_then(within_major).unwrap_or_default();
+        let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
         parts.push(if range.is_empty() {
             "cudnn".into()
         } else {
@@ -188,8 +278,27 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Str
         cudnn: n.cudnn.as_deref(),
         components: components.to_vec(),
         pinned,
+        cudnn_fit: cudnn_fit(f),
     };
+    // cuDNN this build needs and the GPU has no kernels in: the build is
+    // what must change.
+    if components.contains(&"cudnn") && conflicts(&want) {
+        let sm = ccs(f)
+            .first()
+            .map(|cc| cc.replace('.', ""))
+            .unwrap_or_default();
+        return build_fix(f, fw, &sm);
+    }
     install(&want, stack_installer(f, fw), &f.inv.prefix)
+}
+
+/// No cuDNN release both satisfies `want`'s build or pin and has kernels
+/// for the GPUs.
+fn conflicts(want: &Want) -> bool {
+    match want.pinned.iter().find(|(c, _)| *c == "cudnn") {
+        Some((_, requirement)) => narrowed(requirement, &want.cudnn_fit).is_none(),
+        None => cudnn_range(want.cudnn, &want.cudnn_fit).is_none(),
+    }
 }
 
 /// For a pip package whose name carries the CUDA major it is built for
@@ -263,6 +372,7 @@ mod tests {
             cudnn: Some("8.6.0"),
             components: vec!["cudart", "cublas", "cudnn", "curand", "nccl"],
             pinned: Vec::new(),
+            cudnn_fit: CudnnFit::default(),
         };
         assert_eq!(
             install(&paddle, Installer::Pip, p),
@@ -278,6 +388,7 @@ mod tests {
             cudnn: Some("9.10.2.21"),
             components: vec!["cudart", "cudnn"],
             pinned: Vec::new(),
+            cudnn_fit: CudnnFit::default(),
         };
         assert_eq!(
             install(&torch, Installer::Conda, p),
@@ -304,11 +415,68 @@ mod tests {
                 ("cublas", "nvidia-cublas-cu12>=12.5.3.2, <13.0"),
                 ("cudnn", "nvidia-cudnn-cu12>=9.3.0.75, <10"),
             ],
+            cudnn_fit: CudnnFit::default(),
         };
         assert_eq!(
             install(&tf, Installer::Pip, p),
             "/e/bin/python -m pip install 'nvidia-cublas-cu12>=12.5.3.2,<13.0' \
              'nvidia-cudnn-cu12>=9.3.0.75,<10' 'cuda-toolkit[cufft]==12.5.*'"
         );
+    }
+
+    #[test]
+    fn cudnn_ranges_fit_the_gpus() {
+        let volta = CudnnFit {
+            floor: None,
+            cap: Some("<9.11".into()),
+        };
+        let blackwell = CudnnFit {
+            floor: Some("9.7".into()),
+            cap: None,
+        };
+        let none = CudnnFit::default();
+        assert_eq!(
+            cudnn_range(Some("9.10.2.21"), &none).as_deref(),
+            Some(">=9.10,<10")
+        );
+        assert_eq!(
+            cudnn_range(Some("9.10.2.21"), &volta).as_deref(),
+            Some(">=9.10,<9.11")
+        );
+        assert_eq!(cudnn_range(Some("9"), &volta).as_deref(), Some(">=9,<9.11"));
+        assert_eq!(
+            cudnn_range(Some("8.9"), &volta).as_deref(),
+            Some(">=8.9,<9")
+        );
+        assert_eq!(cudnn_range(None, &volta).as_deref(), Some("<9.11"));
+        assert_eq!(
+            cudnn_range(Some("9.26.0.51"), &volta),
+            None,
+            "no such release"
+        );
+        assert_eq!(
+            cudnn_range(Some("9.0"), &blackwell).as_deref(),
+            Some(">=9.7,<10")
+        );
+        assert_eq!(
+            cudnn_range(Some("8.9"), &blackwell),
+            None,
+            "cuDNN 8 has no Blackwell"
+        );
+        let pin = "nvidia-cudnn-cu12>=9.3.0.75, <10";
+        assert_eq!(
+            narrowed(pin, &volta).as_deref(),
+            Some("nvidia-cudnn-cu12>=9.3.0.75,<10,<9.11")
+        );
+        assert_eq!(
+            narrowed(pin, &blackwell).as_deref(),
+            Some("nvidia-cudnn-cu12>=9.3.0.75,<10,>=9.7")
+        );
+        assert_eq!(narrowed("nvidia-cudnn-cu13==9.26.0.51", &volta), None);
+        assert_eq!(
+            requirement_floor("nvidia-cudnn-cu12 >= 9.3.0.75, <10"),
+            Some("9.3.0.75")
+        );
+        assert_eq!(requirement_floor("nvidia-cudnn-cu12"), None);
     }
 }

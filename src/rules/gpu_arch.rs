@@ -12,12 +12,12 @@ use std::path::PathBuf;
 
 use super::libraries::objects;
 use super::needs::{Needs, needs};
-use super::{Facts, finding, sourced};
+use super::{Facts, finding, for_gpu, sourced};
 use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
 use crate::finding::{Problem, Severity};
 use crate::inventory::builds::Variant as BuildVariant;
-use crate::inventory::{FrameworkBuild, Installer};
+use crate::inventory::{Claim, FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, Fatbins, Verdict};
 
 /// Whether some framework can run on some GPU of this machine only by
@@ -93,14 +93,7 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
                     arch.name,
                     arch.first_ctk
                 ),
-                Some(format!(
-                    "install cuDNN {}built for CUDA {} or newer; a framework that pins this cuDNN needs a \
-                     newer release of its own",
-                    f.matrix
-                        .cudnn_first_for_cc(cc)
-                        .map_or(String::new(), |v| format!("{v} or newer, ")),
-                    arch.first_ctk
-                )),
+                Some(newer_cudnn(f, claim, arch, cc)),
             );
             out.push(sourced(p, &row.source, row.confidence));
             continue;
@@ -141,6 +134,28 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
         out.push(sourced(p, &row.source, row.confidence));
     }
     out
+}
+
+/// The fix for a cuDNN built before the GPU's architecture: the first
+/// release with kernels for it, as the command that installs it.
+fn newer_cudnn(f: &Facts, claim: &Claim, arch: &Arch, cc: &str) -> String {
+    let Some(first) = f.matrix.cudnn_first_for_cc(cc) else {
+        return format!(
+            "install a cuDNN built for CUDA {} or newer; a framework that pins this cuDNN \
+             needs a newer release of its own",
+            arch.first_ctk
+        );
+    };
+    let p = f.inv.prefix.display();
+    let command = match claim.installer {
+        Installer::Pip => format!("{p}/bin/python -m pip install '{}>={first}'", claim.package),
+        Installer::Conda => format!("conda install -p {p} -c conda-forge 'cudnn>={first}'"),
+    };
+    format!(
+        "{command} (cuDNN {first} is the first with kernels for {}; a framework that pins this \
+         cuDNN needs a newer release of its own)",
+        arch.name
+    )
 }
 
 /// Why a CUDA release cannot target an architecture: too old for it
@@ -232,14 +247,7 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
         }
     }
     let mut out = Vec::new();
-    let fix = Some(format!(
-        "install a build of {} compiled for sm_{sm}{}",
-        fw.package,
-        f.matrix
-            .arch(cc)
-            .map(|a| format!(" (made with CUDA {} or newer)", a.first_ctk))
-            .unwrap_or_default()
-    ));
+    let fix = Some(for_gpu::build_fix(f, fw, &sm));
     if !none.is_empty() {
         let all = none.len() == with_code.len();
         out.push(finding(
@@ -308,7 +316,7 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
     if let Some(cuda) = n.cuda.as_deref().filter(|c| c.contains('.'))
         && let Some((false, arch)) = f.matrix.cuda_supports_cc(cuda, cc)
     {
-        let (newer, why) = arch_reason(cuda, arch, "a build made with CUDA");
+        let (_, why) = arch_reason(cuda, arch, "a build made with CUDA");
         let p = finding(
             Severity::Error,
             "gpu-unsupported",
@@ -316,29 +324,26 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
                 "{name} is built with CUDA {cuda}, which cannot produce code for {label} (sm_{sm}): {why}. \
                  Expect \"no kernel image is available for execution on the device\""
             ),
-            Some(if newer {
-                format!(
-                    "install a build of {} made with CUDA {} or newer",
-                    fw.package, arch.first_ctk
-                )
-            } else {
-                format!(
-                    "install a build of {} made with CUDA {} or older",
-                    fw.package, arch.last_ctk
-                )
-            }),
+            Some(for_gpu::build_fix(f, fw, &sm)),
         );
         out.push(sourced(p, &arch.source, arch.confidence));
         return out;
     }
-    out.extend(row_range(&n, fw, name, label, cc));
+    out.extend(row_range(f, &n, fw, name, label, cc));
     out
 }
 
 /// The matrix row's compute-capability range: below its lowest, or past
 /// the major of its highest (a 9.0 top runs nothing on 10.0; a 12.0 top
 /// runs on 12.1, [`arch::runs`]).
-fn row_range(n: &Needs, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) -> Option<Problem> {
+fn row_range(
+    f: &Facts,
+    n: &Needs,
+    fw: &FrameworkBuild,
+    name: &str,
+    label: &str,
+    cc: &str,
+) -> Option<Problem> {
     let device = Cc::parse(cc)?;
     let below = n
         .min_cc
@@ -366,10 +371,7 @@ fn row_range(n: &Needs, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
             "{name} is built for compute capability {range}; {label} is sm_{sm}. Expect \"no kernel image is \
              available for execution on the device\""
         ),
-        Some(format!(
-            "install a build of {} that includes this GPU's architecture",
-            fw.package
-        )),
+        Some(for_gpu::build_fix(f, fw, &sm)),
     );
     Some(match &n.row {
         Some((source, confidence)) => sourced(p, source, *confidence),

@@ -22,6 +22,7 @@ pub mod cudnn_cuda;
 pub mod driver;
 pub mod extensions;
 pub mod fixes;
+pub mod for_gpu;
 pub mod frameworks;
 pub mod gpu_arch;
 pub mod hooks;

@@ -171,14 +171,6 @@ impl Matrix {
             .map(|(_, t)| major_minor(&t.ctk))
     }
 
-    /// The architecture row for a compute capability.
-    pub fn arch(&self, cc: &str) -> Option<&Arch> {
-        let want = version(cc)?;
-        self.arch
-            .iter()
-            .find(|a| version(&a.cc).is_some_and(|v| v == want))
-    }
-
     /// The architecture rows whose generic code runs on `cc` by NVIDIA's
     /// binary compatibility ([`arch::runs`]): the GPU's own row and those
     /// of its major with a lower minor (10.0 and 10.3 for a 10.3 GPU).
@@ -565,10 +557,12 @@ fn check_loading(f: &MatrixFile) -> std::result::Result<(), String> {
 }
 
 mod dlopen;
+mod for_gpu;
 mod pathfinder;
 mod rows;
 
 pub use dlopen::{By, DlopenRow, SonameRow};
+pub use for_gpu::release_top;
 pub use pathfinder::PathfinderRow;
 pub use rows::{Arch, Confidence, CudnnRow, DriverFloor, FrameworkRow, Gpu, ToolkitDriver};
 

@@ -1,0 +1,311 @@
+//! Fixes for the GPUs they are for. Every fix that installs cuDNN or a
+//! framework build is checked against the machine's GPUs (or those given
+//! with `--gpu`) by NVIDIA's compatibility rules before it is printed: a
+//! cuDNN 9 fix on a V100 keeps below 9.11 (the first release without
+//! Volta kernels), and a framework build made with a CUDA that dropped the
+//! GPU (CUDA 13 on Volta) is replaced by the newest build the data knows
+//! that runs there, named as the command that installs it.
+
+use super::Facts;
+use super::needs::{needs, release_of, tag_of};
+use crate::data::catalog::Framework;
+use crate::data::matrix::{FrameworkRow, major, major_minor, release_top, version};
+use crate::inventory::pip::normalize;
+use crate::inventory::{FrameworkBuild, Installer};
+
+/// The compute capabilities of the GPUs the checks are for (those known).
+pub fn ccs(f: &Facts) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for cc in f.machine.driver.gpus.iter().filter_map(|g| g.cc.clone()) {
+        if !out.contains(&cc) {
+            out.push(cc);
+        }
+    }
+    out
+}
+
+/// What every GPU needs of cuDNN: a floor (`9.7` on Blackwell, whose
+/// kernels came with it) and a cap (`<9.11` on Volta, which 9.11 dropped).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CudnnFit {
+    /// The oldest release with kernels for every GPU, `9.7`.
+    pub floor: Option<String>,
+    /// A version spec that keeps to releases still carrying them, `<9.11`.
+    pub cap: Option<String>,
+}
+
+/// The cuDNN releases with kernels for every GPU.
+pub fn cudnn_fit(f: &Facts) -> CudnnFit {
+    let mut fit = CudnnFit::default();
+    for cc in ccs(f) {
+        if let Some(floor) = f.matrix.cudnn_first_for_cc(&cc)
+            && fit
+                .floor
+                .as_deref()
+                .is_none_or(|have| version(&floor) > version(have))
+        {
+            fit.floor = Some(floor);
+        }
+        if let Some(cap) = f.matrix.cudnn_cap_for_cc(&cc)
+            && fit
+                .cap
+                .as_deref()
+                .is_none_or(|have| bound(&cap) < bound(have))
+        {
+            fit.cap = Some(cap);
+        }
+    }
+    fit
+}
+
+/// `<9.11` -> (9.11, excluded); `<=9.10.2` -> (9.10.2, included).
+fn bound(cap: &str) -> Option<(rattler_conda_types::Version, bool)> {
+    match cap.strip_prefix("<=") {
+        Some(v) => Some((version(v)?, true)),
+        None => Some((version(cap.strip_prefix('<')?)?, false)),
+    }
+}
+
+/// Whether a release `floor` (`9.26`, `9.26.0.51`) lies at or above a
+/// cap: no release both satisfies the framework and runs on the GPU.
+pub fn above_cap(floor: &str, cap: &str) -> bool {
+    let (Some(v), Some((top, included))) = (version(floor), bound(cap)) else {
+        return false;
+    };
+    if included { v > top } else { v >= top }
+}
+
+/// The newest build of `fw`'s framework that the data says runs on every
+/// GPU and on the driver, other than the one installed, and the command
+/// that installs it in place of the installed one.
+pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow, String)> {
+    let ccs = ccs(f);
+    if ccs.is_empty() {
+        return None;
+    }
+    // The installed build's own row, by its tag or by its CUDA: never the
+    // fix for itself.
+    let release = release_of(&fw.version);
+    let cuda = needs(fw, f.matrix).and_then(|n| n.cuda);
+    let own = [
+        f.matrix.framework(fw.framework, &release, &tag_of(fw)),
+        cuda.as_deref()
+            .and_then(|c| f.matrix.framework_by_cuda(fw.framework, &release, c)),
+    ];
+    let mut candidates = f
+        .matrix
+        .builds_newest_first(fw.framework)
+        .into_iter()
+        .filter(|row| !own.iter().flatten().any(|o| std::ptr::eq(*o, *row)))
+        .filter(|row| {
+            ccs.iter()
+                .all(|cc| f.matrix.row_runs_on(row, cc) == Some(true))
+        })
+        .filter(|row| driver_runs(f, &row.cuda) != Runs::No)
+        .filter_map(|row| command(f, fw, row).map(|c| (row, c)))
+        .collect::<Vec<_>>();
+    // One the driver supports outright before one it runs only through
+    // minor version compatibility (no PTX JIT of the newer minor).
+    let pick = candidates
+        .iter()
+        .position(|(row, _)| driver_runs(f, &row.cuda) == Runs::Natively)
+        .unwrap_or(0);
+    (!candidates.is_empty()).then(|| candidates.swap_remove(pick))
+}
+
+/// How the driver runs a build.
+#[derive(Debug, PartialEq)]
+enum Runs {
+    /// It supports the build's CUDA (or the driver is not known).
+    Natively,
+    /// Through minor version compatibility: same major, from 11 on.
+    SameMajor,
+    No,
+}
+
+/// The driver runs a build made with `cuda`: it supports that CUDA, or
+/// the same major from 11 on (minor version compatibility), or not.
+/// Unknown drivers do not rule anything out.
+fn driver_runs(f: &Facts, cuda: &str) -> Runs {
+    let Some(max) = f.machine.driver.max_cuda.as_deref() else {
+        return Runs::Natively;
+    };
+    if version(&major_minor(cuda)) <= version(max) {
+        Runs::Natively
+    } else if major(cuda) == major(max) && major(cuda).is_some_and(|m| m >= 11) {
+        Runs::SameMajor
+    } else {
+        Runs::No
+    }
+}
+
+/// The command that replaces `fw` with the build `row` describes: the
+/// framework's own package index for that build, the release range of
+/// the row, the framework's installed companions (torchvision, the JAX
+/// plugins) replaced with it. `None` where the build cannot be named as
+/// one command (Paddle's `.postNNN` wheels).
+fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String> {
+    let prefix = f.inv.prefix.display();
+    // The cuDNN the new build pulls in must have kernels for the GPUs
+    // too: its own requirement (`>=9.10.2.21,<10`) alone would take 9.28
+    // onto a V100.
+    let cap = cudnn_fit(f).cap;
+    if fw.installer == Installer::Conda {
+        let package = conda_package(fw.framework)?;
+        let cuda = major_minor(&row.cuda);
+        let cudnn = cap.map(|c| format!(" 'cudnn{c}'")).unwrap_or_default();
+        return Some(format!(
+            "conda install -p {prefix} -c conda-forge {package} 'cuda-version>={cuda},<{}'{cudnn}",
+            major(&cuda)? + 1
+        ));
+    }
+    let cudnn = match (cap, major(&row.cuda)) {
+        (Some(c), Some(m)) => format!(" 'nvidia-cudnn-cu{m}{c}'"),
+        _ => String::new(),
+    };
+    let py = format!("{prefix}/bin/python -m pip");
+    let release = pip_release(row)?;
+    let has = |name: &str| f.inv.distributions.contains_key(&normalize(name));
+    let (remove, install, index) = pip_parts(f, fw, row, &release)?;
+    // Built for another CUDA major: the wheels the old build pulled in go
+    // with it. Left behind, CUDA 13's cuDNN and NCCL wheels share their
+    // directories with CUDA 12's and write over them (seen on real
+    // jax[cuda13] -> jax[cuda12]).
+    let mut remove = remove;
+    let old_major = needs(fw, f.matrix)
+        .and_then(|n| n.cuda)
+        .and_then(|c| major(&c));
+    if old_major.is_some() && old_major != major(&row.cuda) {
+        for pin in fw.pins.iter().chain(&fw.fix_pins) {
+            if !remove.contains(&pin.name.as_str()) {
+                remove.push(pin.name.as_str());
+            }
+        }
+    }
+    let remove: Vec<&str> = remove.into_iter().filter(|d| has(d)).collect();
+    let uninstall = if remove.is_empty() {
+        String::new()
+    } else {
+        format!("{py} uninstall -y {} && ", remove.join(" "))
+    };
+    Some(format!("{uninstall}{py} install {install}{cudnn}{index}"))
+}
+
+/// What replacing `fw` with `row`'s build takes with pip: the
+/// distributions to remove, the requirements to install, the index.
+fn pip_parts<'f>(
+    f: &'f Facts,
+    fw: &'f FrameworkBuild,
+    row: &FrameworkRow,
+    release: &str,
+) -> Option<(Vec<&'f str>, String, String)> {
+    let has = |name: &str| f.inv.distributions.contains_key(&normalize(name));
+    // What to remove, what to install, from which index.
+    let parts: (Vec<&str>, String, String) = match fw.framework {
+        Framework::Pytorch => {
+            let index = match row.tag.as_str() {
+                "default" => String::new(),
+                tag if tag.starts_with("cu") => {
+                    format!(" --index-url https://download.pytorch.org/whl/{tag}")
+                }
+                _ => return None,
+            };
+            let mut names = vec!["torch"];
+            names.extend(["torchvision", "torchaudio"].into_iter().filter(|c| has(c)));
+            let install = std::iter::once(format!("'torch{release}'"))
+                .chain(names[1..].iter().map(|c| c.to_string()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            (names, install, index)
+        }
+        Framework::Jax => {
+            let tag = row
+                .tag
+                .strip_prefix("cuda")
+                .filter(|m| m.parse::<u32>().is_ok())?;
+            let plugins: Vec<&str> = f
+                .inv
+                .distributions
+                .keys()
+                .map(String::as_str)
+                .filter(|d| {
+                    (d.starts_with("jax-cuda") && (d.ends_with("-plugin") || d.ends_with("-pjrt")))
+                        || *d == "jaxlib"
+                })
+                .collect();
+            (plugins, format!("'jax[cuda{tag}]{release}'"), String::new())
+        }
+        Framework::Tensorflow => {
+            let extra = if release_top(row).is_some_and(|(v, _)| version("2.14") <= Some(v)) {
+                "[and-cuda]"
+            } else {
+                ""
+            };
+            let install = format!("'tensorflow{extra}{release}'");
+            (vec![fw.package.as_str()], install, String::new())
+        }
+        Framework::Onnxruntime if row.tag == "default" => {
+            let install = format!("'onnxruntime-gpu{release}'");
+            (vec![fw.package.as_str()], install, String::new())
+        }
+        Framework::Paddlepaddle => {
+            let index = match row.tag.as_str() {
+                "default" => String::new(),
+                tag if tag.starts_with("cu") => {
+                    format!(" -i https://www.paddlepaddle.org.cn/packages/stable/{tag}/")
+                }
+                _ => return None,
+            };
+            let install = format!("'paddlepaddle-gpu{release}'");
+            (vec![fw.package.as_str()], install, index)
+        }
+        _ => return None,
+    };
+    Some(parts)
+}
+
+/// A row's release range as pip writes it (`>=2.10,<2.15`); `None` for
+/// ranges pip cannot take (alternatives with `|`).
+fn pip_release(row: &FrameworkRow) -> Option<String> {
+    let r = row.release.replace(' ', "");
+    (!r.contains('|')).then_some(r)
+}
+
+/// The conda-forge package of a framework.
+fn conda_package(fw: Framework) -> Option<&'static str> {
+    match fw {
+        Framework::Pytorch => Some("pytorch"),
+        Framework::Tensorflow => Some("tensorflow"),
+        Framework::Jax => Some("jaxlib"),
+        Framework::Onnxruntime => Some("onnxruntime"),
+        Framework::Paddlepaddle => Some("paddlepaddle"),
+        Framework::Other => None,
+    }
+}
+
+/// The fix for a framework build with no code for a GPU: the newest build
+/// that runs there as one command, else what to look for.
+pub fn build_fix(f: &Facts, fw: &FrameworkBuild, sm: &str) -> String {
+    match build(f, fw) {
+        Some((row, command)) => format!(
+            "{command} (the newest build in envhook's data with code for sm_{sm}: CUDA {})",
+            row.cuda
+        ),
+        None => {
+            let range = ccs(f)
+                .iter()
+                .filter_map(|cc| f.matrix.cuda_for_cc(cc))
+                .next()
+                .map(|(first, last)| match last {
+                    Some(last) => format!(" (made with CUDA {first} to {last})"),
+                    None => format!(" (made with CUDA {first} or newer)"),
+                })
+                .unwrap_or_default();
+            format!(
+                "no build of {} in envhook's data has code for sm_{sm}: install one compiled for \
+                 sm_{sm}{range}",
+                fw.package
+            )
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Issue #28: NVIDIA's compatibility rules as `check` applies them. Binary
+//! compatibility on the newest GPUs (the data audit's P1 repros: CUDA 12.8
+//! and cuDNN 9.7-9.9 on B300, GB10 and Rubin), architecture-specific code
+//! refused elsewhere, and fixes chosen for the GPU they are for. Objects
+//! are real ELF; the fatbins were written by NVIDIA's nvcc
+//! (tests/fixtures/fatbin/build.sh).
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::{Env, FileSpec, PipDist, Sandbox};
+
+fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
+    let mut args = vec!["check", "--json"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = sb.run_on(&args, prefix);
+    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (json, code)
+}
+
+fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+fn errors(json: &Value) -> Vec<&Value> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect()
+}
+
+/// torch 2.7.1 cu128 as PyPI's download.pytorch.org wheel leaves it: CUDA
+/// 12.8 runtime, cuDNN `cudnn` (torch 2.7 cu128 pins 9.7.1.26), its core
+/// object carrying `code` (a fatbin fixture) or none.
+fn torch_cu128(prefix: &Path, cudnn: &'static str, code: Option<&str>) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.8.57").files(vec![FileSpec::File(
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        )]),
+    );
+    let library = if cudnn.starts_with("8.") {
+        "nvidia/cudnn/lib/libcudnn.so.8"
+    } else {
+        "nvidia/cudnn/lib/libcudnn.so.9"
+    };
+    env.pip(PipDist::new("nvidia-cudnn-cu12", cudnn).files(vec![FileSpec::File(library)]));
+    env.pip(
+        PipDist::new("torch", "2.7.1+cu128")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.7.1+cu128'\ncuda = '12.8'\nhip = None\n",
+            ),
+    );
+    if let Some(fixture) = code {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fatbin");
+        std::fs::copy(
+            fixtures.join(fixture),
+            env.site().join("torch/lib/libtorch_cuda.so"),
+        )
+        .unwrap();
+    }
+    env
+}
+
+/// The audit's P1 repros: sm_100 and sm_120 cubins run on sm_103 (B300),
+/// sm_107 (Rubin, "uses the SM103 instruction set") and sm_121 (GB10), so
+/// a CUDA 12.8 runtime and cuDNN 9.7-9.9, which target sm_100 and sm_120,
+/// are no error there; neither is a current CUDA 13 stack on Rubin.
+#[test]
+fn blackwell_and_rubin_run_same_major_code() {
+    let sb = Sandbox::new();
+    for cudnn in ["9.7.1.26", "9.8.0.87", "9.9.0.52"] {
+        let env = torch_cu128(&sb.path(&format!("envs/t{cudnn}")), cudnn, None);
+        for gpu in ["B300", "NVIDIA GB10", "sm_107", "B200", "RTX 5090"] {
+            let (json, _) = check(
+                &sb,
+                &env.prefix,
+                &["--driver-version", "580.65.06", "--gpu", gpu],
+            );
+            assert!(
+                findings(&json, "gpu-unsupported").is_empty(),
+                "cuDNN {cudnn} on {gpu}: {:#}",
+                json["findings"]
+            );
+            assert!(errors(&json).is_empty(), "{gpu}: {:#}", json["findings"]);
+        }
+    }
+    // The same with the build's own code read from its fatbin: sm_100f and
+    // sm_120 cubins (nvcc 13.5) on the newer members of their families.
+    let env = torch_cu128(
+        &sb.path("envs/fatbin"),
+        "9.8.0.87",
+        Some("cu13_variants.so"),
+    );
+    for gpu in ["B300", "GB10", "sm_107"] {
+        let (json, _) = check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        );
+        assert!(errors(&json).is_empty(), "{gpu}: {:#}", json["findings"]);
+        assert!(findings(&json, "gpu-jit").is_empty(), "{gpu}: SASS runs");
+    }
+}
+
+/// But never across a major, and architecture-specific code runs on its
+/// own architecture only: sm_90a cubins are not B200 code.
+#[test]
+fn arch_specific_code_runs_on_its_own_gpu_only() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/hopper"), "9.8.0.87", Some("sm90a.so"));
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "H100"],
+    );
+    assert!(errors(&json).is_empty(), "{:#}", json["findings"]);
+    for gpu in ["B200", "B300", "RTX 5090"] {
+        let (json, code) = check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        );
+        assert_eq!(code, 1, "{gpu}");
+        let f = findings(&json, "gpu-unsupported");
+        assert_eq!(f.len(), 1, "{gpu}: {:#}", json["findings"]);
+        let message = f[0]["message"].as_str().unwrap();
+        assert!(message.contains("has sm_90a, no PTX"), "{message}");
+    }
+    // cuDNN 8.9, built for CUDA up to 12.2, has nothing of major 10 or 12.
+    let env = torch_cu128(&sb.path("envs/old"), "8.9.7.29", None);
+    for gpu in ["B300", "GB10"] {
+        let (json, _) = check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        );
+        let f = findings(&json, "gpu-unsupported");
+        assert!(
+            f.iter()
+                .any(|p| p["message"].as_str().unwrap().starts_with("cuDNN 8.9.7.29")),
+            "{gpu}: {:#}",
+            json["findings"]
+        );
+    }
+}
+
+/// onnxruntime-gpu 1.20.2 (CUDA 12, cuDNN 9) beside cuDNN 8: the provider
+/// needs `libcudnn.so.9`, which is not there.
+fn ort_120_beside_cudnn_8(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu12", "8.9.7.29")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.8")]),
+    );
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.20.2").files(vec![FileSpec::File(
+            "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+        )]),
+    );
+    let site = env.site();
+    support::cc_shared(
+        &site.join("nvidia/cudnn/lib/libcudnn.so.8"),
+        "libcudnn.so.8",
+        &[],
+        None,
+        false,
+    );
+    let scratch = prefix.parent().unwrap().join("libcudnn.so.9");
+    support::cc_shared(&scratch, "libcudnn.so.9", &[], None, false);
+    support::cc_shared(
+        &site.join("onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        "libonnxruntime_providers_cuda.so",
+        &[&scratch],
+        Some("$ORIGIN/../../nvidia/cudnn/lib"),
+        true,
+    );
+    std::fs::remove_file(&scratch).unwrap();
+    env
+}
+
+fn hint_of<'a>(json: &'a Value, code: &str) -> &'a str {
+    let f = findings(json, code);
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    f[0]["hint"].as_str().unwrap()
+}
+
+/// A fix is for the GPU given: the cuDNN 9 that ONNX Runtime 1.20 needs
+/// is any 9.x on an H100, but below 9.11 on a V100 (9.11 dropped Volta);
+/// on a B200 from 9.7 on (the first with Blackwell kernels).
+#[test]
+fn a_cudnn_fix_fits_the_gpu() {
+    let sb = Sandbox::new();
+    let env = ort_120_beside_cudnn_8(&sb.path("envs/ort"));
+    let python = format!("{}/bin/python -m pip install", env.prefix.display());
+    for (gpu, range) in [
+        ("H100", ">=9.0,<10"),
+        ("Tesla V100-SXM2-32GB", ">=9.0,<9.11"),
+        ("B200", ">=9.7,<10"),
+    ] {
+        let (json, _) = check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        );
+        let hint = hint_of(&json, "library-not-found");
+        assert!(
+            hint.starts_with(&format!("{python} 'nvidia-cudnn-cu12{range}'")),
+            "{gpu}: {hint}"
+        );
+    }
+}
+
+/// A framework built with a CUDA that dropped the GPU (CUDA 13 on Volta):
+/// the fix is the newest build the data knows that runs there, as the
+/// command that installs it, with a cuDNN that still has its kernels.
+#[test]
+fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
+    let sb = Sandbox::new();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fatbin");
+    let mut env = Env::new(sb.path("envs/jax"));
+    env.python("3.12.8");
+    env.pip(PipDist::new("jax", "0.8.2"));
+    env.pip(PipDist::new("jaxlib", "0.8.2"));
+    env.pip(PipDist::new("jax-cuda13-plugin", "0.8.2"));
+    env.pip(
+        PipDist::new("jax-cuda13-pjrt", "0.8.2").files(vec![FileSpec::File(
+            "jax_plugins/xla_cuda13/xla_cuda_plugin.so",
+        )]),
+    );
+    std::fs::copy(
+        fixtures.join("cu13_variants.so"),
+        env.site().join("jax_plugins/xla_cuda13/xla_cuda_plugin.so"),
+    )
+    .unwrap();
+    let (json, code) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "V100"],
+    );
+    assert_eq!(code, 1);
+    let py = format!("{}/bin/python -m pip", env.prefix.display());
+    let hint = hint_of(&json, "gpu-unsupported");
+    assert_eq!(
+        hint,
+        format!(
+            "{py} uninstall -y jax-cuda13-pjrt jax-cuda13-plugin jaxlib && {py} install \
+             'jax[cuda12]>=0.11.2,<=0.12.0.1' 'nvidia-cudnn-cu12<9.11' (the newest build in \
+             envhook's data with code for sm_70: CUDA 12.9)"
+        )
+    );
+
+    // torch 2.11 cu130 with torchvision: PyTorch's cu126 index.
+    let mut env = torch_cu128(&sb.path("envs/torch"), "9.10.2.21", Some("sm90.so"));
+    env.pip(PipDist::new("torchvision", "0.26.0+cu130"));
+    let site = env.site();
+    std::fs::write(
+        site.join("torch/version.py"),
+        "__version__ = '2.11.0+cu130'\ncuda = '13.0'\nhip = None\n",
+    )
+    .unwrap();
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "V100"],
+    );
+    let hint = hint_of(&json, "gpu-unsupported");
+    assert!(
+        hint.ends_with(
+            "install 'torch>=2.10,<2.15' torchvision 'nvidia-cudnn-cu12<9.11' --index-url \
+             https://download.pytorch.org/whl/cu126 (the newest build in envhook's data with \
+             code for sm_70: CUDA 12.6)"
+        ),
+        "{hint}"
+    );
+    assert!(
+        hint.contains("uninstall -y torch torchvision && "),
+        "{hint}"
+    );
+}
