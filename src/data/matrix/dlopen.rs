@@ -152,12 +152,25 @@ impl Matrix {
     }
 
     /// The soname of `library` in CUDA `cuda` (`"12.5.1"`, or a bare major
-    /// `"12"` where only that is known); `None` when no row covers it.
+    /// `"12"` where only that is known); `None` when no row covers it. A
+    /// bare major needs a row covering the whole major: CUDA 11.0's cuSOLVER
+    /// is `.so.10`, 11.1's `.so.11`, so `"11"` names neither.
     pub fn soname(&self, library: &str, cuda: &str) -> Option<String> {
-        let v = version(cuda)?;
+        let probes = if cuda.contains('.') {
+            vec![version(cuda)?]
+        } else {
+            // A conda version `11` equals `11.0`: probe both ends instead.
+            vec![
+                version(&format!("{cuda}.0"))?,
+                version(&format!("{cuda}.999"))?,
+            ]
+        };
         self.soname
             .iter()
-            .find(|r| r.library == library && spec(&r.cuda).is_ok_and(|s| s.matches(&v)))
+            .find(|r| {
+                r.library == library
+                    && spec(&r.cuda).is_ok_and(|s| probes.iter().all(|v| s.matches(v)))
+            })
             .map(|r| format!("{library}.so.{}", r.version))
     }
 

@@ -831,6 +831,16 @@ fn sonames_follow_the_cuda_release() {
         so("libcusolver", "13.2").as_deref(),
         Some("libcusolver.so.12")
     );
+    // cuSOLVER's major moved to 11 with CUDA 11.1: a bare `11` is ambiguous.
+    assert_eq!(
+        so("libcusolver", "11.0.3").as_deref(),
+        Some("libcusolver.so.10")
+    );
+    assert_eq!(
+        so("libcusolver", "11.1").as_deref(),
+        Some("libcusolver.so.11")
+    );
+    assert_eq!(so("libcusolver", "11"), None);
     // Past the data, or a minor whose soname was not read: no name.
     assert_eq!(so("libcufft", "14.0"), None);
     assert_eq!(so("libcupti", "11.2"), None);
