@@ -360,6 +360,15 @@ mod tests {
     }
 
     #[test]
+    fn jax_core_objects_plugin_first_then_monolithic_jaxlib() {
+        let cat = &*CATALOG;
+        let rank = |f: &str| cat.core_library_rank(Framework::Jax, f);
+        assert_eq!(rank("xla_cuda_plugin.so"), Some(0));
+        assert_eq!(rank("xla_extension.so"), Some(1));
+        assert_eq!(rank("_versions.so"), None);
+    }
+
+    #[test]
     fn longest_library_stem_wins() {
         let cat = &*CATALOG;
         assert_eq!(cat.library_component("libcublasLt.so.12"), Some("cublas"));

@@ -448,6 +448,20 @@ mod tests {
             v(Framework::Jax, "jaxlib", "0.4.13+cuda12.cudnn89"),
             Some(cuda("12", Some("8.9")))
         );
+        // Google's monolithic CUDA jaxlibs (0.4.2-0.4.29): both CUDA 11
+        // wheels of 0.4.2-0.4.10 read as CUDA 11, the cuDNN from the name.
+        assert_eq!(
+            v(Framework::Jax, "jaxlib", "0.4.7+cuda11.cudnn82"),
+            Some(cuda("11", Some("8.2")))
+        );
+        assert_eq!(
+            v(Framework::Jax, "jaxlib", "0.4.25+cuda11.cudnn86"),
+            Some(cuda("11", Some("8.6")))
+        );
+        assert_eq!(
+            v(Framework::Jax, "jaxlib", "0.4.29+cuda12.cudnn91"),
+            Some(cuda("12", Some("9.1")))
+        );
         assert_eq!(
             v(Framework::Jax, "jax-cuda12-plugin", "0.4.30"),
             Some(cuda("12", None))

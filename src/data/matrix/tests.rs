@@ -61,9 +61,17 @@ fn max_cuda_of_a_driver() {
     assert_eq!(max("525.60.13").as_deref(), Some("12.0"));
     assert_eq!(max("550.54.15").as_deref(), Some("12.4"));
     assert_eq!(max("570.124.06").as_deref(), Some("12.8"));
-    assert_eq!(max("570.211.01").as_deref(), Some("12.8"), "12.8.2's runfile");
+    assert_eq!(
+        max("570.211.01").as_deref(),
+        Some("12.8"),
+        "12.8.2's runfile"
+    );
     assert_eq!(max("575.57.08").as_deref(), Some("12.9"));
-    assert_eq!(max("580.126.20").as_deref(), Some("13.0"), "13.0.3's runfile");
+    assert_eq!(
+        max("580.126.20").as_deref(),
+        Some("13.0"),
+        "13.0.3's runfile"
+    );
     assert_eq!(max("580.65.06").as_deref(), Some("13.0"));
     assert_eq!(max("590.44.01").as_deref(), Some("13.1"));
     assert_eq!(max("590.48.01").as_deref(), Some("13.1"));
