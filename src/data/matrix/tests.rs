@@ -920,3 +920,149 @@ fn dlopen_names_come_from_the_build() {
     );
     assert_eq!(m.dlopen_names(&row, Some("12.5"), None).len(), 3);
 }
+
+/// The framework builds released from January 2023 to December 2026 (data
+/// audit 2026-12-05, section C) and whether each has a `[[framework]]` row
+/// for its release and tag: at least 95% must. The lists are literals:
+/// - torch: the 2.0-2.15 series on PyPI (pypi.org/pypi/torch/json); the
+///   CUDA builds of each series as PyTorch's release compatibility matrix
+///   lists them (2.0: 11.7/11.8; 2.1-2.3: 11.8/12.1; 2.4-2.5: + 12.4) and,
+///   from 2.6, as the audit counts them (three per series);
+/// - TensorFlow: the 2.12-2.21 series on PyPI (one build each);
+/// - JAX: the monolithic CUDA jaxlib releases 0.4.2-0.4.29 of Google's
+///   index, from jax-ml/jax CHANGELOG.md @cec06d1 and the jaxlib-v0.4.x
+///   tags (PyPI no longer has their files; no jaxlib 0.4.5, 0.4.8 or
+///   0.4.15), cuda11 to 0.4.25 (0.4.26 dropped it) and cuda12 from 0.4.7;
+///   jax-cuda11-plugin, jax-cuda12-plugin and jax-cuda13-plugin as PyPI
+///   lists them (pypi.org/pypi/jax-cuda12-plugin/json etc., 2026-12);
+/// - onnxruntime-gpu: the 1.14-1.31 series on PyPI (the vendor's side
+///   feeds are documented as not covered);
+/// - paddlepaddle-gpu: 2.4.2-2.6.2 (PyPI) with their `.postNNN` builds and
+///   3.0-3.4 from Paddle's own index (not reachable from here), with the
+///   builds of each series as the matrix's sources and the audit name them.
+#[test]
+fn framework_builds_since_2023_have_rows() {
+    let m = m();
+    let torch: &[(&str, &[&str])] = &[
+        ("2.0.0", &["cu117", "cu118"]),
+        ("2.1.0", &["cu118", "cu121"]),
+        ("2.2.0", &["cu118", "cu121"]),
+        ("2.3.0", &["cu118", "cu121"]),
+        ("2.4.0", &["cu118", "cu121", "cu124"]),
+        ("2.5.0", &["cu118", "cu121", "cu124"]),
+        ("2.6.0", &["cu118", "cu124", "cu126"]),
+        ("2.7.0", &["cu118", "cu126", "cu128"]),
+        ("2.8.0", &["cu126", "cu128", "cu129"]),
+        ("2.9.0", &["cu126", "cu128", "cu130"]),
+        ("2.10.0", &["cu126", "cu128", "cu130"]),
+        ("2.11.0", &["cu126", "cu128", "cu130"]),
+        ("2.12.0", &["cu126", "cu130", "cu132"]),
+        ("2.13.0", &["cu126", "cu130", "cu132"]),
+        ("2.14.0", &["cu126", "cu130", "cu132"]),
+        ("2.15.0", &["cu126", "cu130", "cu132"]),
+    ];
+    let tensorflow = [
+        "2.12.0", "2.13.0", "2.14.0", "2.15.0", "2.16.1", "2.17.0", "2.18.0", "2.19.0", "2.20.0",
+        "2.21.0",
+    ];
+    let jaxlib_monolithic = [
+        "0.4.2", "0.4.3", "0.4.4", "0.4.6", "0.4.7", "0.4.9", "0.4.10", "0.4.11", "0.4.12",
+        "0.4.13", "0.4.14", "0.4.16", "0.4.17", "0.4.18", "0.4.19", "0.4.20", "0.4.21", "0.4.22",
+        "0.4.23", "0.4.24", "0.4.25", "0.4.26", "0.4.27", "0.4.28", "0.4.29",
+    ];
+    let jax_cuda11_plugin = ["0.4.22", "0.4.23", "0.4.24", "0.4.25"];
+    let jax_cuda12_plugin = [
+        "0.4.22", "0.4.23", "0.4.24", "0.4.25", "0.4.26", "0.4.27", "0.4.28", "0.4.29", "0.4.30",
+        "0.4.31", "0.4.32", "0.4.33", "0.4.34", "0.4.35", "0.4.36", "0.4.38", "0.5.0", "0.5.1",
+        "0.5.3", "0.6.0", "0.6.1", "0.6.2", "0.7.0", "0.7.1", "0.7.2", "0.8.0", "0.8.1", "0.8.2",
+        "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.2", "0.11.0",
+        "0.11.1", "0.11.2", "0.12.0", "0.12.0.1",
+    ];
+    let jax_cuda13_plugin = [
+        "0.7.2", "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2",
+        "0.10.0", "0.10.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.12.0.1", "0.12.1",
+    ];
+    let onnxruntime_gpu = [
+        "1.14.0", "1.15.0", "1.16.0", "1.17.0", "1.18.0", "1.19.0", "1.20.0", "1.21.0", "1.22.0",
+        "1.23.0", "1.24.1", "1.25.0", "1.26.0", "1.27.0", "1.28.0", "1.29.0", "1.30.0", "1.31.0",
+    ];
+    let paddle: &[(&str, &[&str])] = &[
+        ("2.4.2", &["default", "post112", "post116", "post117"]),
+        (
+            "2.5.2",
+            &[
+                "default", "post102", "post112", "post116", "post117", "post120",
+            ],
+        ),
+        (
+            "2.6.2",
+            &["default", "post112", "post116", "post117", "post120"],
+        ),
+        ("3.0.0b1", &["cu123"]),
+        ("3.0.0", &["cu118", "cu126"]),
+        ("3.1.0", &["cu118", "cu126", "cu129"]),
+        ("3.2.0", &["cu118", "cu126", "cu129"]),
+        ("3.3.0", &["cu118", "cu126", "cu129", "cu130"]),
+        ("3.4.0", &["cu126", "cu129", "cu130"]),
+    ];
+
+    let mut builds: Vec<(&str, Framework, &str, &str)> = Vec::new();
+    for (release, tags) in torch {
+        for tag in *tags {
+            builds.push(("PyTorch", Framework::Pytorch, release, tag));
+        }
+    }
+    for release in tensorflow {
+        builds.push(("TensorFlow", Framework::Tensorflow, release, "default"));
+    }
+    for release in jaxlib_monolithic {
+        if version(release) <= version("0.4.25") {
+            builds.push(("JAX", Framework::Jax, release, "cuda11"));
+        }
+        if version(release) >= version("0.4.7") {
+            builds.push(("JAX", Framework::Jax, release, "cuda12"));
+        }
+    }
+    for (list, tag) in [
+        (&jax_cuda11_plugin[..], "cuda11"),
+        (&jax_cuda12_plugin[..], "cuda12"),
+        (&jax_cuda13_plugin[..], "cuda13"),
+    ] {
+        for release in list {
+            builds.push(("JAX", Framework::Jax, release, tag));
+        }
+    }
+    for release in onnxruntime_gpu {
+        builds.push(("ONNX Runtime", Framework::Onnxruntime, release, "default"));
+    }
+    for (release, tags) in paddle {
+        for tag in *tags {
+            builds.push(("Paddle", Framework::Paddlepaddle, release, tag));
+        }
+    }
+
+    let mut missing = Vec::new();
+    let mut report = String::new();
+    for family in ["PyTorch", "TensorFlow", "JAX", "ONNX Runtime", "Paddle"] {
+        let of: Vec<_> = builds.iter().filter(|b| b.0 == family).collect();
+        let without: Vec<_> = of
+            .iter()
+            .filter(|(_, fw, release, tag)| m.framework(*fw, release, tag).is_none())
+            .map(|(_, _, release, tag)| format!("{release} {tag}"))
+            .collect();
+        report += &format!(
+            "{family}: {} of {} ({:?})\n",
+            of.len() - without.len(),
+            of.len(),
+            without
+        );
+        missing.extend(without);
+    }
+    let covered = builds.len() - missing.len();
+    report += &format!("all: {covered} of {}\n", builds.len());
+    eprint!("{report}");
+    assert!(
+        covered * 100 >= builds.len() * 95,
+        "framework builds since 2023 with a row:\n{report}"
+    );
+}
