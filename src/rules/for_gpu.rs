@@ -38,7 +38,7 @@ pub struct CudnnFit {
 pub fn cudnn_fit(f: &Facts) -> CudnnFit {
     let mut fit = CudnnFit::default();
     for cc in ccs(f) {
-        if let Some(floor) = f.matrix.cudnn_first_for_cc(&cc)
+        if let Some(floor) = f.matrix.cudnn_floor_for_cc(&cc)
             && fit
                 .floor
                 .as_deref()

@@ -26,6 +26,31 @@ impl Matrix {
             .flatten()
     }
 
+    /// The first cuDNN release with kernels for `cc` when the release
+    /// before it is known to have none (`9.7` for Blackwell: 9.6 was built
+    /// for CUDA before 12.8). `None` where older releases record no
+    /// capabilities (an A100's floor is not in the data, and not needed).
+    pub fn cudnn_floor_for_cc(&self, cc: &str) -> Option<String> {
+        let first = self.cudnn_first_for_cc(cc)?;
+        let at = version(&first)?;
+        let before = self
+            .cudnn
+            .iter()
+            .filter_map(|r| Some((upper_bound(&spec(&r.versions).ok()?)?, r)))
+            .filter(|((top, inclusive), _)| if *inclusive { *top < at } else { *top <= at })
+            .max_by(|a, b| (&a.0.0, a.0.1).cmp(&(&b.0.0, b.0.1)))?
+            .1;
+        let low = before
+            .versions
+            .strip_prefix(">=")?
+            .split(',')
+            .next()?
+            .trim();
+        let none = row_supports_cc(before, cc) == Some(false)
+            || self.cudnn_predates_arch(low, cc).is_some();
+        none.then_some(first)
+    }
+
     /// Whether a build row has code for a `cc` GPU: its CUDA can target
     /// the GPU ([`Matrix::cuda_supports_cc`]), its architecture range
     /// holds it (a top of the same major runs on newer minors), and its

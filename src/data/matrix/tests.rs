@@ -318,6 +318,48 @@ fn cudnn_and_cuda() {
 }
 
 #[test]
+fn what_runs_on_a_gpu() {
+    let m = m();
+    // cuDNN: Volta lost its kernels at 9.11, Blackwell got them at 9.7.
+    assert_eq!(m.cudnn_cap_for_cc("7.0").as_deref(), Some("<9.11"));
+    assert_eq!(
+        m.cudnn_cap_for_cc("9.0"),
+        None,
+        "the newest still has Hopper"
+    );
+    assert_eq!(m.cudnn_floor_for_cc("10.0").as_deref(), Some("9.7"));
+    assert_eq!(m.cudnn_floor_for_cc("12.1").as_deref(), Some("9.7"));
+    assert_eq!(
+        m.cudnn_floor_for_cc("8.0"),
+        None,
+        "older rows record no capabilities"
+    );
+    // CUDA: from the oldest toolkit whose code runs there to the last.
+    assert_eq!(
+        m.cuda_for_cc("7.0"),
+        Some(("9.0".into(), Some("12.9".into())))
+    );
+    assert_eq!(m.cuda_for_cc("10.3"), Some(("12.8".into(), None)));
+    // Build rows: torch 2.15 (CUDA 13.2, cuDNN 9.26) has no Volta code;
+    // torch 2.10-2.14 cu126 does.
+    let row = |release: &str, tag: &str| m.framework(Framework::Pytorch, release, tag).unwrap();
+    assert_eq!(m.row_runs_on(row("2.15.0", "default"), "7.0"), Some(false));
+    assert_eq!(m.row_runs_on(row("2.12.0", "cu126"), "7.0"), Some(true));
+    assert_eq!(
+        m.row_runs_on(row("2.8.0", "cu128"), "10.3"),
+        Some(true),
+        "B300"
+    );
+    assert_eq!(m.row_runs_on(row("2.6.0", "cu126"), "10.0"), Some(false));
+    let newest = m.builds_newest_first(Framework::Jax);
+    assert!(
+        newest[0].release.contains("0.12.1"),
+        "{}",
+        newest[0].release
+    );
+}
+
+#[test]
 fn cudnn_and_compute_capability() {
     let m = m();
     let ok = |d: &str, cc: &str| m.cudnn_supports_cc(d, cc).map(|(ok, _)| ok);
