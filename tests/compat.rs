@@ -291,3 +291,145 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         "{hint}"
     );
 }
+
+/// A CUDA 13.0 build (torch 2.10 cu130) with its runtime wheel, and
+/// NVIDIA's forward-compatibility libcuda 580.65.06 (CUDA 13.0) where
+/// conda's cuda-compat-impl puts it: `$PREFIX/cuda-compat`.
+fn cuda13_with_compat(prefix: &Path, compat: bool) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.0.96")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.10.0+cu130")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.10.0+cu130'\ncuda = '13.0'\nhip = None\n",
+            ),
+    );
+    if compat {
+        let dir = prefix.join("cuda-compat");
+        std::fs::create_dir_all(&dir).unwrap();
+        support::cc_shared(
+            &dir.join("libcuda.so.580.65.06"),
+            "libcuda.so.1",
+            &[],
+            None,
+            false,
+        );
+        std::os::unix::fs::symlink("libcuda.so.580.65.06", dir.join("libcuda.so.1")).unwrap();
+    }
+    env
+}
+
+fn check_with(sb: &Sandbox, prefix: &Path, extra: &[&str], vars: &[(&str, String)]) -> Value {
+    let mut cmd = sb.envhook();
+    cmd.args(["check", "--json"])
+        .args(extra)
+        .arg("-p")
+        .arg(prefix);
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// CUDA forward compatibility (NVIDIA, "CUDA Compatibility"): an R535
+/// driver runs CUDA 13 through the cuda-compat libcuda, on a data-centre
+/// GPU, when the process loads that libcuda; not on a GeForce card.
+#[test]
+fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
+    let sb = Sandbox::new();
+    let r535 = |gpu: &'static str| ["--driver-version", "535.104.05", "--gpu", gpu];
+    let plain = cuda13_with_compat(&sb.path("envs/plain"), false);
+    let json = check_with(&sb, &plain.prefix, &r535("H100"), &[]);
+    assert!(
+        !findings(&json, "driver-too-old").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+
+    let env = cuda13_with_compat(&sb.path("envs/compat"), true);
+    let dir = env.prefix.join("cuda-compat");
+    // Present, not loaded: still an error, which says what would help.
+    let json = check_with(&sb, &env.prefix, &r535("H100"), &[]);
+    let too_old = findings(&json, "driver-too-old");
+    assert!(!too_old.is_empty(), "{:#}", json["findings"]);
+    let message = too_old[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("forward-compatibility libcuda 580.65.06"),
+        "{message}"
+    );
+    assert!(
+        message.contains("nothing makes the process load it"),
+        "{message}"
+    );
+    let hint = too_old[0]["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with(&format!("put {} first on LD_LIBRARY_PATH", dir.display())),
+        "{hint}"
+    );
+
+    // Loaded: a note on a data-centre GPU, no error.
+    let ld = [("LD_LIBRARY_PATH", dir.display().to_string())];
+    let json = check_with(&sb, &env.prefix, &r535("H100"), &ld);
+    assert!(
+        findings(&json, "driver-too-old").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let note = findings(&json, "forward-compat");
+    assert!(!note.is_empty(), "{:#}", json["findings"]);
+    assert_eq!(note[0]["severity"], "info");
+    assert!(
+        note[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("through LD_LIBRARY_PATH")
+    );
+    // A GPU known only by its architecture: a warning that it must be a
+    // data-centre one.
+    let json = check_with(&sb, &env.prefix, &r535("sm_90"), &ld);
+    assert_eq!(findings(&json, "forward-compat")[0]["severity"], "warning");
+    // A GeForce card: forward compatibility does not apply.
+    let json = check_with(&sb, &env.prefix, &r535("RTX 4090"), &ld);
+    let too_old = findings(&json, "driver-too-old");
+    assert!(!too_old.is_empty(), "{:#}", json["findings"]);
+    assert!(
+        too_old[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("forward compatibility is for data-centre GPUs"),
+        "{:#}",
+        too_old[0]
+    );
+
+    // The system's, as NGC images have it, found under the sysroot.
+    let system = sb.path("sysroot/usr/local/cuda-13.0/compat");
+    std::fs::create_dir_all(&system).unwrap();
+    support::cc_shared(
+        &system.join("libcuda.so.580.65.06"),
+        "libcuda.so.1",
+        &[],
+        None,
+        false,
+    );
+    let ld = [("LD_LIBRARY_PATH", system.display().to_string())];
+    let json = check_with(&sb, &plain.prefix, &r535("A100"), &ld);
+    assert!(
+        findings(&json, "driver-too-old").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    assert_eq!(
+        findings(&json, "forward-compat").len(),
+        1,
+        "{:#}",
+        json["findings"]
+    );
+}

@@ -1,5 +1,6 @@
 //! What this machine does, independent of any environment: its NVIDIA
-//! driver and GPUs ([`driver`]), the loader's cache ([`ldcache`]), the
+//! driver and GPUs ([`driver`]) and the forward-compatibility libcuda
+//! beside it ([`compat`]), the loader's cache ([`ldcache`]), the
 //! dynamic-linking facts of shared objects ([`elf`]), the GPU architectures
 //! compiled into them ([`fatbin`]) and the loader's search for a library,
 //! simulated ([`resolve`]), for one name and for one process's closure of
@@ -10,6 +11,7 @@
 //! looked for depends on `ENVHOOK_SYSROOT` and `LD_LIBRARY_PATH` as the
 //! command saw them.
 
+pub mod compat;
 pub mod driver;
 pub mod elf;
 pub mod fatbin;

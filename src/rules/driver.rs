@@ -12,8 +12,24 @@ use crate::machine::driver::{Driver, Source};
 /// JIT-compiled on this machine's GPUs (see [`super::gpu_arch`]): only
 /// then does a driver older than the CUDA minor matter.
 pub fn check(f: &Facts, jit: bool) -> Vec<Problem> {
+    let cudas = cudas(f.inv, f.matrix);
+    if cudas.is_empty() {
+        return Vec::new();
+    }
+    let d = &f.machine.driver;
+    if let Some(p) = no_driver(d) {
+        return vec![p];
+    }
+    // Looked for only when the driver falls short.
+    let mut compat = None;
     let mut findings = Vec::new();
-    check_driver(f.inv, f.matrix, &f.machine.driver, jit, &mut findings);
+    for (cuda, what) in cudas {
+        let Some(p) = check_cuda(f.matrix, d, jit, &cuda, &what) else {
+            continue;
+        };
+        let found = compat.get_or_insert_with(|| super::forward::libcudas(f));
+        findings.push(super::forward::judge(f, found, &cuda, p));
+    }
     findings
 }
 
@@ -76,20 +92,6 @@ fn each_cuda(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
         }
     }
     out
-}
-
-fn check_driver(inv: &Inventory, m: &Matrix, d: &Driver, jit: bool, findings: &mut Vec<Problem>) {
-    let cudas = cudas(inv, m);
-    if cudas.is_empty() {
-        return;
-    }
-    if let Some(p) = no_driver(d) {
-        findings.push(p);
-        return;
-    }
-    for (cuda, what) in cudas {
-        findings.extend(check_cuda(m, d, jit, &cuda, &what));
-    }
 }
 
 /// No driver to check against: nothing found, or conda told there is none.

@@ -23,6 +23,7 @@ pub mod driver;
 pub mod extensions;
 pub mod fixes;
 pub mod for_gpu;
+pub mod forward;
 pub mod frameworks;
 pub mod gpu_arch;
 pub mod hooks;

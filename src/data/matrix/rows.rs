@@ -102,6 +102,9 @@ pub struct Gpu {
     pub matches: Vec<String>,
     /// Compute capability, `8.6`.
     pub cc: String,
+    /// Whether CUDA forward compatibility applies (data-centre GPUs and
+    /// Jetson boards); `None` where the row does not say.
+    pub forward_compat: Option<bool>,
     /// How much the row can be trusted (default: verified).
     #[serde(default)]
     pub confidence: Confidence,
