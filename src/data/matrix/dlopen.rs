@@ -89,6 +89,12 @@ pub struct DlopenRow {
     /// [`Matrix::dlopen_names`].
     #[serde(default)]
     pub libraries: Vec<String>,
+    /// Libraries (stems) the framework runs without, each with what it
+    /// loses then: ONNX Runtime 1.28+ loads cuDNN and cuFFT lazily, and
+    /// only the kernels that need them return NOT_IMPLEMENTED. A missing
+    /// one is a warning naming what fails, not an error.
+    #[serde(default)]
+    pub optional: std::collections::BTreeMap<String, String>,
     /// How much the row can be trusted (default: verified).
     #[serde(default)]
     pub confidence: Confidence,
@@ -96,6 +102,20 @@ pub struct DlopenRow {
     pub note: Option<String>,
     /// Where the facts were read.
     pub source: String,
+}
+
+impl DlopenRow {
+    /// What the framework loses without `name` (`libcudnn.so.9` ->
+    /// the row's words for `libcudnn`), when the row says it runs without.
+    pub fn loses(&self, name: &str) -> Option<&str> {
+        self.optional
+            .iter()
+            .find(|(stem, _)| {
+                name.strip_prefix(stem.as_str())
+                    .is_some_and(|r| r.starts_with(".so"))
+            })
+            .map(|(_, what)| what.as_str())
+    }
 }
 
 /// The soname a CUDA library has in a range of CUDA releases.

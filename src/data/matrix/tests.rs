@@ -634,11 +634,17 @@ fn framework_builds() {
         "{jax13:?}"
     );
     assert!(jax13.contains(&"libcufft.so.12".to_string()));
-    // ONNX Runtime: cuDNN by its major from 1.28 (in DT_NEEDED before).
+    // ONNX Runtime: cuDNN and cuFFT by their majors from 1.28 (in
+    // DT_NEEDED before), both optional (microsoft/onnxruntime#29252,
+    // #29808).
     assert_eq!(
         names(Framework::Onnxruntime, "1.29.0", 13, "13.0", "9"),
-        ["libcudnn.so.9"]
+        ["libcudnn.so.9", "libcufft.so.12"]
     );
+    let ort = &m.dlopen(Framework::Onnxruntime, "", "1.29.0", true, Some(13))[0];
+    assert!(ort.loses("libcudnn.so.9").is_some_and(|l| l.contains("NOT_IMPLEMENTED")));
+    assert!(ort.loses("libcufft.so.12").is_some_and(|l| l.contains("Rfft")));
+    assert_eq!(ort.loses("libcudnn_ops.so.9"), None);
     assert!(
         m.dlopen(Framework::Onnxruntime, "", "1.27.0", true, Some(13))
             .is_empty()
@@ -933,6 +939,7 @@ fn dlopen_names_come_from_the_build() {
         preloaded_from_wheels: false,
         names: vec!["libnvrtc.so".into()],
         libraries: vec!["libcufft".into(), "libcudnn".into(), "libcupti".into()],
+        optional: Default::default(),
         confidence: Confidence::Verified,
         note: None,
         source: "test".into(),

@@ -24,6 +24,9 @@ pub(super) struct Asked {
     pub(super) kind: &'static str,
     /// Without it the framework runs on the CPU.
     pub(super) falls_back_to_cpu: bool,
+    /// What the framework loses without it, where it runs without it (the
+    /// row's `optional`).
+    pub(super) loses: Option<String>,
 }
 
 /// One step of a framework's import.
@@ -127,6 +130,7 @@ impl Plan {
                     name: name.clone(),
                     kind: "needed",
                     falls_back_to_cpu: false,
+                    loses: None,
                 });
             }
             self.steps.push(Step::Object(i));
@@ -167,9 +171,10 @@ impl Plan {
     fn ask(&mut self, object: usize, name: String, kind: &'static str, row: &DlopenRow) -> usize {
         self.asked.push(Asked {
             object,
-            name,
+            name: name.clone(),
             kind,
             falls_back_to_cpu: row.falls_back_to_cpu,
+            loses: row.loses(&name).map(str::to_string),
         });
         self.asked.len() - 1
     }

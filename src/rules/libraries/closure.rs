@@ -82,7 +82,14 @@ impl Closure {
                 &with_hook,
                 &d.found,
             );
-            tally.record(fw, &d.needed_by, &d.name, "dependency", outcome, false);
+            tally.record(
+                fw,
+                &d.needed_by,
+                &d.name,
+                "dependency",
+                outcome,
+                (false, None),
+            );
             let known = self
                 .edges
                 .iter()

@@ -224,8 +224,8 @@ impl Checker<'_> {
                 outcome,
             );
             let object = &paths[a.object];
-            let cpu = a.falls_back_to_cpu;
-            self.tally.record(fw, object, &a.name, a.kind, outcome, cpu);
+            let how = (a.falls_back_to_cpu, a.loses.as_deref());
+            self.tally.record(fw, object, &a.name, a.kind, outcome, how);
             checks[a.object].push(NameCheck {
                 name: a.name.clone(),
                 kind: a.kind,

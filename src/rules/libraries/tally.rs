@@ -34,6 +34,9 @@ struct Seen {
     other: bool,
     /// Without it the framework runs on the CPU (the data says so).
     falls_back_to_cpu: bool,
+    /// What the framework loses without it, where it runs without it
+    /// (ONNX Runtime 1.28+: operators that return NOT_IMPLEMENTED).
+    loses: Option<String>,
 }
 
 impl Seen {
@@ -41,10 +44,12 @@ impl Seen {
     /// known framework loads by name for one feature (NCCL), or one a
     /// package without data needs in a module its own pins say nothing of.
     fn optional(&self) -> bool {
-        self.feature_only() || (self.other && !self.expected)
+        self.feature_only() || self.loses.is_some() || (self.other && !self.expected)
     }
 
-    /// Loaded by name only for one feature (NCCL, CUPTI).
+    /// Loaded by name only for one feature (NCCL, CUPTI). One the
+    /// framework runs without while some operators fail (ONNX Runtime
+    /// 1.28's cuDNN) is optional too, but worth a hook.
     fn feature_only(&self) -> bool {
         self.kind == "dlopen" && CATALOG.optional_use(&self.name).is_some()
     }
@@ -95,7 +100,7 @@ impl Tally {
         name: &str,
         kind: &'static str,
         outcome: Outcome,
-        falls_back_to_cpu: bool,
+        (falls_back_to_cpu, loses): (bool, Option<&str>),
     ) {
         let label = format!("{} {}", fw.package, fw.version);
         let other = fw.framework == crate::data::catalog::Framework::Other;
@@ -114,6 +119,7 @@ impl Tally {
             expected,
             other,
             falls_back_to_cpu,
+            loses: loses.map(str::to_string),
         };
         match self.by_framework.iter_mut().find(|(l, _)| *l == label) {
             Some((_, all)) => all.push(seen),

@@ -137,9 +137,21 @@ pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
 /// package without data that its own pins do not name: an info.
 pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
     finding(
-        Severity::Info,
+        // Operators that fail are worth a warning; a feature (profiling,
+        // several GPUs) an info.
+        if s.loses.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Info
+        },
         "optional-library-missing",
-        if s.other {
+        if let Some(loses) = &s.loses {
+            format!(
+                "{label} runs without {}, which is not in this environment nor on the system, but \
+                 then {loses}",
+                s.name
+            )
+        } else if s.other {
             format!(
                 "{label}'s {} needs {}, which its own requirements do not name: only code that \
                  imports that module loads it, and it would fail with \"{}: cannot open shared \
