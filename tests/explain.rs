@@ -545,3 +545,60 @@ fn the_provider_that_failed_to_load_is_here_and_names_the_cause() {
     assert!(!text.contains("none of the known causes"), "{text}");
     assert!(text.contains("which the build cannot use"), "{text}");
 }
+
+/// nvJitLink's entry points carry the release that added them: a cuSPARSE
+/// of CUDA 12.4 needs `__nvJitLinkComplete_12_4`, which nvJitLink 12.1
+/// lacks (pytorch/pytorch#134929). explain decodes it and compares the
+/// environment's nvJitLink (#28, P3).
+#[test]
+fn an_nvjitlink_symbol_names_the_release_it_needs() {
+    let sb = Sandbox::new();
+    let message = "ImportError: /e/lib/python3.12/site-packages/nvidia/cusparse/lib/libcusparse.so.12: \
+                   undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12";
+    let mut env = Env::new(sb.path("envs/old"));
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-nvjitlink-cu12", "12.1.105").files(vec![FileSpec::File(
+            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        )]),
+    );
+    let (json, code) = explain(&sb, &env.prefix, message, A100);
+    assert_eq!(code, 1, "{json:#}");
+    let answer = json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["name"] == "__nvJitLinkComplete_12_4")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(answer["verdict"], "cause");
+    assert!(
+        answer["diagnosis"]
+            .as_str()
+            .unwrap()
+            .contains("defined by nvJitLink 12.4 and newer"),
+        "{answer:#}"
+    );
+    assert_eq!(
+        answer["fix"],
+        format!(
+            "{}/bin/python -m pip install 'nvidia-nvjitlink-cu12>=12.4,<13'",
+            env.prefix.display()
+        )
+    );
+    // New enough here: the process loaded another copy.
+    let mut env = Env::new(sb.path("envs/new"));
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-nvjitlink-cu12", "12.8.93").files(vec![FileSpec::File(
+            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        )]),
+    );
+    let (json, _) = explain(&sb, &env.prefix, message, A100);
+    let answer = json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["name"] == "__nvJitLinkComplete_12_4")
+        .unwrap();
+    assert_eq!(answer["verdict"], "not-here", "{answer:#}");
+}

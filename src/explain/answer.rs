@@ -46,6 +46,22 @@ pub struct Answer {
     pub fix: Option<String>,
 }
 
+impl Answer {
+    /// An answer that knows only what the environment holds.
+    fn blank(clue: &Clue, here: Vec<String>) -> Answer {
+        Answer {
+            clue: clue.clone(),
+            here,
+            asked_by: Vec::new(),
+            with_hook: None,
+            without_hook: None,
+            diagnosis: String::new(),
+            verdict: Verdict::CannotTell,
+            fix: None,
+        }
+    }
+}
+
 /// Human names of components, for sentences.
 fn component_name(c: &str) -> &str {
     match c {
@@ -53,6 +69,7 @@ fn component_name(c: &str) -> &str {
         "cudnn" => "cuDNN",
         "cublas" => "cuBLAS",
         "nccl" => "NCCL",
+        "nvjitlink" => "nvJitLink",
         "driver" => "NVIDIA driver",
         other => other,
     }
@@ -390,21 +407,29 @@ fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Fo
         .unwrap_or_else(|| libraries::resolve_one(f, name))
 }
 
+/// An answer from what a symbol that names its release means here.
+fn versioned(mut a: Answer, r: super::versioned::Reading) -> Answer {
+    a.here = r.here;
+    a.diagnosis = r.diagnosis;
+    a.fix = r.fix;
+    a.verdict = match r.cause {
+        Some(true) => Verdict::Cause,
+        Some(false) => Verdict::NotHere,
+        None => Verdict::CannotTell,
+    };
+    a
+}
+
 fn symbol(f: &Facts, report: &Report, clue: &Clue, name: &str, component: Option<&str>) -> Answer {
     let what = component.map_or("a library envhook does not know".to_string(), |c| {
         component_name(c).to_string()
     });
-    let here = held(f, component, &what);
-    let mut a = Answer {
-        clue: clue.clone(),
-        here,
-        asked_by: Vec::new(),
-        with_hook: None,
-        without_hook: None,
-        diagnosis: String::new(),
-        verdict: Verdict::CannotTell,
-        fix: None,
-    };
+    let mut a = Answer::blank(clue, held(f, component, &what));
+    if component == Some("nvjitlink")
+        && let Some(need) = super::versioned::release_in_name(name)
+    {
+        return versioned(a, super::versioned::nvjitlink(f, report, name, &need));
+    }
     let Some(fact) = symbol_fact(name) else {
         a.diagnosis = format!(
             "{name} belongs to {what}; the copy the process loaded lacks it: another version than the \

@@ -9,6 +9,7 @@
 
 pub mod answer;
 pub mod clues;
+pub mod versioned;
 
 use std::io::Write;
 

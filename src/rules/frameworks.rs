@@ -151,6 +151,13 @@ fn runtime(
 }
 
 /// The environment's cuDNN against the build's.
+/// Whether the build's loading scheme runs without a library (stem).
+fn runs_without(f: &Facts, fw: &FrameworkBuild, n: &Needs, stem: &str) -> bool {
+    super::needs::loading_rows(fw, f.matrix, n.cuda.as_deref())
+        .iter()
+        .any(|row| row.optional.contains_key(stem))
+}
+
 fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> {
     let Some(need) = n.cudnn.as_deref() else {
         return Vec::new();
@@ -158,6 +165,9 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> 
     let fix = || Some(for_framework(f, fw, &["cudnn"]));
     let built = built(n);
     match partner(&f.inv.cudnn, fw.installer, major(need)) {
+        // A build that runs without cuDNN (ONNX Runtime 1.28+): the
+        // library rule says which operators fail without it.
+        None if runs_without(f, fw, n, "libcudnn") => Vec::new(),
         None => vec![finding(
             Severity::Warning,
             "no-cudnn",

@@ -351,6 +351,16 @@ fn what_runs_on_a_gpu() {
         "B300"
     );
     assert_eq!(m.row_runs_on(row("2.6.0", "cu126"), "10.0"), Some(false));
+    // nvJitLink's sonames (P3).
+    assert_eq!(
+        m.soname("libnvJitLink", "12.4").as_deref(),
+        Some("libnvJitLink.so.12")
+    );
+    assert_eq!(
+        m.soname("libnvJitLink", "13.0").as_deref(),
+        Some("libnvJitLink.so.13")
+    );
+    assert_eq!(m.soname("libnvJitLink", "11.8"), None, "came with CUDA 12");
     let newest = m.builds_newest_first(Framework::Jax);
     assert!(
         newest[0].release.contains("0.12.1"),
@@ -642,8 +652,14 @@ fn framework_builds() {
         ["libcudnn.so.9", "libcufft.so.12"]
     );
     let ort = &m.dlopen(Framework::Onnxruntime, "", "1.29.0", true, Some(13))[0];
-    assert!(ort.loses("libcudnn.so.9").is_some_and(|l| l.contains("NOT_IMPLEMENTED")));
-    assert!(ort.loses("libcufft.so.12").is_some_and(|l| l.contains("Rfft")));
+    assert!(
+        ort.loses("libcudnn.so.9")
+            .is_some_and(|l| l.contains("NOT_IMPLEMENTED"))
+    );
+    assert!(
+        ort.loses("libcufft.so.12")
+            .is_some_and(|l| l.contains("Rfft"))
+    );
     assert_eq!(ort.loses("libcudnn_ops.so.9"), None);
     assert!(
         m.dlopen(Framework::Onnxruntime, "", "1.27.0", true, Some(13))
