@@ -138,10 +138,20 @@ pub struct CoreLibraryRow {
     pub framework: Framework,
     /// File name (or its start, for versioned files).
     pub name: String,
+    /// What the object is loaded for, when the framework loads it only on
+    /// a user's request (ONNX Runtime's TensorRT provider, only for
+    /// `TensorrtExecutionProvider`): what it needs and lacks is then worth
+    /// an info, not an error.
+    pub optional: Option<String>,
     /// Where the fact comes from.
     #[allow(dead_code)] // read by the catalogue test; kept for reviewers
     pub source: String,
 }
+
+/// The component of TensorRT's libraries (`libnvinfer.so.10`): built per
+/// CUDA major under one soname (`tensorrt-cu12-libs` and
+/// `tensorrt-cu13-libs` both ship `libnvinfer.so.10`).
+pub const TENSORRT: &str = "tensorrt";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -200,7 +210,8 @@ impl Catalog {
             "nccl" => return role_row(Role::Nccl),
             _ => {}
         }
-        if cuda_major.is_some_and(|m| m <= 11) {
+        // TensorRT was never part of cudatoolkit.
+        if cuda_major.is_some_and(|m| m <= 11) && component != TENSORRT {
             return Some("cudatoolkit".into());
         }
         let mut names: Vec<&str> = self
@@ -224,20 +235,42 @@ impl Catalog {
             .position(|r| file_name.starts_with(&r.name))
     }
 
+    /// What a framework object is only loaded for (see
+    /// [`CoreLibraryRow::optional`]).
+    pub fn core_library_use(&self, framework: Framework, file_name: &str) -> Option<&str> {
+        self.core
+            .iter()
+            .find(|r| r.framework == framework && file_name.starts_with(&r.name))
+            .and_then(|r| r.optional.as_deref())
+    }
+
     /// The row for a conda package name, if envhook reads that package.
     pub fn conda(&self, name: &str) -> Option<&PackageRow> {
         self.conda.get(name)
     }
 
     /// The row for a pip distribution (name normalised per PEP 503, with
-    /// `-`), and the CUDA major its `-cuNN` suffix names, if any.
+    /// `-`), and the CUDA major its `-cuNN` suffix names, if any. The
+    /// suffix may sit before a last part (`tensorrt-cu12-libs` is the row
+    /// `tensorrt-libs` for CUDA 12).
     pub fn pip(&self, normalized: &str) -> Option<(&PackageRow, Option<u32>)> {
         if let Some(row) = self.pip.get(normalized) {
             return Some((row, None));
         }
         let (base, suffix) = normalized.rsplit_once("-cu")?;
-        let major: u32 = suffix.parse().ok()?;
-        self.pip.get(base).map(|row| (row, Some(major)))
+        let (digits, tail) = match suffix.split_once('-') {
+            Some((digits, tail)) => (digits, Some(tail)),
+            None => (suffix, None),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let major: u32 = digits.parse().ok()?;
+        let name = match tail {
+            Some(tail) => format!("{base}-{tail}"),
+            None => base.to_string(),
+        };
+        self.pip.get(&name).map(|row| (row, Some(major)))
     }
 
     /// The component key for a shared-library file name, e.g.
@@ -327,6 +360,67 @@ mod tests {
         assert_eq!(cat.pip("nvidia-cudnn-cu13").unwrap().1, Some(13));
         assert!(cat.pip("nvidia-cudnn-cuda").is_none());
         assert!(cat.pip("numpy").is_none());
+    }
+
+    #[test]
+    fn tensorrt_wheels_give_the_cuda_major_before_their_last_part() {
+        let cat = &*CATALOG;
+        let (row, major) = cat.pip("tensorrt-cu12-libs").unwrap();
+        assert_eq!((row.name.as_str(), major), ("tensorrt-libs", Some(12)));
+        assert_eq!(row.lib.as_deref(), Some(TENSORRT));
+        assert_eq!(cat.pip("tensorrt-cu13-libs").unwrap().1, Some(13));
+        assert_eq!(cat.pip("tensorrt-libs").unwrap().1, None);
+        let (row, major) = cat.pip("tensorrt-cu12").unwrap();
+        assert_eq!((row.name.as_str(), major), ("tensorrt", Some(12)));
+        assert_eq!(cat.pip("tensorrt").unwrap().1, None);
+        let (row, major) = cat.pip("tensorrt-lean-cu12-libs").unwrap();
+        assert_eq!((row.name.as_str(), major), ("tensorrt-lean-libs", Some(12)));
+        // No row for the bindings; a suffix that is no number is none.
+        assert!(cat.pip("tensorrt-cu12-bindings").is_none());
+        assert!(cat.pip("tensorrt-cuda-libs").is_none());
+        assert!(cat.pip("tensorrt-cu-libs").is_none());
+    }
+
+    #[test]
+    fn tensorrt_libraries_are_optional_and_exposed() {
+        let cat = &*CATALOG;
+        for name in [
+            "libnvinfer.so.10",
+            "libnvinfer_plugin.so.8",
+            "libnvonnxparser.so.10",
+            "libnvinfer_lean.so.11",
+            "libnvparsers.so.8",
+        ] {
+            assert_eq!(cat.library_component(name), Some(TENSORRT), "{name}");
+            assert!(cat.is_exposed(name), "{name}");
+            assert!(cat.optional_use(name).is_some(), "{name}");
+        }
+        assert_eq!(
+            cat.conda_package_for(TENSORRT, Some(12)).as_deref(),
+            Some("libnvinfer")
+        );
+    }
+
+    #[test]
+    fn onnxruntime_tensorrt_provider_is_an_optional_object() {
+        let cat = &*CATALOG;
+        let f = Framework::Onnxruntime;
+        assert_eq!(
+            cat.core_library_rank(f, "libonnxruntime_providers_cuda.so"),
+            Some(0)
+        );
+        assert_eq!(
+            cat.core_library_rank(f, "libonnxruntime_providers_tensorrt.so"),
+            Some(1)
+        );
+        assert!(
+            cat.core_library_use(f, "libonnxruntime_providers_tensorrt.so")
+                .is_some_and(|u| u.contains("TensorrtExecutionProvider"))
+        );
+        assert_eq!(
+            cat.core_library_use(f, "libonnxruntime_providers_cuda.so"),
+            None
+        );
     }
 
     #[test]
