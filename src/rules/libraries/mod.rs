@@ -429,7 +429,9 @@ fn classify(
             }
             let stem = name.split(".so").next().unwrap_or(name);
             match versioned_copy(f, stem) {
-                Some(have) if kind == "dlopen" => Outcome::DevMissing(have),
+                Some(have) if kind == "dlopen" && !other_tensorrt(name, &have) => {
+                    Outcome::DevMissing(have)
+                }
                 _ => Outcome::Missing,
             }
         }
@@ -457,6 +459,15 @@ fn classify(
             }
         }
     }
+}
+
+/// Whether `have` is a TensorRT of another major than `name` asks for
+/// (`libnvinfer.so.10` where TSL asks `libnvinfer.so.8.6.1`): no link
+/// makes one serve the other.
+fn other_tensorrt(name: &str, have: &str) -> bool {
+    let major = |n: &str| n.split(".so.").nth(1)?.split('.').next().map(String::from);
+    CATALOG.library_component(name) == Some(crate::data::catalog::TENSORRT)
+        && major(name) != major(have)
 }
 
 /// A versioned file of `stem` the environment has (for "only has

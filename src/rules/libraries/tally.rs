@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::Outcome;
-use crate::data::catalog::CATALOG;
+use crate::data::catalog::{CATALOG, TENSORRT};
 use crate::finding::Problem;
 use crate::inventory::FrameworkBuild;
 use crate::machine::driver::Source;
@@ -15,8 +15,10 @@ use findings::{
     needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
     system_wins_finding,
 };
+use tensorrt::{other_cuda_finding, other_version_finding};
 
 mod findings;
+mod tensorrt;
 
 /// One object's name and what became of it.
 #[derive(Debug, Clone)]
@@ -37,6 +39,9 @@ struct Seen {
     /// What the framework loses without it, where it runs without it
     /// (ONNX Runtime 1.28+: operators that return NOT_IMPLEMENTED).
     loses: Option<String>,
+    /// What the asking object is only loaded for, when the framework
+    /// loads it only on request (ONNX Runtime's TensorRT provider).
+    feature: Option<String>,
 }
 
 impl Seen {
@@ -44,7 +49,18 @@ impl Seen {
     /// known framework loads by name for one feature (NCCL), or one a
     /// package without data needs in a module its own pins say nothing of.
     fn optional(&self) -> bool {
-        self.feature_only() || self.loses.is_some() || (self.other && !self.expected)
+        self.feature_only()
+            || self.loses.is_some()
+            || self.feature.is_some()
+            || (self.other && !self.expected)
+    }
+
+    /// A TensorRT library asked for a feature: one soname is built for
+    /// each CUDA major (`tensorrt-cu12-libs` and `-cu13-libs` both ship
+    /// `libnvinfer.so.10`), so the environment's copy of another major is
+    /// worth saying, where NCCL's is left to the build's own CUDA check.
+    fn tensorrt(&self) -> bool {
+        self.optional() && CATALOG.library_component(&self.name) == Some(TENSORRT)
     }
 
     /// Loaded by name only for one feature (NCCL, CUPTI). One the
@@ -108,11 +124,15 @@ impl Tally {
             || CATALOG
                 .library_component(name)
                 .is_some_and(|c| crate::rules::fixes::pin_for(fw, c).is_some());
+        let file = object
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let seen = Seen {
-            object: object
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            feature: CATALOG
+                .core_library_use(fw.framework, &file)
+                .map(String::from),
+            object: file,
             name: name.to_string(),
             kind,
             outcome,
@@ -138,6 +158,7 @@ impl Tally {
             let mut sorted = Sorted::default();
             for s in all {
                 match &s.outcome {
+                    Outcome::OtherMajorOnly if s.tensorrt() => sorted.other_cuda.push(s),
                     Outcome::Fine | Outcome::OtherMajorOnly => {}
                     Outcome::HookShadows { .. } => sorted.shadows.push(s),
                     Outcome::DriverMissing => {
@@ -183,6 +204,8 @@ struct Sorted<'a> {
     dev_missing: Vec<(&'a Seen, &'a str)>,
     system_wins: Vec<&'a Seen>,
     shadows: Vec<&'a Seen>,
+    /// TensorRT libraries the environment has only for another CUDA major.
+    other_cuda: Vec<&'a Seen>,
 }
 
 impl Sorted<'_> {
@@ -194,8 +217,22 @@ impl Sorted<'_> {
         if !required.is_empty() {
             out.push(missing_finding(f, label, &required));
         }
+        // An object loaded on request needs what the others need too: a
+        // name they lack is said once, with them.
+        let optional = optional
+            .into_iter()
+            .filter(|s| !required.iter().any(|r| r.name == s.name));
         for s in optional {
-            out.push(optional_finding(f, label, s));
+            // TensorRT 8 where the build needs 10: the environment's
+            // TensorRT is of another major, not absent.
+            let stem = s.name.split(".so").next().unwrap_or(&s.name);
+            match f.inv.versioned_names(stem).next() {
+                Some(have) if s.tensorrt() => out.push(other_version_finding(f, label, s, have)),
+                _ => out.push(optional_finding(f, label, s)),
+            }
+        }
+        for s in self.other_cuda {
+            out.push(other_cuda_finding(f, label, s));
         }
         if !self.dev_missing.is_empty() {
             // Without a hook to carry it (a prefix no hook can name),

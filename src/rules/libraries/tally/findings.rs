@@ -151,6 +151,13 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                  then {loses}",
                 s.name
             )
+        } else if let Some(feature) = &s.feature {
+            format!(
+                "{label}'s {} is loaded only for {feature}; it needs {}, which is not in this \
+                 environment nor on the system, so that would fail with \"{}: cannot open shared \
+                 object file\"",
+                s.object, s.name, s.name
+            )
         } else if s.other {
             format!(
                 "{label}'s {} needs {}, which its own requirements do not name: only code that \
@@ -167,10 +174,11 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                 s.name
             )
         },
-        CATALOG.library_component(&s.name).map(|c| {
-            framework(f, label)
+        CATALOG.library_component(&s.name).map(|c| match c {
+            crate::data::catalog::TENSORRT => super::tensorrt::fix(f, label, &s.name),
+            _ => framework(f, label)
                 .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
-                .unwrap_or_default()
+                .unwrap_or_default(),
         }),
     )
 }

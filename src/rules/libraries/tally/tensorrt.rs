@@ -1,0 +1,127 @@
+//! TensorRT, which frameworks load only for one feature (ONNX Runtime's
+//! `TensorrtExecutionProvider`, TensorFlow's TF-TRT): its absence is an
+//! info, but a TensorRT of another major (`libnvinfer.so.8` where the build
+//! needs `.so.10`) or built for another CUDA major is a warning, since
+//! whoever installed it means to use it.
+
+use super::Seen;
+use crate::data::matrix::major;
+use crate::finding::{Problem, Severity};
+use crate::inventory::Installer;
+use crate::rules::needs::needs;
+use crate::rules::{Facts, finding};
+
+/// What the name is loaded for, as the messages say it.
+fn feature(s: &Seen) -> String {
+    match &s.feature {
+        Some(feature) => format!("{} (loaded only for {feature})", s.object),
+        None => format!(
+            "{} (TensorRT, only for {})",
+            s.object,
+            crate::data::catalog::CATALOG
+                .optional_use(&s.name)
+                .unwrap_or("TensorRT engines")
+        ),
+    }
+}
+
+/// The build behind a label (`package version`).
+fn build<'a>(f: &'a Facts, label: &str) -> Option<&'a crate::inventory::FrameworkBuild> {
+    f.inv
+        .frameworks
+        .iter()
+        .find(|fw| format!("{} {}", fw.package, fw.version) == label)
+}
+
+/// The CUDA major the build was made for.
+fn cuda_major(f: &Facts, label: &str) -> Option<u32> {
+    let fw = build(f, label)?;
+    needs(fw, f.matrix)?.cuda.as_deref().and_then(major)
+}
+
+/// The TensorRT major a soname names (`libnvinfer.so.10` -> 10,
+/// `libnvinfer.so.8.6.1` -> 8).
+fn trt_major(name: &str) -> Option<u32> {
+    name.split(".so.").nth(1)?.split('.').next()?.parse().ok()
+}
+
+/// The packages that provide TensorRT `soname` for a CUDA major: pip's
+/// `tensorrt-cuNN-libs` (libraries in `site-packages/tensorrt_libs`) or
+/// conda-forge's `libnvinfer` outputs, of the installer the build came
+/// with.
+pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> String {
+    let trt = trt_major(soname);
+    let version = trt.map_or(String::new(), |t| format!("=={t}.*"));
+    let cuda = cuda_major(f, label);
+    let pip = match cuda {
+        Some(m) => format!("pip install \"tensorrt-cu{m}-libs{version}\""),
+        None => format!(
+            "pip install \"tensorrt-cu12-libs{version}\" (or -cu13-libs, for the build's CUDA major)"
+        ),
+    };
+    let conda_version = trt.map_or(String::new(), |t| format!("={t}.*"));
+    let conda = format!(
+        "conda install -c conda-forge \"libnvinfer{conda_version}\" \"libnvinfer-plugin{conda_version}\" \"libnvonnxparser{conda_version}\"{}",
+        cuda.map_or(String::new(), |m| format!(" \"cuda-version={m}\""))
+    );
+    let installer = build(f, label).map(|fw| fw.installer);
+    let first = match installer {
+        Some(Installer::Conda) => format!("{conda} (or {pip})"),
+        _ => format!("{pip} (or {conda})"),
+    };
+    format!("only if you use TensorRT: {first}")
+}
+
+/// A TensorRT of another major than the one the build needs.
+pub(super) fn other_version_finding(f: &Facts, label: &str, s: &Seen, have: &str) -> Problem {
+    finding(
+        Severity::Warning,
+        "tensorrt-other-version",
+        format!(
+            "{label}'s {} needs {}, but the environment's TensorRT is {have}: another TensorRT \
+             major, which this build cannot use, so TensorRT fails with \"{}: cannot open shared \
+             object file\"",
+            feature(s),
+            s.name,
+            s.name
+        ),
+        Some(fix(f, label, &s.name)),
+    )
+}
+
+/// The environment's TensorRT is built for another CUDA major than the
+/// build (a `tensorrt-cu13-libs` beside a CUDA 12 build).
+pub(super) fn other_cuda_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
+    let mut owners: Vec<String> = f
+        .inv
+        .libraries_named(&s.name)
+        .map(|(p, _)| p.name.clone())
+        .collect();
+    owners.dedup();
+    let build_major = cuda_major(f, label).map_or("its own".into(), |m| format!("CUDA {m}"));
+    finding(
+        Severity::Warning,
+        "tensorrt-other-cuda",
+        format!(
+            "{label}'s {} needs {}; the environment has it only from {}, built for another CUDA \
+             major than this build's ({build_major}), so TensorRT would load against the wrong \
+             CUDA libraries or not at all",
+            feature(s),
+            s.name,
+            owners.join(", ")
+        ),
+        Some(fix(f, label, &s.name)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trt_major;
+
+    #[test]
+    fn tensorrt_major_from_the_soname() {
+        assert_eq!(trt_major("libnvinfer.so.10"), Some(10));
+        assert_eq!(trt_major("libnvinfer_plugin.so.8.6.1"), Some(8));
+        assert_eq!(trt_major("libnvinfer.so"), None);
+    }
+}
