@@ -433,3 +433,105 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
         json["findings"]
     );
 }
+
+/// NVIDIA's known-bad versions, which JAX checks at start-up (P11): cuBLAS
+/// 12.8-13.1 on sm_100-sm_11x, cuDNN 9.10.0 beside a build made with
+/// another cuDNN, cuDNN < 9.10.1 with cuBLASLt >= 12.9 on several GPUs.
+#[test]
+fn known_bad_versions_are_named() {
+    let sb = Sandbox::new();
+    let mut env = torch_cu128(&sb.path("envs/torch"), "9.8.0.87", None);
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.8.4.1")
+            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
+    );
+    let bad = |gpu: &'static str| {
+        let (json, _) = check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        );
+        findings(&json, "known-bad-version")
+            .iter()
+            .map(|p| p["message"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    for gpu in ["B200", "B300"] {
+        let found = bad(gpu);
+        assert_eq!(found.len(), 1, "{gpu}: {found:?}");
+        assert!(found[0].starts_with("cuBLAS 12.8.4.1"), "{found:?}");
+    }
+    for gpu in ["H100", "RTX 5090", "GB10"] {
+        assert!(bad(gpu).is_empty(), "{gpu}");
+    }
+
+    // cuDNN 9.10.0 beside torch 2.7, built with cuDNN 9.7.
+    let env = torch_cu128(&sb.path("envs/cudnn"), "9.10.0.56", None);
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "H100"],
+    );
+    let f = findings(&json, "known-bad-version");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(f[0]["severity"], "warning");
+    assert_eq!(
+        f[0]["hint"],
+        format!(
+            "{}/bin/python -m pip install 'nvidia-cudnn-cu12>=9.10.1,<10'",
+            env.prefix.display()
+        )
+    );
+    // On a V100 the fix stays below 9.11.
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "580.65.06", "--gpu", "V100"],
+    );
+    assert!(
+        findings(&json, "known-bad-version")[0]["hint"]
+            .as_str()
+            .unwrap()
+            .ends_with("'nvidia-cudnn-cu12>=9.10.1,<9.11'"),
+        "{:#}",
+        json["findings"]
+    );
+
+    // JAX with cuDNN 9.8 and cuBLAS 12.9 on two GPUs: JAX refuses to start.
+    let mut env = Env::new(sb.path("envs/jax"));
+    env.python("3.12.8");
+    env.pip(PipDist::new("jax-cuda12-plugin", "0.7.1"));
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu12", "9.8.0.87")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.9.1.4")
+            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
+    );
+    let smi = sb.path("bin/nvidia-smi");
+    std::fs::write(
+        &smi,
+        "#!/bin/sh\necho '575.57.08, NVIDIA H100 80GB HBM3, 9.0'\necho '575.57.08, NVIDIA H100 80GB HBM3, 9.0'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    let f = findings(&json, "known-bad-version");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(f[0]["severity"], "error");
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("JAX refuses to start")
+    );
+    // One GPU: not this bug.
+    let (json, _) = check(
+        &sb,
+        &env.prefix,
+        &["--driver-version", "575.57.08", "--gpu", "H100"],
+    );
+    assert!(findings(&json, "known-bad-version").is_empty());
+}

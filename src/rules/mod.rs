@@ -27,6 +27,7 @@ pub mod forward;
 pub mod frameworks;
 pub mod gpu_arch;
 pub mod hooks;
+pub mod known_bad;
 pub mod libraries;
 pub mod needs;
 pub mod pins;
@@ -181,6 +182,7 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
         &libraries.lacking_major,
     ));
     findings.extend(cudnn_cuda::check(facts));
+    findings.extend(known_bad::check(facts));
     findings.extend(pins::check(facts));
     findings.extend(wheels::check(facts));
     findings.extend(extensions::check(facts));

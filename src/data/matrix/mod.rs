@@ -62,6 +62,7 @@ struct MatrixFile {
     dlopen: Vec<DlopenRow>,
     soname: Vec<SonameRow>,
     pathfinder: Vec<PathfinderRow>,
+    known_bad: Vec<KnownBad>,
 }
 
 /// The matrix in use.
@@ -78,6 +79,7 @@ pub struct Matrix {
     pub dlopen: Vec<DlopenRow>,
     pub soname: Vec<SonameRow>,
     pub pathfinder: Vec<PathfinderRow>,
+    pub known_bad: Vec<KnownBad>,
 }
 
 /// The shipped data version (for `--version`), read from the `[meta]`
@@ -128,6 +130,7 @@ impl Matrix {
             dlopen: merge(user.dlopen, shipped.dlopen),
             soname: merge(user.soname, shipped.soname),
             pathfinder: merge(user.pathfinder, shipped.pathfinder),
+            known_bad: merge(user.known_bad, shipped.known_bad),
         })
     }
 
@@ -498,6 +501,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         check_version("framework.cuda", &r.cuda)?;
     }
     check_loading(&f)?;
+    known_bad::validate(&f.known_bad)?;
     for r in &f.soname {
         spec(&r.cuda).map_err(|e| format!("soname.cuda {e}"))?;
         if !r.library.starts_with("lib") || r.version.is_empty() {
@@ -518,6 +522,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         dlopen: f.dlopen,
         soname: f.soname,
         pathfinder: f.pathfinder,
+        known_bad: f.known_bad,
     })
 }
 
@@ -558,11 +563,13 @@ fn check_loading(f: &MatrixFile) -> std::result::Result<(), String> {
 
 mod dlopen;
 mod for_gpu;
+mod known_bad;
 mod pathfinder;
 mod rows;
 
 pub use dlopen::{By, DlopenRow, SonameRow};
 pub use for_gpu::release_top;
+pub use known_bad::{KnownBad, matches_spec};
 pub use pathfinder::PathfinderRow;
 pub use rows::{Arch, Confidence, CudnnRow, DriverFloor, FrameworkRow, Gpu, ToolkitDriver};
 
