@@ -11,8 +11,8 @@ use crate::inventory::FrameworkBuild;
 use crate::machine::driver::Source;
 use crate::rules::Facts;
 use findings::{
-    dev_links, dev_missing_finding, driver_missing_finding, hook_shadows, missing_finding,
-    needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
+    dev_links, dev_missing_finding, driver_missing_finding, feature_finding, hook_shadows,
+    missing_finding, needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
     system_wins_finding,
 };
 use tensorrt::{other_cuda_finding, other_version_finding};
@@ -222,14 +222,25 @@ impl Sorted<'_> {
         let optional = optional
             .into_iter()
             .filter(|s| !required.iter().any(|r| r.name == s.name));
+        // What one object loaded on request lacks is one finding.
+        let mut by_object: Vec<Vec<&Seen>> = Vec::new();
         for s in optional {
             // TensorRT 8 where the build needs 10: the environment's
             // TensorRT is of another major, not absent.
             let stem = s.name.split(".so").next().unwrap_or(&s.name);
             match f.inv.versioned_names(stem).next() {
                 Some(have) if s.tensorrt() => out.push(other_version_finding(f, label, s, have)),
+                _ if s.feature.is_some() => {
+                    match by_object.iter_mut().find(|g| g[0].object == s.object) {
+                        Some(group) => group.push(s),
+                        None => by_object.push(vec![s]),
+                    }
+                }
                 _ => out.push(optional_finding(f, label, s)),
             }
+        }
+        for group in by_object {
+            out.push(feature_finding(f, label, &group));
         }
         for s in self.other_cuda {
             out.push(other_cuda_finding(f, label, s));

@@ -151,13 +151,6 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                  then {loses}",
                 s.name
             )
-        } else if let Some(feature) = &s.feature {
-            format!(
-                "{label}'s {} is loaded only for {feature}; it needs {}, which is not in this \
-                 environment nor on the system, so that would fail with \"{}: cannot open shared \
-                 object file\"",
-                s.object, s.name, s.name
-            )
         } else if s.other {
             format!(
                 "{label}'s {} needs {}, which its own requirements do not name: only code that \
@@ -174,6 +167,32 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                 s.name
             )
         },
+        CATALOG.library_component(&s.name).map(|c| match c {
+            crate::data::catalog::TENSORRT => super::tensorrt::fix(f, label, &s.name),
+            _ => framework(f, label)
+                .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
+                .unwrap_or_default(),
+        }),
+    )
+}
+
+/// What an object loaded only on request (ONNX Runtime's TensorRT
+/// provider) lacks, in one info: that feature fails, nothing else.
+pub(super) fn feature_finding(f: &Facts, label: &str, group: &[&Seen]) -> Problem {
+    let s = group[0];
+    let names: Vec<&str> = group.iter().map(|s| s.name.as_str()).collect();
+    finding(
+        Severity::Info,
+        "optional-library-missing",
+        format!(
+            "{label}'s {} is loaded only for {}; it needs {}, which {} not in this environment nor \
+             on the system, so that would fail with \"{}: cannot open shared object file\"",
+            s.object,
+            s.feature.as_deref().unwrap_or("one feature"),
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" },
+            s.name
+        ),
         CATALOG.library_component(&s.name).map(|c| match c {
             crate::data::catalog::TENSORRT => super::tensorrt::fix(f, label, &s.name),
             _ => framework(f, label)

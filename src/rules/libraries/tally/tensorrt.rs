@@ -53,16 +53,18 @@ pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> String {
     let trt = trt_major(soname);
     let version = trt.map_or(String::new(), |t| format!("=={t}.*"));
     let cuda = cuda_major(f, label);
+    let py = format!("{}/bin/python -m pip install", f.inv.prefix.display());
     let pip = match cuda {
-        Some(m) => format!("pip install \"tensorrt-cu{m}-libs{version}\""),
+        Some(m) => format!("{py} 'tensorrt-cu{m}-libs{version}'"),
         None => format!(
-            "pip install \"tensorrt-cu12-libs{version}\" (or -cu13-libs, for the build's CUDA major)"
+            "{py} 'tensorrt-cu12-libs{version}' (or -cu13-libs, for the build's CUDA major)"
         ),
     };
     let conda_version = trt.map_or(String::new(), |t| format!("={t}.*"));
     let conda = format!(
-        "conda install -c conda-forge \"libnvinfer{conda_version}\" \"libnvinfer-plugin{conda_version}\" \"libnvonnxparser{conda_version}\"{}",
-        cuda.map_or(String::new(), |m| format!(" \"cuda-version={m}\""))
+        "conda install -p {} -c conda-forge 'libnvinfer{conda_version}' 'libnvinfer-plugin{conda_version}' 'libnvonnxparser{conda_version}'{}",
+        f.inv.prefix.display(),
+        cuda.map_or(String::new(), |m| format!(" 'cuda-version={m}'"))
     );
     let installer = build(f, label).map(|fw| fw.installer);
     let first = match installer {
