@@ -97,6 +97,38 @@ fn blackwell_and_rubin_run_same_major_code() {
             assert!(errors(&json).is_empty(), "{gpu}: {:#}", json["findings"]);
         }
     }
+    // Current builds on Rubin: torch 2.15.0 (CUDA 13.2, cuDNN 9.26), the
+    // CUDA 13 wheels.
+    let mut env = Env::new(sb.path("envs/t215"));
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.2.51")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu13", "9.26.0.51")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.15.0")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.15.0'\ncuda = '13.2'\nhip = None\n",
+            ),
+    );
+    for gpu in ["sm_107", "B300", "GB10"] {
+        let (json, _) = check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "595.71.05", "--gpu", gpu],
+        );
+        assert!(
+            findings(&json, "gpu-unsupported").is_empty(),
+            "{gpu}: {:#}",
+            json["findings"]
+        );
+    }
     // The same with the build's own code read from its fatbin: sm_100f and
     // sm_120 cubins (nvcc 13.5) on the newer members of their families.
     let env = torch_cu128(
