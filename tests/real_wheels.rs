@@ -692,7 +692,14 @@ fn older_releases_and_their_fixes() {
         Case {
             name: "ort129",
             requirements: &["onnxruntime-gpu[cuda]==1.29.0"],
-            before: &["library-not-found", "needs-hook"],
+            // cuBLAS is required (DT_NEEDED); cuDNN and cuFFT are loaded
+            // lazily and only their operators fail (#28, P2).
+            before: &[
+                "library-not-found",
+                "optional-library-missing",
+                "optional-library-missing",
+                "needs-hook",
+            ],
             after: &[],
         },
         Case {
@@ -715,10 +722,25 @@ fn older_releases_and_their_fixes() {
         // Names only the build's own files can give.
         let expected = match case.name {
             "tf220" => "libcufft.so.11",
-            "ort129" => "libcudnn.so.9",
+            "ort129" => "libcublas.so.13",
             _ => "libcusolver.so.11",
         };
         assert!(message.contains(expected), "{}: {message}", case.name);
+        if case.name == "ort129" {
+            let optional: Vec<&str> = before["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["code"] == "optional-library-missing")
+                .filter_map(|f| f["message"].as_str())
+                .collect();
+            assert!(
+                optional
+                    .iter()
+                    .any(|m| m.contains("libcudnn.so.9") && m.contains("NOT_IMPLEMENTED")),
+                "{optional:?}"
+            );
+        }
         follow_the_fixes(&case, &p.path, case.after);
     }
 }
@@ -1031,6 +1053,22 @@ fn an_nvjitlink_older_than_cusparse_needs() {
             .unwrap()
             .contains("undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12")
     );
+    // explain, given the real traceback, names the release the symbol
+    // needs and the same fix (#28, P3).
+    let last = text.lines().last().unwrap_or_default();
+    let mut args = vec!["explain", "--json", last];
+    args.extend_from_slice(MACHINE);
+    args.push("-p");
+    let out = envhook(&args, &p.path);
+    let explained: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = explained["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["name"] == "__nvJitLinkComplete_12_4")
+        .unwrap_or_else(|| panic!("{explained:#}"));
+    assert_eq!(answer["verdict"], "cause", "{answer:#}");
+    assert_eq!(answer["fix"], missing["hint"], "{answer:#}");
     follow_the_fixes(&case, &p.path, &[]);
     let (ok, text) = python(&p.path, "import torch", false, &[]);
     assert!(ok, "{text}");
@@ -1038,6 +1076,123 @@ fn an_nvjitlink_older_than_cusparse_needs() {
         &p.path,
         &["install", "--no-deps", "nvidia-nvjitlink-cu12==12.4.127"],
     );
+}
+
+/// `check` for another machine than [`MACHINE`].
+fn check_for(prefix: &Path, machine: &[&str]) -> Value {
+    let mut args = vec!["check", "--json"];
+    args.extend_from_slice(machine);
+    args.push("-p");
+    let out = envhook(&args, prefix);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Follow every command-shaped fix of `json`, with this build's envhook
+/// first on PATH, in a copy of `p` (the copy is what is fixed).
+fn follow_in_copy(p: &Path, json: &Value, name: &str) -> PathBuf {
+    let copy = p.with_file_name(format!("{}-fixed", name));
+    let _ = std::fs::remove_dir_all(&copy);
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(p)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let bin = Path::new(env!("CARGO_BIN_EXE_envhook")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let from = p.display().to_string();
+    let to = copy.display().to_string();
+    for command in fix_commands(json, p) {
+        let command = command.replace(&from, &to);
+        eprintln!("{name}: following {command}");
+        let out = Command::new("sh")
+            .args(["-c", &command])
+            .env("PATH", &path)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    copy
+}
+
+/// The version of an installed distribution (normalised name).
+fn installed(p: &Path, name: &str) -> Option<String> {
+    let out = Command::new(p.join("bin/python"))
+        .args([
+            "-c",
+            &format!("import importlib.metadata as m; print(m.version('{name}'))"),
+        ])
+        .output()
+        .unwrap();
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Fixes for the GPU they are for, followed as printed in a copy of a real
+/// environment (#28): the cuDNN 9 that ONNX Runtime 1.20 needs stays below
+/// 9.11 on a V100 (9.11 dropped Volta; unbounded, pip takes 9.28), and is
+/// 9.7 or newer on a B200; jax[cuda13] on a V100 (CUDA 13 dropped Volta)
+/// becomes jax[cuda12] with its CUDA 13 wheels gone. Each ends in a check
+/// with nothing but notes.
+#[test]
+fn fixes_fit_the_gpu() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let ort = Case {
+        name: "ort120cudnn8",
+        requirements: &[
+            "onnxruntime-gpu==1.20.2",
+            "nvidia-cudnn-cu12==8.9.7.29",
+            "nvidia-cuda-runtime-cu12==12.6.*",
+            "nvidia-cublas-cu12==12.6.*",
+            "nvidia-cufft-cu12",
+            "nvidia-curand-cu12",
+        ],
+        before: &[],
+        after: &[],
+    };
+    let p = prefix(&ort);
+    let v100 = ["--driver-version", "580.65.06", "--gpu", "V100"];
+    let before = check_for(&p.path, &v100);
+    let fixed = follow_in_copy(&p.path, &before, "ort120cudnn8-v100");
+    let cudnn = installed(&fixed, "nvidia-cudnn-cu12").unwrap();
+    assert!(cudnn.starts_with("9.10."), "{cudnn}");
+    let after = check_for(&fixed, &v100);
+    assert!(loud(&after).is_empty(), "{:#}", after["findings"]);
+    let b200 = ["--driver-version", "580.65.06", "--gpu", "B200"];
+    let before = check_for(&p.path, &b200);
+    let fixed = follow_in_copy(&p.path, &before, "ort120cudnn8-b200");
+    let after = check_for(&fixed, &b200);
+    assert!(loud(&after).is_empty(), "{:#}", after["findings"]);
+
+    let jax = Case {
+        name: "jax13",
+        requirements: &["jax[cuda13]==0.8.2"],
+        before: &[],
+        after: &[],
+    };
+    let p = prefix(&jax);
+    let before = check_for(&p.path, &v100);
+    assert!(loud(&before).contains(&"gpu-unsupported".to_string()));
+    let fixed = follow_in_copy(&p.path, &before, "jax13-v100");
+    assert!(installed(&fixed, "jax-cuda12-plugin").is_some());
+    assert!(installed(&fixed, "nvidia-cudnn-cu13").is_none());
+    let after = check_for(&fixed, &v100);
+    assert!(loud(&after).is_empty(), "{:#}", after["findings"]);
 }
 
 /// torchvision 0.22.0 (built against torch 2.7) beside torch 2.6.0, as

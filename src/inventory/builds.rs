@@ -75,11 +75,16 @@ fn build_file(framework: Framework) -> Option<&'static str> {
     }
 }
 
+/// The most envhook reads of a build file: real ones are a few kilobytes
+/// (TensorFlow's `build_info.py` 1 to 3 kB); a larger one is not a build
+/// file any generator wrote, and is not read.
+const MAX_BUILD_FILE: u64 = 1 << 20;
+
 /// Read the framework's build file in `site`, if it has one there.
 /// The path of the file read is returned with the result.
 pub fn from_build_file(framework: Framework, site: &Path) -> Option<BuildInfo> {
     let rel = build_file(framework)?;
-    let bytes = crate::paths::read_regular(&site.join(rel), crate::paths::MAX_TEXT).ok()?;
+    let bytes = crate::paths::read_regular(&site.join(rel), MAX_BUILD_FILE).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let f = BuildFile { rel, text: &text };
     match framework {

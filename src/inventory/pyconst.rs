@@ -39,9 +39,13 @@ impl Value {
 }
 
 /// The value bound to `key` in `text`, in any of the supported forms; the
-/// last assignment wins, as it would when Python runs the file.
+/// last assignment wins, as it would when Python runs the file. Linear in
+/// the text: each line is scanned once, the occurrences found are only
+/// remembered, and the one that wins is parsed at the end (a key repeated
+/// thousands of times on one line costs no more than the line).
 pub fn lookup(text: &str, key: &str) -> Option<Value> {
-    let mut found = None;
+    let mut last: Option<&str> = None;
+    let tokens = [format!("'{key}'"), format!("\"{key}\"")];
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('#') {
@@ -59,50 +63,64 @@ pub fn lookup(text: &str, key: &str) -> Option<Value> {
             } else {
                 None
             };
-            if let Some(v) = value {
-                found = Some(parse_value(v));
+            if value.is_some() {
+                last = value;
                 continue;
             }
         }
         // `['key'] = v` and `'key': v` (dict literal entries), quoted either way.
-        for quote in ['\'', '"'] {
-            let token = format!("{quote}{key}{quote}");
-            let mut search = line;
-            while let Some(at) = search.find(&token) {
-                let after = search[at + token.len()..].trim_start();
-                if let Some(v) = after
-                    .strip_prefix(']')
-                    .map(str::trim_start)
-                    .and_then(|a| a.strip_prefix('='))
-                {
-                    found = Some(parse_value(v));
-                } else if let Some(v) = after.strip_prefix(':') {
-                    found = Some(parse_value(v));
-                } else if let Some(v) = after.strip_prefix(',')
-                    && search[..at].trim_end().ends_with('(')
-                {
-                    // `OrderedDict([('key', value), ...])`
-                    found = Some(parse_value(v));
+        for token in &tokens {
+            let mut from = 0;
+            while let Some(found) = line[from..].find(token.as_str()) {
+                let at = from + found;
+                let end = at + token.len();
+                if let Some(v) = value_after(line, at, end) {
+                    last = Some(v);
                 }
-                search = &search[at + token.len()..];
+                from = end;
             }
         }
     }
-    found
+    last.map(parse_value)
 }
 
-/// Parse the literal at the start of `text`.
+/// The value after a quoted key at `line[at..end]`, where the key is one:
+/// `['key'] = v`, `'key': v`, or `('key', v` (an `OrderedDict` pair).
+fn value_after(line: &str, at: usize, end: usize) -> Option<&str> {
+    let after = line[end..].trim_start();
+    if let Some(v) = after
+        .strip_prefix(']')
+        .map(str::trim_start)
+        .and_then(|a| a.strip_prefix('='))
+    {
+        return Some(v);
+    }
+    if let Some(v) = after.strip_prefix(':') {
+        return Some(v);
+    }
+    // Only the character before the key, skipping spaces: never a scan of
+    // the whole line before it.
+    let before = line[..at].bytes().rev().find(|b| !b.is_ascii_whitespace());
+    after.strip_prefix(',').filter(|_| before == Some(b'('))
+}
+
+/// The most of a value envhook keeps: build values are short (`'12.3'`).
+const MAX_VALUE: usize = 256;
+
+/// Parse the literal at the start of `text`, reading at most
+/// [`MAX_VALUE`] bytes of it.
 fn parse_value(text: &str) -> Value {
     let text = text.trim_start();
+    let head = &text[..floor_char_boundary(text, MAX_VALUE)];
     for quote in ['\'', '"'] {
-        if let Some(rest) = text.strip_prefix(quote) {
+        if let Some(rest) = head.strip_prefix(quote) {
             return match rest.find(quote) {
                 Some(end) => Value::Str(rest[..end].to_string()),
-                None => Value::Other(text.to_string()),
+                None => Value::Other(head.to_string()),
             };
         }
     }
-    let word: String = text
+    let word: String = head
         .chars()
         .take_while(|c| !matches!(c, ',' | '}' | ')' | '#') && !c.is_whitespace())
         .collect();
@@ -112,6 +130,17 @@ fn parse_value(text: &str) -> Value {
         "None" => Value::None,
         _ => Value::Other(word),
     }
+}
+
+/// The largest char boundary in `s` at or below `max`.
+fn floor_char_boundary(s: &str, max: usize) -> usize {
+    if s.len() <= max {
+        return s.len();
+    }
+    (0..=max)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -167,5 +196,34 @@ mod tests {
             Some(Value::Str("12.2".into()))
         );
         assert_eq!(lookup(pairs, "is_cuda_build"), Some(Value::Bool(true)));
+    }
+
+    #[test]
+    fn hostile_lines_are_read_once_and_values_kept_short() {
+        // The key repeated on one long line: the last one wins.
+        let mut line = "build_info = {".to_string();
+        for i in 0..2000 {
+            line.push_str(&format!("'cuda_version': '{i}', "));
+        }
+        line.push('}');
+        assert_eq!(
+            lookup(&line, "cuda_version"),
+            Some(Value::Str("1999".into()))
+        );
+        // An unclosed quote or an endless word: at most MAX_VALUE kept.
+        let long = format!("cuda_version = '{}", "x".repeat(100_000));
+        assert!(
+            matches!(lookup(&long, "cuda_version"), Some(Value::Other(v)) if v.len() <= MAX_VALUE)
+        );
+        let word = format!("cuda_version = {}", "é".repeat(100_000));
+        assert!(
+            matches!(lookup(&word, "cuda_version"), Some(Value::Other(v)) if v.len() <= MAX_VALUE)
+        );
+        // A pair needs its opening parenthesis right before it.
+        assert_eq!(
+            lookup("x = ('cuda_version', '1')", "cuda_version"),
+            Some(Value::Str("1".into()))
+        );
+        assert_eq!(lookup("x = [a 'cuda_version', '1']", "cuda_version"), None);
     }
 }
