@@ -159,3 +159,172 @@ fn run_removes_only_its_own_directories() {
     assert!(err.contains("hint:"), "{err}");
     assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine\n");
 }
+
+/// Eight first runs at once on an environment without hooks, beside runs
+/// on another one, several rounds (#31): every run succeeds and sees one
+/// complete directory, and nothing temporary is left behind.
+#[test]
+fn concurrent_first_runs_all_succeed_and_leave_nothing_behind() {
+    let sb = Sandbox::new();
+    let a = support::cuda11_paddle(&sb.path("a"));
+    let b = support::cuda12_split(&sb.path("b"));
+    for round in 0..5 {
+        let xdg = sb.path(&format!("xdg{round}"));
+        fs::create_dir(&xdg).unwrap();
+        fs::set_permissions(&xdg, fs::Permissions::from_mode(0o700)).unwrap();
+        let children: Vec<(bool, std::process::Child)> = (0..10)
+            .map(|i| {
+                let prefix = if i < 8 { &a.prefix } else { &b.prefix };
+                let child = sb
+                    .envhook_std()
+                    .env("XDG_RUNTIME_DIR", &xdg)
+                    .args(["run", "-p"])
+                    .arg(prefix)
+                    .args(["--", "/bin/sh", "-c", "printf %s \"$LD_LIBRARY_PATH\""])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                (i < 8, child)
+            })
+            .collect();
+        let mut seen_a = Vec::new();
+        for (is_a, child) in children {
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "round {round}: {err}");
+            if is_a {
+                seen_a.push(String::from_utf8(out.stdout).unwrap());
+            }
+        }
+        seen_a.dedup();
+        assert_eq!(seen_a.len(), 1, "round {round}: {seen_a:?}");
+        let dir = private_dir(&seen_a[0]);
+        assert!(dir.join("libcudnn.so.8").exists(), "round {round}");
+        let left: Vec<String> = fs::read_dir(xdg.join("envhook-run"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with(".envhook-tmp"))
+            .collect();
+        assert!(left.is_empty(), "round {round}: {left:?}");
+    }
+}
+
+/// Directories a killed run left (unmarked, or marked but never renamed)
+/// and those of environments that no longer exist are swept by the next
+/// run; the private directory of an existing environment stays.
+#[test]
+fn run_sweeps_what_killed_runs_and_removed_environments_left() {
+    let sb = Sandbox::new();
+    let xdg = runtime_dir(&sb);
+    let gone = support::cuda11_paddle(&sb.path("gone"));
+    let (code, value, err) = run(&sb, &gone.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    let gone_dir = private_dir(&value);
+    fs::remove_dir_all(&gone.prefix).unwrap();
+    let root = xdg.join("envhook-run");
+    fs::create_dir(root.join(".envhook-tmp-run-1-0-0")).unwrap();
+    fs::create_dir(root.join(".envhook-tmp-run-2-0-0")).unwrap();
+    fs::write(root.join(".envhook-tmp-run-2-0-0/.envhook-run"), "x\n").unwrap();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    let mut names: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    let kept = private_dir(&value)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(names, [".lock".to_string(), kept], "{gone_dir:?}");
+}
+
+/// The place of the private directory is checked as the directory is:
+/// another user's `XDG_RUNTIME_DIR` (even 1777), one writable by others
+/// without the sticky bit, or one whose path holds a `:` is not used;
+/// run falls back to the cache directory (#31).
+#[test]
+fn run_uses_no_place_another_user_or_a_colon_could_subvert() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let cache = sb.home().join(".cache/envhook-run").display().to_string();
+    // World-writable, not sticky.
+    let open = sb.path("open");
+    fs::create_dir(&open).unwrap();
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &open)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(value.starts_with(&cache), "{value}");
+    assert!(!open.join("envhook-run").exists());
+    // A colon in the path: LD_LIBRARY_PATH would split there.
+    let colon = sb.path("a:b");
+    fs::create_dir(&colon).unwrap();
+    fs::set_permissions(&colon, fs::Permissions::from_mode(0o700)).unwrap();
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &colon)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(value.starts_with(&cache), "{value}");
+    assert!(value.split(':').all(|e| e.starts_with('/')), "{value}");
+    // Another user's, 1777 (only root can make one here).
+    if rustix::process::geteuid().is_root() {
+        let theirs = sb.path("theirs");
+        fs::create_dir(&theirs).unwrap();
+        fs::set_permissions(&theirs, fs::Permissions::from_mode(0o1777)).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+        let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &theirs)]);
+        assert_eq!(code, 0, "{err}");
+        assert!(value.starts_with(&cache), "{value}");
+        assert!(!theirs.join("envhook-run").exists());
+    }
+}
+
+/// Root with another user's HOME (`sudo -E envhook run`): nothing
+/// root-owned is made there; the private directory goes to the temporary
+/// directory, per uid (#31).
+#[test]
+fn root_with_a_users_home_makes_nothing_there() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: needs root to stand in for another user's HOME");
+        return;
+    }
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let home = sb.home();
+    std::os::unix::fs::chown(&home, Some(65534), Some(65534)).unwrap();
+    let tmp = sb.path("tmp");
+    fs::create_dir(&tmp).unwrap();
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o1777)).unwrap();
+    let (code, value, err) = run(&sb, &env.prefix, &[("TMPDIR", &tmp)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!home.join(".cache").exists(), "{value}");
+    assert!(
+        value.starts_with(&tmp.join("envhook-run-0/envhook-run").display().to_string()),
+        "{value}"
+    );
+    assert_eq!(
+        fs::metadata(tmp.join("envhook-run-0")).unwrap().mode() & 0o777,
+        0o700
+    );
+}
+
+/// Something other than a directory at the private directory's name (a
+/// file, a FIFO, a link) is refused with its path and what to do (#31).
+#[test]
+fn a_file_at_the_private_directorys_name_is_named() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let xdg = runtime_dir(&sb);
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    let dir = private_dir(&value);
+    fs::remove_dir_all(&dir).unwrap();
+    fs::write(&dir, "not a directory\n").unwrap();
+    let (code, _, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&dir.display().to_string()), "{err}");
+    assert!(err.contains("hint:"), "{err}");
+    assert!(!err.contains("os error 20"), "{err}");
+}
