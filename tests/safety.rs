@@ -643,3 +643,53 @@ fn outputs_replace_regular_files_only() {
             .contains(".TH ENVHOOK 1")
     );
 }
+
+/// The output's directory swapped for a link while `man --dir` and
+/// `audit --output` write (#31): whatever the interleaving, no temporary
+/// file is left behind in either directory (it is created, renamed and
+/// removed relative to the one directory opened).
+#[test]
+fn outputs_leave_no_temporary_files_when_their_directory_is_swapped() {
+    let sb = Sandbox::new();
+    let out = sb.path("out");
+    let real = sb.path("out.real");
+    let elsewhere = sb.path("elsewhere");
+    fs::create_dir_all(&out).unwrap();
+    fs::create_dir_all(&elsewhere).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (out, real, elsewhere, stop) =
+            (out.clone(), real.clone(), elsewhere.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if fs::rename(&out, &real).is_ok() {
+                    let _ = std::os::unix::fs::symlink(&elsewhere, &out);
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                    let _ = fs::remove_file(&out);
+                    let _ = fs::rename(&real, &out);
+                }
+                std::thread::sleep(std::time::Duration::from_micros(300));
+            }
+        })
+    };
+    for i in 0..30 {
+        let mut cmd = sb.envhook_std();
+        if i % 2 == 0 {
+            cmd.args(["man", "--dir"]).arg(&out);
+        } else {
+            cmd.args(["audit", "--output"])
+                .arg(out.join("envhook.prom"));
+        }
+        let _ = cmd.output().unwrap();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    for dir in [&out, &elsewhere] {
+        let left: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with(".envhook"))
+            .collect();
+        assert!(left.is_empty(), "{}: {left:?}", dir.display());
+    }
+}

@@ -40,25 +40,47 @@ pub fn must_be_file_or_absent(path: &Path) -> crate::error::Result<()> {
 /// readable by node_exporter's collector, by `man`) renamed over it, so a
 /// reader never sees half of it and a link or FIFO at `path` is never
 /// written through or opened; anything there but a regular file is
-/// refused first.
+/// refused first. The directory is opened once and the temporary file
+/// created, written, renamed and (on failure) removed relative to that
+/// descriptor: a directory swapped for a link meanwhile neither redirects
+/// the write nor strands the temporary file.
 pub fn replace_file(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
     use crate::error::Error;
-    use std::io::Write;
-    use std::os::unix::fs::PermissionsExt;
+    use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
     must_be_file_or_absent(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".envhook-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| Error::write(&dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::write(path, e))?;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(|e| Error::write(path, e))?;
-    tmp.persist(path).map_err(|e| Error::write(path, e.error))?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::write(path, std::io::Error::other("names no file")))?;
+    let dirfd = rfs::open(
+        &dir,
+        OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| Error::write(&dir, e.into()))?;
+    let tmp = crate::activation::confined::temp_name("output");
+    let fd = rfs::openat(
+        &dirfd,
+        &tmp,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    )
+    .map_err(|e| Error::write(&dir, e.into()))?;
+    let written = (|| -> std::io::Result<()> {
+        let mut file = std::fs::File::from(fd);
+        std::io::Write::write_all(&mut file, bytes)?;
+        // 0644 whatever the umask.
+        rfs::fchmod(&file, Mode::from_raw_mode(0o644))?;
+        file.sync_all()?;
+        rfs::renameat(&dirfd, &tmp, &dirfd, name)?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = rfs::unlinkat(&dirfd, &tmp, AtFlags::empty());
+        return Err(Error::write(path, e));
+    }
     Ok(())
 }
