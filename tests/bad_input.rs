@@ -448,3 +448,55 @@ fn fifos_are_refused_not_read() {
     let (code, _) = run(&["audit", "--envs-dir", &audit_root]);
     assert_eq!(code, 1, "the FIFO env is an unreadable row");
 }
+
+/// What a hostile file holds is never echoed whole (#31): a 32 MiB
+/// Version header, a 1 MiB Requires-Dist and a conda record with a 32 MiB
+/// version make `check --json` a few kilobytes, each file named.
+#[test]
+fn huge_values_in_files_are_not_echoed() {
+    let sb = Sandbox::new();
+    let mut env = paddle_env(&sb);
+    let huge = "1".repeat(32 << 20);
+    env.pip(support::PipDist::new("nvidia-cublas-cu12", "12.1.3.1"));
+    std::fs::write(
+        env.site()
+            .join("nvidia_cublas_cu12-12.1.3.1.dist-info/METADATA"),
+        format!("Metadata-Version: 2.1\nName: nvidia-cublas-cu12\nVersion: {huge}\n"),
+    )
+    .unwrap();
+    env.pip(support::PipDist::new("onnxruntime-gpu", "1.20.2"));
+    std::fs::write(
+        env.site().join("onnxruntime_gpu-1.20.2.dist-info/METADATA"),
+        format!(
+            "Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: 1.20.2\nRequires-Dist: nvidia-cudnn-cu12>={}\n",
+            "9".repeat(1 << 20)
+        ),
+    )
+    .unwrap();
+    let out = sb
+        .envhook()
+        .args(["check", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert!(
+        out.stdout.len() < 64 << 10,
+        "{} bytes of report",
+        out.stdout.len()
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("nvidia_cublas_cu12-12.1.3.1.dist-info"),
+        "{report}"
+    );
+    assert!(report.contains("bytes"), "{report}");
+    // A record with a 32 MiB version: the error names it, briefly.
+    let rec = record(&env, "cudnn");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    json["version"] = serde_json::Value::String(format!("8.{huge}"));
+    std::fs::write(&rec, serde_json::to_string(&json).unwrap()).unwrap();
+    let err = fails(&sb, &env.prefix);
+    assert!(err.len() < 4096, "{} bytes on stderr", err.len());
+    assert!(err.contains("longer than 256 bytes"), "{err}");
+}

@@ -17,6 +17,7 @@ pub fn env_names() -> Vec<CompletionCandidate> {
     let mut names: Vec<CompletionCandidate> = Vec::new();
     for env in &discovery.envs {
         if let Some(name) = &env.name
+            && offerable(name)
             && !names.iter().any(|c| c.get_value() == name.as_str())
         {
             names.push(
@@ -25,6 +26,14 @@ pub fn env_names() -> Vec<CompletionCandidate> {
         }
     }
     names
+}
+
+/// Whether a name can be one completion candidate: clap's shell scripts
+/// separate candidates with control characters (bash with a vertical
+/// tab, others with newlines), so a name holding one would be offered as
+/// two. Such a name is typed, or given with `-p`.
+fn offerable(name: &str) -> bool {
+    !name.chars().any(char::is_control)
 }
 
 /// `--gpu`: each GPU of the built-in data by name (spaces as `-`, which
@@ -64,4 +73,15 @@ pub fn man_pages() -> Vec<CompletionCandidate> {
         .get_subcommands()
         .map(|s| CompletionCandidate::new(OsString::from(s.get_name())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_with_control_characters_are_not_offered() {
+        assert!(super::offerable("paddle-3.0"));
+        assert!(super::offerable("naïve env"));
+        assert!(!super::offerable("a\u{b}b"));
+        assert!(!super::offerable("a\nb"));
+    }
 }

@@ -373,3 +373,23 @@ fn library(path: PathBuf) -> Library {
         recorded_size: None,
     }
 }
+
+/// The longest version envhook accepts from a file: real ones are short
+/// (`12.8.4.1`, `2.1.2+cu121`); a longer one is malformed, and is never
+/// echoed whole into a report.
+pub const MAX_VERSION: usize = 256;
+
+/// `text` as a message may quote it: at most 80 bytes (on a character
+/// boundary) and how long it was, so that a hostile file cannot fill a
+/// report.
+pub fn clip(text: &str) -> String {
+    const KEEP: usize = 80;
+    if text.len() <= KEEP {
+        return text.to_string();
+    }
+    let end = (0..=KEEP)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}... ({} bytes)", &text[..end], text.len())
+}

@@ -142,6 +142,9 @@ pub fn scan(site: &Path) -> Result<Vec<DistInfoEntry>> {
     Ok(out)
 }
 
+/// The longest `Requires-Dist` value kept.
+const MAX_REQUIREMENT: usize = 4096;
+
 /// Read the parts of a dist-info directory envhook uses.
 pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
     let metadata_path = entry.dir.join("METADATA");
@@ -150,12 +153,25 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
         path: metadata_path.clone(),
         reason: "no Version: header".into(),
     })?;
+    if version.len() > super::MAX_VERSION {
+        return Err(Error::BadDistInfo {
+            path: metadata_path,
+            reason: format!(
+                "Version: {} is longer than {} bytes",
+                super::clip(&version),
+                super::MAX_VERSION
+            ),
+        });
+    }
     if let Some(name) = header(&metadata, "Name")
         && normalize(&name) != entry.name
     {
         return Err(Error::BadDistInfo {
             path: metadata_path,
-            reason: format!("Name: {name} does not match the directory name"),
+            reason: format!(
+                "Name: {} does not match the directory name",
+                super::clip(&name)
+            ),
         });
     }
     let installer = crate::paths::read_regular(&entry.dir.join("INSTALLER"), 4096)
@@ -178,7 +194,12 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
         .into_iter()
         .map(|(rel, size)| (entry.site.join(rel), size))
         .collect();
-    let requires = headers(&metadata, "Requires-Dist");
+    // A requirement longer than any real one (a few hundred bytes) is not
+    // kept: it would be quoted whole in findings.
+    let requires = headers(&metadata, "Requires-Dist")
+        .into_iter()
+        .filter(|r| r.len() <= MAX_REQUIREMENT)
+        .collect();
     Ok(DistInfo {
         version,
         installer,

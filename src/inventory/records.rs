@@ -266,8 +266,18 @@ pub fn read_record(path: &Path) -> Result<Record> {
         reason,
     };
     let raw: RawRecord<'_> = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if raw.version.len() > super::MAX_VERSION {
+        return Err(bad(format!(
+            "malformed version '{}': longer than {} bytes",
+            super::clip(&raw.version),
+            super::MAX_VERSION
+        )));
+    }
     if let Err(e) = rattler_conda_types::Version::from_str(&raw.version) {
-        return Err(bad(format!("malformed version '{}': {e}", raw.version)));
+        return Err(bad(format!(
+            "malformed version '{}': {e}",
+            super::clip(&raw.version)
+        )));
     }
     // `files` when it lists anything, else `paths_data` (parsed only then).
     let libraries = match (raw.files, raw.paths_data) {
