@@ -602,3 +602,41 @@ fn an_nvjitlink_symbol_names_the_release_it_needs() {
         .unwrap();
     assert_eq!(answer["verdict"], "not-here", "{answer:#}");
 }
+
+/// A record or dist-info envhook could not read leaves what the
+/// environment holds unknown: explain says so, and the repair, instead of
+/// "the message came from another environment" (#31 item 12).
+#[test]
+fn an_unreadable_record_is_said_not_blamed_on_another_environment() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/torn"));
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu12", "9.1.0.70")
+            .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.9")]),
+    );
+    std::fs::remove_file(
+        env.site()
+            .join("nvidia_cudnn_cu12-9.1.0.70.dist-info/METADATA"),
+    )
+    .unwrap();
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+        A100,
+    );
+    assert_eq!(code, 0, "{json:#}");
+    let answer = first(&json);
+    assert_eq!(answer["verdict"], "cannot-tell", "{answer:#}");
+    let diagnosis = answer["diagnosis"].as_str().unwrap();
+    assert!(diagnosis.contains("is not known"), "{diagnosis}");
+    assert!(!diagnosis.contains("another environment"), "{diagnosis}");
+    assert!(
+        answer["fix"]
+            .as_str()
+            .unwrap()
+            .contains("--force-reinstall"),
+        "{answer:#}"
+    );
+}

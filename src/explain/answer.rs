@@ -317,9 +317,57 @@ fn other_major(mut a: Answer, ask: &Asked, w: u32) -> Answer {
     a
 }
 
+/// A package record or dist-info envhook could not read whose package
+/// provides `name`'s component: what it holds is unknown, so no verdict
+/// about `name` rests on its absence.
+fn unread<'f>(f: &'f Facts, name: &str) -> Option<&'f crate::finding::Problem> {
+    use crate::data::catalog::Role;
+    let component = CATALOG.library_component(name)?;
+    f.inv.problems.iter().find(|p| {
+        if !matches!(p.code, "record-too-large" | "dist-info-unreadable") {
+            return false;
+        }
+        let Some(file) = p
+            .path
+            .as_deref()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+        else {
+            return false;
+        };
+        let row = match file.strip_suffix(".dist-info") {
+            Some(stem) => {
+                let dist = stem.split_once('-').map_or(stem, |(n, _)| n);
+                CATALOG
+                    .pip(&crate::inventory::pip::normalize(dist))
+                    .map(|(r, _)| r)
+            }
+            None => file
+                .strip_suffix(".json")
+                .and_then(|stem| stem.rsplitn(3, '-').nth(2))
+                .and_then(|n| CATALOG.conda(n)),
+        };
+        row.is_some_and(|r| {
+            r.lib.as_deref() == Some(component) || (component == "cudnn" && r.role == Role::Cudnn)
+        })
+    })
+}
+
 /// Where the loader finds the name, with the hook and without it.
 fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer {
     let (name, what) = (ask.name, ask.what);
+    if let Some(p) = unread(f, name)
+        && a.without_hook.is_none()
+    {
+        a.diagnosis = format!(
+            "what this environment holds of {what} is not known: {}. envhook cannot tell whether \
+             {name} is here until that is repaired",
+            p.message
+        );
+        a.verdict = Verdict::CannotTell;
+        a.fix = p.hint.clone();
+        return a;
+    }
     let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
     let installed = f.installed.is_some();
     let reachable = without_hook
