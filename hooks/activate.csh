@@ -81,19 +81,26 @@ if ( ! $_envhook_quiet ) then
                 # A record added or replaced since the hook: a *.json as
                 # new (conda-meta/ also changes for conda-meta/state, which
                 # `conda env config vars set` writes). Globbing whatever the
-                # user set: noglob lifted, no error on no match.
-                set _envhook_ng = $?noglob
-                set _envhook_nm = $?nonomatch
-                unset noglob
-                set nonomatch
-                foreach _envhook_r ( __ENVHOOK_CONDA_META__/*.json )
-                    if ( -e ${_envhook_r:q} ) then
-                        if ( -M ${_envhook_r:q} >= -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
-                    endif
-                end
-                if ( $_envhook_ng ) set noglob
-                if ( ! $_envhook_nm ) unset nonomatch
-                unset _envhook_ng _envhook_nm _envhook_r
+                # user set: noglob lifted, no error on no match. tcsh 6.24
+                # under a UTF-8 locale globs nothing under a quoted path
+                # with non-ASCII characters: for such a prefix (GLOBBABLE
+                # is 0) a change of conda-meta/ itself counts.
+                if ( __ENVHOOK_GLOBBABLE__ ) then
+                    set _envhook_ng = $?noglob
+                    set _envhook_nm = $?nonomatch
+                    unset noglob
+                    set nonomatch
+                    foreach _envhook_r ( __ENVHOOK_CONDA_META__/*.json )
+                        if ( -e ${_envhook_r:q} ) then
+                            if ( -M ${_envhook_r:q} >= -M __ENVHOOK_SELF__ ) set _envhook_stale = 1
+                        endif
+                    end
+                    if ( $_envhook_ng ) set noglob
+                    if ( ! $_envhook_nm ) unset nonomatch
+                    unset _envhook_ng _envhook_nm _envhook_r
+                else
+                    set _envhook_stale = 1
+                endif
             endif
         endif
         __ENVHOOK_WATCH_TESTS__

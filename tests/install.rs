@@ -410,3 +410,33 @@ fn hooks_are_stamped_after_the_records_second() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert!(!out.stdout.is_empty(), "the hook ran");
 }
+
+/// tcsh under a UTF-8 locale globs nothing under a quoted path with
+/// non-ASCII characters (tcsh 6.24): for such a prefix a package added
+/// after the hook is still seen (#31 item 11).
+#[test]
+fn tcsh_sees_new_packages_in_a_non_ascii_prefix() {
+    let sb = Sandbox::new();
+    let mut env = support::cuda11_paddle(&sb.path("envs/ünïcode"));
+    let (code, out, err) = install(&sb, &env.prefix, &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let tcsh = |env: &support::Env| {
+        let script = format!(
+            "source '{}'\n",
+            env.path("etc/conda/activate.d/envhook.csh").display()
+        );
+        let out = std::process::Command::new("tcsh")
+            .args(["-f", "-c", &script])
+            .env("CONDA_PREFIX", &env.prefix)
+            .env("LC_ALL", "C.UTF-8")
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(tcsh(&env), "", "fresh");
+    // A second later, a transaction adds a package.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    env.conda(support::CondaPkg::new("zlib", "1.3.1", "h4ab18f5_1"));
+    assert!(tcsh(&env).contains("changed since"), "stale");
+}

@@ -369,6 +369,9 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
         "ID" => v.id.to_string(),
         "DIRS" => q(&v.dirs.join(":")),
         "CONDA_META" => q(v.conda_meta),
+        // csh only: whether tcsh can glob under the records' directory
+        // (not with non-ASCII characters in it, under a UTF-8 locale).
+        "GLOBBABLE" => u8::from(v.conda_meta.is_ascii()).to_string(),
         "SELF" => q(v.self_path),
         "WATCH" => q(&v.watch.join(":")),
         // POSIX only: `case` patterns matching any of our directories.
