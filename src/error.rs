@@ -434,6 +434,17 @@ impl Error {
         }
     }
 
+    /// The exit code the error ends the command with: 2, except for a
+    /// command `run` could not start, which exits as shells do: 127 when
+    /// it is not found, 126 when it cannot be executed.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Exec { source, .. } if source.kind() == io::ErrorKind::NotFound => 127,
+            Error::Exec { .. } => 126,
+            _ => 2,
+        }
+    }
+
     /// Wrap a write error with the path it concerns.
     pub fn write(path: impl Into<PathBuf>, source: io::Error) -> Self {
         Error::Write {

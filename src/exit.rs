@@ -30,8 +30,9 @@ pub const SUMMARY: &str = "Exit codes: 0 nothing to act on; 1 findings of severi
      unreadable metadata, something not envhook's where it would write).";
 
 /// `run`'s: the command's own status replaces envhook's.
-pub const RUN_SUMMARY: &str = "Exit codes: the command's own (envhook execs it); 2 when envhook \
-     cannot select the environment or start the command.";
+pub const RUN_SUMMARY: &str = "Exit codes: the command's own (envhook execs it); 127 when the \
+     command is not found and 126 when it cannot be executed, as shells exit; 2 when envhook cannot \
+     select the environment.";
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

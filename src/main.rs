@@ -48,7 +48,6 @@ use clap::{CommandFactory, FromArgMatches};
 use crate::cli::{Cli, Command};
 use crate::discovery::Context;
 use crate::error::Error;
-use crate::exit::ExitStatus;
 
 /// envhook parses hundreds of small JSON records and path lists per
 /// environment on several threads; mimalloc's per-thread free lists cut
@@ -104,7 +103,7 @@ fn main() -> ExitCode {
         Err(e) => {
             drop(out);
             report_error(&e);
-            ExitStatus::Error.into()
+            std::process::ExitCode::from(e.exit_code())
         }
     }
 }

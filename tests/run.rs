@@ -328,3 +328,40 @@ fn a_file_at_the_private_directorys_name_is_named() {
     assert!(err.contains("hint:"), "{err}");
     assert!(!err.contains("os error 20"), "{err}");
 }
+
+/// A command that cannot be started exits as shells do (#30): 127 when it
+/// is not found, 126 when it is not executable; the message names it.
+#[test]
+fn a_command_that_cannot_start_exits_127_or_126() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let xdg = runtime_dir(&sb);
+    let out = sb
+        .envhook()
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .args(["run", "-p"])
+        .arg(&env.prefix)
+        .args(["--", "no-such-command-here"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-command-here"));
+    let script = sb.path("not-executable");
+    fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o644)).unwrap();
+    let out = sb
+        .envhook()
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .args(["run", "-p"])
+        .arg(&env.prefix)
+        .arg("--")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(126),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
