@@ -174,22 +174,22 @@ pub fn check_gpu_flag(value: &str, m: &Matrix) -> Result<(), crate::error::Error
     if gpu_from_flag(value, m).cc.is_some() {
         return Ok(());
     }
+    // The nearest names first (a typo: `A10O`), then those sharing a word.
+    let mut suggestions = m.gpus_near(value);
     let words: Vec<String> = value
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| w.len() >= 2)
         .map(str::to_ascii_uppercase)
         .collect();
-    let suggestions = m
-        .gpu
-        .iter()
-        .flat_map(|g| g.matches.iter())
-        .filter(|name| {
-            let upper = name.to_ascii_uppercase();
-            words.iter().any(|w| upper.contains(w.as_str()))
-        })
-        .take(6)
-        .cloned()
-        .collect();
+    for name in m.gpu.iter().flat_map(|g| g.matches.iter()) {
+        let upper = name.to_ascii_uppercase();
+        if suggestions.len() < 6
+            && words.iter().any(|w| upper.contains(w.as_str()))
+            && !suggestions.contains(name)
+        {
+            suggestions.push(name.clone());
+        }
+    }
     Err(crate::error::Error::UnknownGpu {
         value: value.to_string(),
         suggestions,
@@ -214,10 +214,12 @@ pub fn parse_driver_version(value: &str) -> Result<String, String> {
 
 /// `sm_86`, `86`, `8.6` or a GPU name.
 fn gpu_from_flag(value: &str, m: &Matrix) -> GpuInfo {
-    let digits = value
-        .trim()
-        .trim_start_matches("sm_")
-        .trim_start_matches("compute_");
+    // sm_90, sm90, SM_90, compute_90, 9.0.
+    let lower = value.trim().to_ascii_lowercase();
+    let digits = ["compute_", "sm_", "sm"]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))
+        .unwrap_or(&lower);
     let cc = if digits.contains('.') && matrix::version(digits).is_some() {
         Some(digits.to_string())
     } else if digits.len() >= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -472,6 +474,24 @@ mod tests {
         assert_eq!(gpu_from_flag("120", &m).cc.as_deref(), Some("12.0"));
         assert_eq!(gpu_from_flag("8.6", &m).cc.as_deref(), Some("8.6"));
         assert_eq!(gpu_from_flag("A100", &m).cc.as_deref(), Some("8.0"));
+        // As people write them (#30).
+        for (name, cc) in [
+            ("sm90", "9.0"),
+            ("SM_90", "9.0"),
+            ("compute_120", "12.0"),
+            ("RTX4090", "8.9"),
+            ("rtx 4090", "8.9"),
+            ("NVIDIA GeForce RTX 4090", "8.9"),
+            ("H100-SXM5-80GB", "9.0"),
+            ("NVIDIA B300 SXM6 AC", "10.3"),
+        ] {
+            assert_eq!(gpu_from_flag(name, &m).cc.as_deref(), Some(cc), "{name}");
+        }
+        let Err(crate::error::Error::UnknownGpu { suggestions, .. }) = check_gpu_flag("A10O", &m)
+        else {
+            panic!("A10O is no GPU");
+        };
+        assert_eq!(suggestions.first().map(String::as_str), Some("A100"));
         assert_eq!(gpu_from_flag("Quadro P1000", &m).cc, None);
     }
 }

@@ -227,9 +227,36 @@ impl Matrix {
         if want.is_empty() {
             return None;
         }
+        // Token for token first; then the tokens run together, as people
+        // write them (`RTX4090`, `rtx 4090`).
         self.gpu
             .iter()
             .find(|g| g.matches.iter().any(|m| model_tokens(m) == want))
+            .or_else(|| {
+                let joined = want.concat();
+                self.gpu
+                    .iter()
+                    .find(|g| g.matches.iter().any(|m| model_tokens(m).concat() == joined))
+            })
+    }
+
+    /// The GPU names nearest to `name` (at most three, by edit distance on
+    /// the model tokens run together, `A10O` -> `A100`): what `--gpu`
+    /// suggests for a name it does not know.
+    pub fn gpus_near(&self, name: &str) -> Vec<String> {
+        let joined = model_tokens(name).concat();
+        if joined.is_empty() {
+            return Vec::new();
+        }
+        let mut scored: Vec<(usize, &String)> = self
+            .gpu
+            .iter()
+            .flat_map(|g| g.matches.iter())
+            .map(|m| (strsim::levenshtein(&model_tokens(m).concat(), &joined), m))
+            .filter(|(d, m)| *d <= 2.max(m.len() / 4))
+            .collect();
+        scored.sort_by_key(|(d, _)| *d);
+        scored.into_iter().take(3).map(|(_, m)| m.clone()).collect()
     }
 
     /// The row for a cuDNN version.
@@ -383,6 +410,9 @@ const DETAIL_TOKENS: &[&str] = &[
     "D",
     "OEM",
     "NVGPU",
+    // nvidia-smi's "NVIDIA B300 SXM6 AC" (the air-cooled board; data
+    // audit 2026-12-04 N11).
+    "AC",
 ];
 
 /// Whether an upper-case token of a GPU name is a memory, form-factor or
