@@ -1,6 +1,7 @@
 //! The matrix questions against the shipped data and small files.
 
 use super::*;
+use super::gpus::model_tokens;
 
 fn m() -> Matrix {
     Matrix::load(None).unwrap()
