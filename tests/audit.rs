@@ -332,3 +332,40 @@ fn healthy_fleet_exits_zero() {
     assert_eq!(code, 0, "{:#}", json["envs"]);
     assert_eq!(json["summary"]["envs"], 3);
 }
+
+/// Nothing found (a root cron job with root's HOME): the table, the JSON
+/// and the Prometheus output say where discovery looked and how to point
+/// it elsewhere, never an empty table alone (#30).
+#[test]
+fn no_environments_found_says_where_it_looked() {
+    let sb = Sandbox::new();
+    let out = sb.envhook().arg("audit").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("no environments found\n"), "{text}");
+    assert!(text.contains("looked in: "), "{text}");
+    assert!(text.contains("--envs-dir DIR"), "{text}");
+    assert!(!text.contains("ENV  CUDA"), "no empty table: {text}");
+    let out = sb.envhook().args(["audit", "--json"]).output().unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let looked = json["nothing_found"]["looked_in"].as_array().unwrap();
+    assert!(
+        looked
+            .iter()
+            .any(|l| l.as_str().unwrap().contains(".conda/envs")),
+        "{json:#}"
+    );
+    let out = sb
+        .envhook()
+        .args(["audit", "--format", "prometheus"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("envhook_audit_environments 0\n# envhook: no environments found"),
+        "{text}"
+    );
+    // With environments, none of it.
+    let root = fleet(&sb);
+    let (json, _, _) = audit(&sb, &root, &[]);
+    assert!(json.get("nothing_found").is_none(), "{json:#}");
+}

@@ -170,6 +170,48 @@ pub struct Audit {
     /// With `--fix`: the plan it followed (or, with `--dry-run`, would).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix_plan: Option<Vec<FixPlan>>,
+    /// When no environment was found: where discovery looked, and how to
+    /// point it elsewhere (a cron job run as root with root's HOME finds
+    /// none of a user's environments).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing_found: Option<NothingFound>,
+}
+
+/// Where discovery looked when it found nothing.
+#[derive(Debug, Clone, Serialize)]
+pub struct NothingFound {
+    /// The conda roots and envs directories it searched.
+    pub looked_in: Vec<String>,
+    /// The HOME it read `~/.conda/environments.txt` and `.condarc` from.
+    pub home: Option<String>,
+    /// What to do.
+    pub hint: String,
+}
+
+/// What discovery searched, for [`NothingFound`].
+fn nothing_found(d: &crate::discovery::Discovery, ctx: &Context) -> NothingFound {
+    let mut looked_in: Vec<String> = d
+        .roots
+        .iter()
+        .map(|r| format!("{} (conda root)", r.display()))
+        .collect();
+    looked_in.extend(
+        d.envs_dirs
+            .iter()
+            .map(|e| format!("{} ({})", e.path.display(), e.origin)),
+    );
+    let home = ctx.home().map(|h| h.display().to_string());
+    NothingFound {
+        looked_in,
+        hint: format!(
+            "envhook looks where conda does: root prefixes (CONDA_EXE, conda on PATH, \
+             ~/miniconda3 and the like), envs_dirs in .condarc, CONDA_ENVS_DIRS and \
+             {}/.conda/environments.txt; name another place with --envs-dir DIR (a job run as \
+             another user, root's cron for one, reads that user's HOME)",
+            home.as_deref().unwrap_or("~")
+        ),
+        home,
+    }
 }
 
 /// Audit one environment.
@@ -227,6 +269,10 @@ pub fn run(
     threads: usize,
     progress: &dyn Fn(),
 ) -> Audit {
+    let nothing = discovery
+        .envs
+        .is_empty()
+        .then(|| nothing_found(&discovery, ctx));
     let envs = Arc::new(discovery.envs);
     let machine = Arc::new(Machine::new(driver, ctx));
     let matrix_version = m.version.clone();
@@ -256,6 +302,7 @@ pub fn run(
         stale: discovery.stale,
         summary: Summary::default(),
         fix_plan: None,
+        nothing_found: nothing,
     };
     summarize(&mut a);
     a

@@ -179,6 +179,16 @@ fn run_samples(out: &mut String, a: &Audit, took: Duration) {
         "Environments the audit found.",
         |o| {
             let _ = writeln!(o, "envhook_audit_environments {}", a.envs.len());
+            if let Some(n) = &a.nothing_found {
+                // A comment the textfile collector ignores, for whoever
+                // reads the file; the alert rules watch the gauge above.
+                let _ = writeln!(
+                    o,
+                    "# envhook: no environments found; looked in: {}; {}",
+                    n.looked_in.join(", ").replace('\n', " "),
+                    n.hint.replace('\n', " ")
+                );
+            }
         },
     );
     family(

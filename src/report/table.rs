@@ -92,7 +92,18 @@ const GAP: usize = 2;
 /// Render the whole audit.
 pub fn render(a: &Audit, layout: Layout) -> String {
     let mut out = String::new();
-    if !layout.summary_only {
+    if let Some(n) = &a.nothing_found {
+        let width = layout.width.unwrap_or(usize::MAX).max(40);
+        out.push_str("no environments found\n");
+        let looked = if n.looked_in.is_empty() {
+            "no conda root and no envs directory".to_string()
+        } else {
+            n.looked_in.join(", ")
+        };
+        wrap(&mut out, "  ", &format!("looked in: {looked}"), width);
+        wrap(&mut out, "  ", &format!("hint: {}", n.hint), width);
+    }
+    if !layout.summary_only && a.nothing_found.is_none() {
         rows(a, layout, &mut out);
         changed(a, &mut out);
     }

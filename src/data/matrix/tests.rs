@@ -1,7 +1,7 @@
 //! The matrix questions against the shipped data and small files.
 
-use super::*;
 use super::gpus::model_tokens;
+use super::*;
 
 fn m() -> Matrix {
     Matrix::load(None).unwrap()
