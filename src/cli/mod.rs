@@ -112,6 +112,9 @@ pub struct EnvSelection {
 pub struct ShowArgs {
     #[command(flatten)]
     pub env: EnvSelection,
+    /// The machine its problems are judged for, as `check` takes it.
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Print the inventory as JSON (schema `envhook.inventory/1`, see docs/json.md).
     #[arg(long)]
     pub json: bool,

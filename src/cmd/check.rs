@@ -16,9 +16,9 @@ use crate::rules::{self, Report};
 /// What `check` and `explain` judge: the selected environment, the data,
 /// the machine.
 pub struct Gathered {
-    inv: Inventory,
-    matrix: crate::data::matrix::Matrix,
-    machine: Machine,
+    pub(super) inv: Inventory,
+    pub(super) matrix: crate::data::matrix::Matrix,
+    pub(super) machine: Machine,
 }
 
 impl Gathered {

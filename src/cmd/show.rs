@@ -11,15 +11,21 @@ use crate::inventory::builds::Variant;
 use crate::inventory::{Claim, DirHolds, Inventory};
 
 /// Run `show`.
+/// The problems it lists are `check`'s findings, from the same rules
+/// against the same machine, so the two never disagree; `check` adds what
+/// each name resolves to and the fixes.
 pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let env = discovery::select(ctx, &args.env.selector())?;
-    let inv = Inventory::read(&env.prefix)?;
+    let name = discovery::select(ctx, &args.env.selector())?.name;
+    let g = super::check::gather(&args.env, &args.target, ctx)?;
+    let report = crate::rules::run(&g.inv, &g.matrix, &g.machine, ctx);
     if args.json {
-        crate::report::json::write(out, &inv)?;
+        crate::report::json::write(out, &g.inv)?;
     } else {
-        render(&inv, env.name.as_deref(), out).map_err(Error::Output)?;
+        render(&g.inv, &report.findings, name.as_deref(), out).map_err(Error::Output)?;
     }
-    Ok(if finding::has_findings(&inv.problems) {
+    // The exit code stays the inventory's (unreadable records, damaged
+    // packages): `show` describes; `check` is the verdict.
+    Ok(if finding::has_findings(&g.inv.problems) {
         ExitStatus::Findings
     } else {
         ExitStatus::Success
@@ -27,7 +33,12 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
 }
 
 /// The human-readable summary.
-fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io::Result<()> {
+fn render(
+    inv: &Inventory,
+    problems: &[finding::Problem],
+    name: Option<&str>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     match name {
         Some(name) => writeln!(out, "environment  {name}  ({})", inv.prefix.display())?,
         None => writeln!(out, "environment  {}", inv.prefix.display())?,
@@ -47,7 +58,7 @@ fn render(inv: &Inventory, name: Option<&str>, out: &mut impl Write) -> std::io:
 
     write_frameworks(out, inv)?;
     write_library_dirs(out, inv)?;
-    write_problems(out, inv)?;
+    write_problems(out, problems, &inv.prefix)?;
     let s = &inv.stats;
     writeln!(
         out,
@@ -120,24 +131,40 @@ fn write_library_dirs(out: &mut impl Write, inv: &Inventory) -> std::io::Result<
     Ok(())
 }
 
-/// The inventory's own findings, with their files and hints.
-fn write_problems(out: &mut impl Write, inv: &Inventory) -> std::io::Result<()> {
+/// `check`'s findings of severity warning and error, one line each, and
+/// how many notes; `check` gives the reasons and the fixes.
+fn write_problems(
+    out: &mut impl Write,
+    problems: &[finding::Problem],
+    prefix: &std::path::Path,
+) -> std::io::Result<()> {
     writeln!(out, "\nproblems")?;
-    if inv.problems.is_empty() {
+    let loud: Vec<&finding::Problem> = problems
+        .iter()
+        .filter(|p| p.severity >= finding::Severity::Warning)
+        .collect();
+    let notes = problems.len() - loud.len();
+    if loud.is_empty() {
         writeln!(out, "  none found")?;
     }
-    for p in &inv.problems {
-        writeln!(out, "  {}[{}]: {}", p.severity.label(), p.code, p.message)?;
-        if let Some(path) = &p.path {
-            writeln!(out, "      file: {}", path.display())?;
-        }
-        if let Some(hint) = &p.hint {
-            writeln!(out, "      hint: {hint}")?;
-        }
+    for p in &loud {
+        let message = p.message.split(". ").next().unwrap_or(&p.message);
+        writeln!(out, "  {}[{}]: {message}", p.severity.label(), p.code)?;
     }
-    Ok(())
+    if loud.is_empty() && notes == 0 {
+        return Ok(());
+    }
+    let notes = match notes {
+        0 => String::new(),
+        1 => ", and 1 note".into(),
+        n => format!(", and {n} notes"),
+    };
+    writeln!(
+        out,
+        "  (envhook check -p {} says why and what to do{notes})",
+        crate::activation::shell::quote::posix(&prefix.display().to_string())
+    )
 }
-
 fn write_claims(out: &mut impl Write, label: &str, claims: &[Claim]) -> std::io::Result<()> {
     if claims.is_empty() {
         return writeln!(out, "{label:<13} none");
