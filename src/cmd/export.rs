@@ -32,6 +32,9 @@ struct Matched {
     prefix: std::path::PathBuf,
     mode: Mode,
     dirs: Vec<std::path::PathBuf>,
+    /// The link directory is the one `envhook install` will make: not on
+    /// this machine yet.
+    planned: bool,
 }
 
 /// `private`: `run`'s fallback where the environment has no link
@@ -46,6 +49,7 @@ fn dirs_of(
     let env = discovery::select(ctx, &env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
+    let mut planned = false;
     let (mode, dirs) = match spec::matched_dirs(&inv, mode) {
         Err(Error::NotInstalled { .. }) if private && mode.is_none() => (
             Mode::Isolated,
@@ -53,6 +57,12 @@ fn dirs_of(
                 .into_iter()
                 .collect(),
         ),
+        // export: the link directory `envhook install` will make, which is
+        // what an image that runs it holds.
+        Err(Error::NotInstalled { .. }) if !private => {
+            planned = true;
+            (Mode::Isolated, planned_link(&inv)?)
+        }
         other => other?,
     };
     // Asked for with --mode dirs, all of lib/ is what the user wants; say
@@ -70,7 +80,17 @@ fn dirs_of(
         prefix,
         mode,
         dirs,
+        planned,
     })
+}
+
+/// The link directory `envhook install` would make (not there yet).
+fn planned_link(inv: &Inventory) -> Result<Vec<std::path::PathBuf>> {
+    Ok(spec::HookSpec::from_inventory(inv, Mode::Isolated)?
+        .and_then(|s| s.isolation)
+        .map(|iso| iso.link)
+        .into_iter()
+        .collect())
 }
 
 /// The comment lines that end an sh or Apptainer export: what it was made
@@ -97,8 +117,27 @@ fn header(prefix: &std::path::Path, mode: Mode) -> Vec<String> {
 /// Run `export`.
 pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let Matched {
-        prefix, mode, dirs, ..
+        prefix,
+        mode,
+        dirs,
+        planned,
+        ..
     } = dirs_of(&args.env, args.mode, ctx, false)?;
+    // The Dockerfile and Apptainer outputs run `envhook install` in the
+    // image; what is exported for this machine needs it run here first.
+    if planned
+        && matches!(
+            args.format,
+            ExportFormat::Sh | ExportFormat::Env | ExportFormat::Json
+        )
+    {
+        crate::notice::warn(&format!(
+            "{} has no envhook link directory yet: this export names the one `envhook install -p \
+             {}` makes (lib/envhook/cuda, the CUDA libraries only); run that before using it",
+            prefix.display(),
+            shell::quote::posix(&prefix.display().to_string())
+        ));
+    }
     let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let w = Error::Output;
     if dirs.is_empty() && args.format != ExportFormat::Json {
