@@ -191,19 +191,39 @@ fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
     let sb = Sandbox::new();
     let env = support::cuda11_paddle(&sb.path("env"));
     let before = support::snapshot(&env.prefix);
+    // The plan, short; the scripts only when asked for (#30).
     let (code, out, err) = install(&sb, &env.prefix, &["--dry-run"]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert_eq!(support::snapshot(&env.prefix), before);
     assert!(out.contains("mode         isolated"), "{out}");
-    assert!(
-        out.contains(&format!(
+    assert!(out.contains("provides     "), "{out}");
+    assert!(!out.contains("# envhook:owned"), "{out}");
+    assert!(out.lines().count() < 40, "{out}");
+    let (code, out, err) = install(&sb, &env.prefix, &["--dry-run", "--show-hooks"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(support::snapshot(&env.prefix), before);
+    let plan_ends = out.find("would write").unwrap();
+    let hooks_start = out
+        .find(&format!(
             "==> {} <==",
             env.path("etc/conda/activate.d/envhook.sh").display()
-        )),
-        "{out}"
-    );
+        ))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(plan_ends < hooks_start, "the plan first: {out}");
     assert!(out.contains("# envhook:owned"), "{out}");
-    assert!(out.contains("provides     "), "{out}");
+    // -q: nothing but errors.
+    let out = sb
+        .envhook()
+        .args(["-q", "install", "--dry-run", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     install(&sb, &env.prefix, &[]);
     let before = support::snapshot(&env.prefix);
     let (_, text, _) = envhook(&sb, "uninstall", &env.prefix, &["--dry-run"]);

@@ -125,9 +125,12 @@ pub struct ShowArgs {
 pub struct InstallArgs {
     #[command(flatten)]
     pub env: EnvSelection,
-    /// Print the plan and the scripts; write nothing.
+    /// Print the plan; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// With --dry-run: print the hooks' texts too, after the plan.
+    #[arg(long, requires = "dry_run")]
+    pub show_hooks: bool,
     /// Shells to write hooks for (sh covers bash, zsh, dash and xonsh; csh
     /// covers tcsh).
     #[arg(

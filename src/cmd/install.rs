@@ -57,20 +57,41 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     );
 
     let name = env.name.as_deref().unwrap_or("environment");
-    writeln!(out, "{name}: {}", prefix.display()).map_err(w)?;
-    describe(out, &plan).map_err(w)?;
+    // -q: errors only; the plan, the changes and the rest are not printed.
+    let quiet = crate::notice::verbosity() == crate::notice::Verbosity::Quiet;
+    let mut sink = std::io::sink();
+    let mut shown: &mut dyn Write = if quiet { &mut sink } else { out };
+    writeln!(shown, "{name}: {}", prefix.display()).map_err(w)?;
+    describe(&mut shown, &plan).map_err(w)?;
     let changes = install::install(&plan, args.dry_run)?;
-    if args.dry_run {
-        print_files(out, &plan).map_err(w)?;
-    }
-    print_changes(out, &changes, args.dry_run).map_err(w)?;
+    // The plan first; the hooks' texts (long) only when asked for.
+    print_changes(&mut shown, &changes, args.dry_run).map_err(w)?;
     // What was moved aside no longer runs: nothing to report about it.
     let foreign: Vec<ForeignHook> = foreign
         .into_iter()
         .filter(|h| !changes.move_aside.contains(&h.path))
         .collect();
-    report_foreign(out, &prefix, &foreign, &mut findings).map_err(w)?;
-    print_findings(out, &findings).map_err(w)?;
+    report_foreign(&mut shown, &prefix, &foreign, &mut findings).map_err(w)?;
+    if quiet {
+        let errors: Vec<Problem> = findings
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .cloned()
+            .collect();
+        print_findings(out, &errors).map_err(w)?;
+    } else {
+        print_findings(out, &findings).map_err(w)?;
+    }
+    if args.show_hooks {
+        print_files(out, &plan).map_err(w)?;
+    } else if args.dry_run && !quiet {
+        writeln!(
+            out,
+            "  (--show-hooks prints the {} hook files)",
+            plan.files.len()
+        )
+        .map_err(w)?;
+    }
     Ok(status(&findings))
 }
 
