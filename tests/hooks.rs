@@ -180,7 +180,7 @@ fn prefix_with_a_colon_is_refused() {
     support::cuda11_paddle(&prefix);
     let out = sb
         .envhook()
-        .args(["install", "-p"])
+        .args(["install", "--always", "-p"])
         .arg(&prefix)
         .output()
         .unwrap();
@@ -680,7 +680,7 @@ fn dirs_mode_uses_the_library_directories() {
     let sb = Sandbox::new();
     let env = support::cuda12_split(&sb.path("env"));
     sb.envhook()
-        .args(["install", "--mode", "dirs", "-p"])
+        .args(["install", "--always", "--mode", "dirs", "-p"])
         .arg(&env.prefix)
         .assert()
         .code(0);

@@ -460,3 +460,29 @@ fn tcsh_sees_new_packages_in_a_non_ascii_prefix() {
     env.conda(support::CondaPkg::new("zlib", "1.3.1", "h4ab18f5_1"));
     assert!(tcsh(&env).contains("changed since"), "stale");
 }
+
+/// An environment whose frameworks find every CUDA library through the
+/// wheels' RPATHs needs no hook: install says so and writes none, unless
+/// asked with --always (#30).
+#[test]
+fn install_writes_no_hook_nobody_needs_unless_asked() {
+    let sb = Sandbox::new();
+    let env = support::pip_wheels(&sb.path("env"));
+    let before = support::snapshot(&env.prefix);
+    let (code, out, err) = install(&sb, &env.prefix, &[]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(out.contains("resolves without a hook"), "{out}");
+    assert!(out.contains("--always"), "{out}");
+    assert_eq!(support::snapshot(&env.prefix), before, "nothing written");
+    let (code, out, _) = install(&sb, &env.prefix, &["--always"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(env.path("etc/conda/activate.d/envhook.sh").exists());
+    // Once there, they are refreshed like any other.
+    let (code, out, _) = install(&sb, &env.prefix, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("resolves without a hook"), "{out}");
+    // An environment that does need them gets them.
+    let paddle = support::cuda11_paddle(&sb.path("paddle"));
+    install(&sb, &paddle.prefix, &[]);
+    assert!(paddle.path("etc/conda/activate.d/envhook.sh").exists());
+}

@@ -73,7 +73,10 @@ fn real_audit(dir: &Path) -> String {
     };
     for env in ["torch", "wheels"] {
         ok(
-            envhook().arg("install").arg("-p").arg(envs.join(env)),
+            // Hooks the user chose to write (these environments need none).
+            envhook()
+                .args(["install", "--always", "-p"])
+                .arg(envs.join(env)),
             "install",
         );
     }

@@ -235,6 +235,8 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context) -> Ro
         (HookStatus::None, _) if foreign.iter().any(|f| !f.bugs.is_empty()) => Hook::Legacy,
         (HookStatus::None, _) if !foreign.is_empty() => Hook::Foreign,
         (HookStatus::None, true) => Hook::NotNeeded,
+        // Every library the frameworks load resolves without a hook.
+        (HookStatus::None, false) if report.hook_not_needed() => Hook::NotNeeded,
         (HookStatus::None, false) => Hook::None,
     };
     row.findings.extend(report.findings);

@@ -131,6 +131,11 @@ pub struct InstallArgs {
     /// With --dry-run: print the hooks' texts too, after the plan.
     #[arg(long, requires = "dry_run")]
     pub show_hooks: bool,
+    /// Write hooks even where every library the frameworks load resolves
+    /// without one (by default none are written there: such a hook could
+    /// only shadow).
+    #[arg(long)]
+    pub always: bool,
     /// Shells to write hooks for (sh covers bash, zsh, dash and xonsh; csh
     /// covers tcsh).
     #[arg(

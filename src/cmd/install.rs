@@ -39,6 +39,11 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
         return no_hooks(args, ctx, &inv, &foreign, findings, out);
     };
+    // Hooks nobody needs are not written unasked; ones already there are
+    // refreshed (whoever installed them asked).
+    if !args.always && !has_hooks(&prefix) && hook_not_needed(&inv, ctx)? {
+        return not_needed(&prefix, &findings, out);
+    }
     findings.extend(spec.notes.iter().cloned());
     let take_over = if args.replace_handwritten {
         let (moves, held) = takeover::scripts(&foreign);
@@ -239,6 +244,42 @@ pub fn left_alone(changes: &Changes) -> Vec<Problem> {
 /// The rules' findings about CUDA libraries a framework needs and the
 /// environment lacks (judged without a driver: install is about the
 /// environment).
+/// Say that the environment needs no hook, and write none.
+fn not_needed(
+    prefix: &std::path::Path,
+    findings: &[Problem],
+    out: &mut impl Write,
+) -> Result<ExitStatus> {
+    let w = |e| Error::Output(e);
+    writeln!(
+        out,
+        "{}: every CUDA library its frameworks load resolves without a hook (RPATHs into the \
+         wheels, preloads), so no hooks are written; such a hook could only shadow them \
+         (--always writes them anyway)",
+        prefix.display()
+    )
+    .map_err(w)?;
+    print_findings(out, findings).map_err(w)?;
+    Ok(status(findings))
+}
+
+/// Whether envhook's hooks are in the environment.
+fn has_hooks(prefix: &std::path::Path) -> bool {
+    ["sh", "fish", "ps1", "csh"].iter().any(|ext| {
+        prefix
+            .join(format!("etc/conda/activate.d/envhook.{ext}"))
+            .exists()
+    })
+}
+
+/// Whether every library the environment's frameworks load resolves
+/// without a hook ([`rules::Report::hook_not_needed`]).
+fn hook_not_needed(inv: &Inventory, ctx: &Context) -> Result<bool> {
+    let matrix = Matrix::load(None)?;
+    let machine = Machine::new(Driver::none(), ctx);
+    Ok(rules::run(inv, &matrix, &machine, ctx).hook_not_needed())
+}
+
 fn missing_stack(inv: &Inventory, ctx: &Context) -> Result<Vec<Problem>> {
     let matrix = Matrix::load(None)?;
     let machine = Machine::new(Driver::none(), ctx);

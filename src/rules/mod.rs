@@ -80,6 +80,39 @@ pub struct Report {
     pub findings: Vec<Problem>,
 }
 
+impl Report {
+    /// Whether the environment needs no hook: it has frameworks envhook
+    /// can judge, and every library they ask for, and every dependency
+    /// of those, resolves without one (RPATHs into the wheels, preloads)
+    /// or not even with one. Such a hook could only shadow (a CUDA 13
+    /// cuSPARSE handed to a CUDA 12 framework beside it).
+    pub fn hook_not_needed(&self) -> bool {
+        // The hook changes nothing for a name when it is found nowhere
+        // either way, or without the hook as the very file the hook
+        // would give (not a system copy that wins without it).
+        let same = |a: &std::path::Path, b: &std::path::Path| {
+            a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+        };
+        let fine =
+            |with: &Option<crate::machine::resolve::Found>,
+             without: &Option<crate::machine::resolve::Found>| match (with, without) {
+                (None, _) => true,
+                (Some(w), Some(o)) => same(&w.path, &o.path),
+                (Some(_), None) => false,
+            };
+        !self.libraries.is_empty()
+            && self
+                .libraries
+                .iter()
+                .flat_map(|l| &l.names)
+                .all(|n| fine(&n.with_hook, &n.without_hook))
+            && self
+                .dependencies
+                .iter()
+                .all(|d| fine(&d.with_hook, &d.without_hook))
+    }
+}
+
 /// Everything the rules look at, gathered once.
 pub struct Facts<'a> {
     /// The environment.

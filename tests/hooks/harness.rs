@@ -30,7 +30,7 @@ pub fn install(sb: &Sandbox, prefix: &Path) -> Hooked {
     support::cuda11_paddle(prefix);
     let out = sb
         .envhook()
-        .args(["install", "-p"])
+        .args(["install", "--always", "-p"])
         .arg(prefix)
         .output()
         .unwrap();

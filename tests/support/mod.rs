@@ -936,10 +936,12 @@ pub fn walk(dir: &Path) -> Vec<(PathBuf, fs::Metadata)> {
 }
 
 impl Sandbox {
-    /// `envhook install -p PREFIX`, which must succeed with exit 0.
+    /// `envhook install --always -p PREFIX`, which must succeed with exit
+    /// 0: the hooks are written even where the frameworks need none (the
+    /// tests that use this test the hooks).
     pub fn install(&self, prefix: &Path) {
         self.envhook()
-            .args(["install", "-p"])
+            .args(["install", "--always", "-p"])
             .arg(prefix)
             .assert()
             .code(0);
