@@ -33,6 +33,18 @@ pub enum Error {
         why: &'static str,
     },
 
+    /// `install` on a Python virtual environment, which conda never
+    /// activates.
+    #[error(
+        "{prefix} is a Python virtual environment (pyvenv.cfg), which conda never activates: it has \
+         no etc/conda/activate.d for hooks",
+        prefix = .prefix.display()
+    )]
+    VenvNoHooks {
+        /// The environment.
+        prefix: PathBuf,
+    },
+
     /// `-n NAME` matched nothing.
     #[error("no environment named '{name}'")]
     UnknownEnv {
@@ -238,6 +250,7 @@ impl Error {
             Error::AmbiguousEnv { .. }
             | Error::NoEnvSelected
             | Error::NotAnEnv { .. }
+            | Error::VenvNoHooks { .. }
             | Error::PixiProjectAmbiguous { .. }
             | Error::PrefixMissing { .. }
             | Error::UnknownEnv { .. } => self.selection_hint(),
@@ -298,6 +311,14 @@ impl Error {
             ),
             Error::PrefixMissing { .. } => {
                 Some("check the path; `envhook envs` lists the environments it can find".into())
+            }
+            Error::VenvNoHooks { prefix } => {
+                let p = prefix.display();
+                Some(format!(
+                    "run commands through envhook: `envhook run -p {p} -- COMMAND`; or, for an \
+                     activated venv, end {p}/bin/activate with `eval \"$(envhook export -p {p})\"` \
+                     (check, show, explain and export read it as it is)"
+                ))
             }
             Error::NotAnEnv { .. } => Some(
                 "a conda environment is a directory with a conda-meta/ folder; \

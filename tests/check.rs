@@ -692,3 +692,43 @@ fn check_on_a_cpu_env_is_quiet() {
     assert_eq!(code, 0, "{:#}", json["findings"]);
     assert_eq!(json["libraries"], serde_json::json!([]));
 }
+
+/// A plain Python environment (venv, virtualenv, uv venv: a pyvenv.cfg
+/// and no conda-meta/) is read as a pip-only one by check, show and
+/// export; install says it has no activate.d and what to use instead (#30).
+#[test]
+fn plain_venvs_are_pip_only_environments() {
+    let sb = Sandbox::new();
+    let mut env = support::Env::new(sb.path("venv"));
+    env.python("3.12.8");
+    env.pip(
+        support::PipDist::new("nvidia-cuda-runtime-cu12", "12.6.77").files(vec![
+            support::FileSpec::File("nvidia/cuda_runtime/lib/libcudart.so.12"),
+        ]),
+    );
+    fs::remove_dir_all(env.path("conda-meta")).unwrap();
+    fs::write(
+        env.path("pyvenv.cfg"),
+        "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.8\n",
+    )
+    .unwrap();
+    let (json, code) = check(&sb, &env.prefix, A100);
+    assert!(code <= 1, "{json:#}");
+    assert_eq!(
+        json["cuda"][0]["package"], "nvidia-cuda-runtime-cu12",
+        "{json:#}"
+    );
+    let (code, out, err) = sb.run_on(&["show"], &env.prefix);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("nvidia-cuda-runtime-cu12 12.6.77 (pip)"),
+        "{out}"
+    );
+    let (code, out, err) = sb.run_on(&["export", "--format", "env"], &env.prefix);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("nvidia/cuda_runtime/lib"), "{out}");
+    let (code, _, err) = sb.run_on(&["install"], &env.prefix);
+    assert_eq!(code, 2);
+    assert!(err.contains("Python virtual environment"), "{err}");
+    assert!(err.contains("envhook run -p"), "{err}");
+}

@@ -21,8 +21,7 @@ use crate::rules;
 
 /// Run `install`.
 pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let env = discovery::select(ctx, &args.env.selector())?;
-    let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
+    let (env, prefix) = selected(args, ctx)?;
     let inv = Inventory::read(&prefix)?;
     let mut shells = args.shells.clone();
     shells.sort();
@@ -98,6 +97,20 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         .map_err(w)?;
     }
     Ok(status(&findings))
+}
+
+/// The environment to write hooks into: a conda one (a venv has no
+/// activate.d), with its absolute prefix.
+fn selected(
+    args: &InstallArgs,
+    ctx: &Context,
+) -> Result<(discovery::KnownEnv, std::path::PathBuf)> {
+    let env = discovery::select(ctx, &args.env.selector())?;
+    let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
+    if discovery::is_venv(&prefix) {
+        return Err(Error::VenvNoHooks { prefix });
+    }
+    Ok((env, prefix))
 }
 
 /// An environment without CUDA libraries: no hooks, and envhook's old ones

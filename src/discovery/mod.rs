@@ -387,6 +387,12 @@ fn select_quietly(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
 
 /// A prefix given directly: an environment, or a pixi project whose
 /// `default` (or only) environment is meant.
+/// Whether `path` is a Python virtual environment without conda: its
+/// `pyvenv.cfg`, which venv, virtualenv and uv write, and no `conda-meta/`.
+pub fn is_venv(path: &Path) -> bool {
+    path.join("pyvenv.cfg").is_file() && !path.join("conda-meta").exists()
+}
+
 fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
     let meta = path.join("conda-meta");
     let via = if from_conda_prefix {
@@ -428,11 +434,21 @@ fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::read(meta, e)),
         Err(_) => {}
     }
+    // A plain Python environment (venv, virtualenv, uv venv): pip-only,
+    // read from its site-packages as a conda environment's pip part is.
+    if is_venv(path) {
+        return Ok(KnownEnv {
+            prefix: path.to_path_buf(),
+            name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            kind: EnvKind::Given,
+            found_via: vec![via.into(), "pyvenv.cfg".into()],
+        });
+    }
     let envs = pixi_envs(path);
     if envs.is_empty() {
         return Err(Error::NotAnEnv {
             path: path.to_path_buf(),
-            why: "it has no conda-meta/ directory",
+            why: "it has no conda-meta/ directory (nor a venv's pyvenv.cfg)",
         });
     }
     let chosen = match envs

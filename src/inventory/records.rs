@@ -61,6 +61,10 @@ impl MetaIndex {
         let dir = prefix.join("conda-meta");
         let mut entries = Vec::new();
         let mut total = 0;
+        // A venv has no records: pip-only.
+        if crate::discovery::is_venv(prefix) {
+            return Ok(MetaIndex { entries, total });
+        }
         crate::paths::for_each_entry(&dir, |file_name, _| {
             // conda never writes names that are not UTF-8.
             let Some((name, version, build)) = file_name.to_str().and_then(split_file_name) else {
