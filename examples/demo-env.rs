@@ -5,7 +5,8 @@
 //! cargo run -q -- show -p /tmp/envhook-demo/miniconda3/envs/paddle
 //! ```
 //!
-//! It writes a root prefix `miniconda3/` with four environments (`paddle`:
+//! It writes a root prefix `miniconda3/` (itself the `base` environment)
+//! with four more (`paddle`:
 //! CUDA 11 cudatoolkit + cuDNN 8 + the Paddle 2.5 CUDA 11.6 wheel; `torch`:
 //! conda-forge CUDA 12.6 split packages + pytorch; `wheels`: PyPI torch with
 //! nvidia-*-cu12 wheels; `cpu`: no CUDA), and `home/.conda/environments.txt`

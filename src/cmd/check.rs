@@ -93,7 +93,17 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     };
     writeln!(out, "hooks        {hook}")?;
     writeln!(out, "matrix       {}", r.matrix_version)?;
-    for lib in &r.libraries {
+    // One column for the names, as wide as the widest (`libcusparseLt.so.0
+    // [needed]`); objects that ask for nothing are not listed.
+    let width = r
+        .libraries
+        .iter()
+        .flat_map(|l| &l.names)
+        .map(|n| n.name.len() + n.kind.len() + 3)
+        .max()
+        .unwrap_or(0)
+        .max(24);
+    for lib in r.libraries.iter().filter(|l| !l.names.is_empty()) {
         writeln!(out, "\n{}", lib.object.display())?;
         for n in &lib.names {
             let show = |f: &Option<crate::machine::resolve::Found>| match f {
@@ -102,14 +112,14 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
             };
             writeln!(
                 out,
-                "  {:<24} {}",
+                "  {:<width$} {}",
                 format!("{} [{}]", n.name, n.kind),
                 show(&n.with_hook)
             )?;
             if n.without_hook != n.with_hook {
                 writeln!(
                     out,
-                    "  {:<24} without envhook's hook: {}",
+                    "  {:<width$} without envhook's hook: {}",
                     "",
                     show(&n.without_hook)
                 )?;
