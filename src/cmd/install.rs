@@ -174,7 +174,7 @@ pub fn print_findings(out: &mut impl Write, findings: &[Problem]) -> std::io::Re
     for p in findings {
         writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message)?;
         if let Some(hint) = &p.hint {
-            writeln!(out, "    hint: {hint}")?;
+            writeln!(out, "    fix: {hint}")?;
         }
     }
     Ok(())

@@ -20,22 +20,15 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
     // The same sentences the hooks print on activation (without their
     // `envhook: `), so activation, check and audit say one thing.
     match hook {
-        HookStatus::Stale { installed, current } => findings.push(finding(
+        // The message is the hooks' own sentence; the fix, the command
+        // it names.
+        HookStatus::Stale { .. } => findings.push(finding(
             Severity::Warning,
             "stale-hook",
             messages::stale_message(&f.inv.prefix)
                 .trim_start_matches("envhook: ")
                 .to_string(),
-            Some(if installed == current {
-                "the hooks themselves would not change (a conda transaction happened since \
-                 they were written); refreshing records that"
-                    .to_string()
-            } else {
-                format!(
-                    "they were made from other packages (fingerprint {installed}, now {current}): \
-                     they may expose libraries that are gone or miss new ones"
-                )
-            }),
+            Some(super::fixes::refresh(&f.inv.prefix)),
         )),
         HookStatus::Moved { from, to } => findings.push(finding(
             Severity::Warning,
@@ -43,11 +36,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
             messages::moved_message(to, from)
                 .trim_start_matches("envhook: ")
                 .to_string(),
-            Some(
-                "until then the hooks still work under their own key, unless a copy with \
-                 the same key is active, when they leave LD_LIBRARY_PATH as it is"
-                    .to_string(),
-            ),
+            Some(super::fixes::refresh(to)),
         )),
         _ => {}
     }
