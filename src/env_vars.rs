@@ -30,6 +30,12 @@ pub const CONDA_OVERRIDE_CUDA: &str = "CONDA_OVERRIDE_CUDA";
 /// answering (a dead network mount); 60 by default.
 pub const ENVHOOK_AUDIT_TIMEOUT: &str = "ENVHOOK_AUDIT_TIMEOUT";
 
+/// (explain) Which GPUs CUDA shows a process: empty hides every one.
+pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+/// (explain) Which GPUs the NVIDIA container toolkit mounts into a
+/// container: `void`, `none` or empty mount none.
+pub const NVIDIA_VISIBLE_DEVICES: &str = "NVIDIA_VISIBLE_DEVICES";
+
 /// Every variable envhook (or a hook it writes, or its conda plugin) reads,
 /// with what for: the man pages' ENVIRONMENT section is rendered from this
 /// table, and a test holds docs/environment.md's table to it.
@@ -88,6 +94,14 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (
         "COMPLETE",
         "set by the shell completion scripts when they ask envhook for candidates (see envhook completions)",
+    ),
+    (
+        CUDA_VISIBLE_DEVICES,
+        "(explain) for a message that no GPU was found: empty hides every GPU, an index past the GPUs names a missing one",
+    ),
+    (
+        NVIDIA_VISIBLE_DEVICES,
+        "(explain) for a message that no GPU was found: void, none or empty mounts no GPU into a container",
     ),
     (
         ENVHOOK_SYSROOT,

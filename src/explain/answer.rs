@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::clues::{Clue, soname_fact, symbol_fact};
+use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::version;
 use crate::inventory::{Claim, FrameworkBuild};
@@ -48,7 +49,7 @@ pub struct Answer {
 
 impl Answer {
     /// An answer that knows only what the environment holds.
-    fn blank(clue: &Clue, here: Vec<String>) -> Answer {
+    pub(super) fn blank(clue: &Clue, here: Vec<String>) -> Answer {
         Answer {
             clue: clue.clone(),
             here,
@@ -62,21 +63,8 @@ impl Answer {
     }
 }
 
-/// Human names of components, for sentences.
-fn component_name(c: &str) -> &str {
-    match c {
-        "cudart" => "CUDA runtime",
-        "cudnn" => "cuDNN",
-        "cublas" => "cuBLAS",
-        "nccl" => "NCCL",
-        "nvjitlink" => "nvJitLink",
-        "driver" => "NVIDIA driver",
-        other => other,
-    }
-}
-
 /// The environment's claims for a component.
-fn claims<'a>(f: &'a Facts, component: &str) -> &'a [Claim] {
+pub(super) fn claims<'a>(f: &'a Facts, component: &str) -> &'a [Claim] {
     match component {
         "cudart" => &f.inv.cuda,
         "cudnn" => &f.inv.cudnn,
@@ -88,7 +76,7 @@ fn claims<'a>(f: &'a Facts, component: &str) -> &'a [Claim] {
 
 /// What the environment holds of a component, a line each:
 /// `cuDNN 9.1.1.17 (nvidia-cudnn-cu12 9.1.1.17, pip)`.
-fn held(f: &Facts, component: Option<&str>, what: &str) -> Vec<String> {
+pub(super) fn held(f: &Facts, component: Option<&str>, what: &str) -> Vec<String> {
     component
         .map(|c| claims(f, c))
         .unwrap_or_default()
@@ -192,6 +180,11 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
             verdict: Verdict::CannotTell,
             fix: None,
         },
+        // Answered by their own modules (see `explain`), which build on
+        // this one.
+        Clue::Component { .. } | Clue::Version { .. } | Clue::Devices => {
+            Answer::blank(clue, Vec::new())
+        }
     }
 }
 

@@ -28,6 +28,23 @@ pub struct KnownMessage {
     /// ("Cannot load cudnn shared library": Paddle's libcudnn.so).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub library: Option<String>,
+    /// The catalogue component a message is about without naming a file
+    /// ("Unable to load cuDNN"; "CUBLAS_STATUS_NOT_INITIALIZED").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// Which version numbers the message carries (`driver-api`, `cudnn`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode: Option<String>,
+    /// A summary line: dropped when a row of the same kind that is not
+    /// generic matches the same paste (the specific line decides).
+    #[serde(default, skip_serializing)]
+    pub generic: bool,
+    /// Who prints it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub framework: Option<String>,
+    /// The releases that print it, where the source tells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub releases: Option<String>,
     /// Where this comes from.
     pub source: String,
 }
@@ -116,6 +133,44 @@ pub enum Clue {
         /// As written.
         name: String,
     },
+    /// A library the message is about by its name in words ("Unable to
+    /// load cuDNN", "CUBLAS_STATUS_NOT_INITIALIZED").
+    Component {
+        /// The catalogue component.
+        component: String,
+    },
+    /// Versions the message states, decoded: torch's driver API version
+    /// (12020 is CUDA 12.2), JAX's and XLA's cuDNN versions.
+    Version {
+        /// `driver` (the CUDA the driver supports) or a catalogue component.
+        component: String,
+        /// The version the process found, `X.Y` or `X.Y.Z`.
+        found: String,
+        /// The version the framework was built against, when it says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        built: Option<String>,
+    },
+    /// The GPUs the process could see: none.
+    Devices,
+}
+
+impl Clue {
+    /// What the clue names, for a person.
+    pub fn label(&self) -> String {
+        match self {
+            Clue::Library { name, .. } | Clue::Symbol { name, .. } | Clue::Dll { name } => {
+                name.clone()
+            }
+            Clue::Component { component } => super::numbers::component_name(component).to_string(),
+            Clue::Version {
+                component, found, ..
+            } if component == "driver" => format!("the driver's CUDA {found}"),
+            Clue::Version {
+                component, found, ..
+            } => format!("{} {found}", super::numbers::component_name(component)),
+            Clue::Devices => "the GPUs this process sees".to_string(),
+        }
+    }
 }
 
 /// What a message says: the known messages it matches, and what it names.
@@ -185,13 +240,27 @@ pub fn soname_fact(
 /// Read a message.
 pub fn read(message: &str) -> Reading {
     let lower = message.to_lowercase();
+    let matched: Vec<&KnownMessage> = DATA
+        .message
+        .iter()
+        .filter(|m| lower.contains(&m.pattern))
+        .collect();
+    // A summary line gives way to the specific line of its kind before it
+    // (TF's "Could not load dynamic library 'libcudnn.so.9'" over "Cannot
+    // dlopen some GPU libraries").
+    let known: Vec<KnownMessage> = matched
+        .iter()
+        .filter(|m| {
+            !m.generic
+                || !matched
+                    .iter()
+                    .any(|o| !o.generic && o.kind == m.kind && o.pattern != m.pattern)
+        })
+        .map(|m| (*m).clone())
+        .collect();
+    let text = decisive(message, &known);
     let mut reading = Reading {
-        known: DATA
-            .message
-            .iter()
-            .filter(|m| lower.contains(&m.pattern))
-            .cloned()
-            .collect(),
+        known,
         clues: Vec::new(),
     };
     let mut push = |clue: Clue| {
@@ -199,7 +268,7 @@ pub fn read(message: &str) -> Reading {
             reading.clues.push(clue);
         }
     };
-    let words: Vec<&str> = tokens(message).collect();
+    let words: Vec<&str> = tokens(&text).collect();
     for (i, word) in words.iter().enumerate() {
         if word.starts_with("lib") && (word.ends_with(".so") || word.contains(".so.")) {
             push(library(word));
@@ -222,8 +291,46 @@ pub fn read(message: &str) -> Reading {
         if let Some(lib) = &known.library {
             push(library(lib));
         }
+        if let Some(component) = &known.component {
+            push(Clue::Component {
+                component: component.clone(),
+            });
+        }
+        if let Some(v) = known
+            .decode
+            .as_deref()
+            .and_then(|d| super::numbers::versions(d, &lower))
+        {
+            push(Clue::Version {
+                component: v.component,
+                found: v.found,
+                built: v.built,
+            });
+        }
+        if known.kind == "no-device" {
+            push(Clue::Devices);
+        }
     }
     reading
+}
+
+/// The lines of a pasted log that decide: those a known row matches, when
+/// the paste has several lines and some do; else the whole paste. A log
+/// names libraries it loaded fine too ("Successfully opened dynamic library
+/// libcudnn.so.8") and only the failing lines are about the error.
+fn decisive(message: &str, known: &[KnownMessage]) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .filter(|l| {
+            let l = l.to_lowercase();
+            known.iter().any(|k| l.contains(&k.pattern))
+        })
+        .collect();
+    if lines.is_empty() || message.lines().nth(1).is_none() {
+        message.to_string()
+    } else {
+        lines.join("\n")
+    }
 }
 
 #[cfg(test)]
@@ -299,5 +406,23 @@ mod tests {
                 .all(|k| k.kind == "crash")
         );
         assert!(read("hello").known.is_empty());
+    }
+
+    /// TF prints the failing library's line before its summary, between
+    /// lines about libraries that loaded: the failing line decides (#29).
+    #[test]
+    fn the_decisive_line_of_a_log() {
+        let log = "I tensorflow/tsl/platform/default/dso_loader.cc:53] Successfully opened dynamic library libcudart.so.12\n\
+                   W dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.9'; dlerror: libcudnn.so.9: cannot open shared object file: No such file or directory\n\
+                   W gpu_device.cc:2256] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly";
+        let r = read(log);
+        let patterns: Vec<&str> = r.known.iter().map(|k| k.pattern.as_str()).collect();
+        assert_eq!(patterns, ["could not load dynamic library '"]);
+        assert_eq!(r.clues.len(), 1, "{:?}", r.clues);
+        assert!(matches!(&r.clues[0], Clue::Library { name, .. } if name == "libcudnn.so.9"));
+        // The summary alone still counts.
+        let r = read("Cannot dlopen some GPU libraries. Skipping registering GPU devices...");
+        assert_eq!(r.known.len(), 1);
+        assert!(r.known[0].generic);
     }
 }

@@ -9,6 +9,10 @@
 
 pub mod answer;
 pub mod clues;
+pub mod component;
+pub mod decode;
+pub mod devices;
+pub mod numbers;
 pub mod versioned;
 
 use std::io::Write;
@@ -58,14 +62,19 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let answers: Vec<Answer> = reading
         .clues
         .iter()
-        .map(|c| answer::answer(f, report, c))
+        .map(|c| match c {
+            Clue::Component { component } => component::answer(f, c, component),
+            Clue::Version { .. } => decode::answer(f, report, c),
+            Clue::Devices => devices::answer(f, c),
+            _ => answer::answer(f, report, c),
+        })
         .collect();
     let names: Vec<&str> = reading
         .clues
         .iter()
         .filter_map(|c| match c {
             Clue::Library { name, .. } | Clue::Symbol { name, .. } => Some(name.as_str()),
-            Clue::Dll { .. } => None,
+            _ => None,
         })
         .collect();
     // The findings that can cause it: of the codes the known messages
@@ -105,7 +114,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let driver = reading
         .known
         .iter()
-        .any(|k| k.kind == "driver" || k.kind == "kernel-image")
+        .any(|k| matches!(k.kind.as_str(), "driver" | "kernel-image" | "no-device"))
         .then(|| f.machine.driver.describe());
     Explanation {
         schema: SCHEMA,
@@ -170,10 +179,7 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
 }
 
 fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
-    let name = match &a.clue {
-        Clue::Library { name, .. } | Clue::Symbol { name, .. } | Clue::Dll { name } => name,
-    };
-    writeln!(out, "  {name}")?;
+    writeln!(out, "  {}", a.clue.label())?;
     for h in &a.here {
         writeln!(out, "    here:         {h}")?;
     }

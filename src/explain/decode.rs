@@ -1,0 +1,155 @@
+//! Decoded version numbers ([`super::numbers`]) compared with the
+//! environment (#29): which side is older, and the fix `check` gives for
+//! the same cause.
+
+use super::answer::{Answer, Verdict, claims, held};
+use super::clues::Clue;
+use super::numbers::component_name;
+use crate::data::matrix::{major_minor, version};
+use crate::inventory::FrameworkBuild;
+use crate::rules::needs::needs;
+use crate::rules::{Facts, Report, fixes};
+
+/// `a` is older than `b`, by major and minor.
+fn older(a: &str, b: &str) -> bool {
+    version(&major_minor(a)) < version(&major_minor(b))
+}
+
+/// Answer a decoded version.
+pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
+    let Clue::Version {
+        component,
+        found,
+        built,
+    } = clue
+    else {
+        unreachable!("decode::answer is for versions")
+    };
+    if component == "driver" {
+        return driver(f, clue, found);
+    }
+    let what = component_name(component);
+    let mut a = Answer::blank(clue, held(f, Some(component), what));
+    let Some(built) = built else {
+        a.diagnosis = format!("the process loaded {what} {found}");
+        return a;
+    };
+    if !older(found, built) {
+        a.diagnosis = format!(
+            "the process loaded {what} {found}, which is not older than the {built} the build was \
+             made with: the check that failed is about the minor or the patch level"
+        );
+        return a;
+    }
+    a.diagnosis = format!(
+        "the process loaded {what} {found}; the framework was built against {what} {built}: the \
+         loaded {what} is older."
+    );
+    let here: Vec<&str> = claims(f, component)
+        .iter()
+        .map(|c| c.version.as_str())
+        .collect();
+    let fw = built_with(f, component);
+    let fix = || fw.map(|fw| fixes::for_framework(f, fw, &[component.as_str()]));
+    if let Some(old) = here.iter().find(|v| older(v, built)) {
+        a.diagnosis.push_str(&format!(
+            " This environment's {what} is {old}, older than the build's: it is the copy loaded."
+        ));
+        a.verdict = Verdict::Cause;
+        a.fix = fix();
+    } else if here.is_empty() {
+        a.diagnosis.push_str(&format!(
+            " This environment has no {what}, so the process loaded one from outside it (a system \
+             {what} on the loader's path)."
+        ));
+        a.verdict = Verdict::Cause;
+        a.fix = fix();
+    } else {
+        let shadowed = report
+            .findings
+            .iter()
+            .any(|p| p.code == "system-library-wins");
+        a.diagnosis.push_str(&format!(
+            " This environment's {what} ({}) is new enough, so the process loaded another copy: {}",
+            here.join(", "),
+            if shadowed {
+                "the system's, which wins the loader's search here (system-library-wins below)"
+            } else {
+                "an LD_LIBRARY_PATH pointing at an older one, or another environment's"
+            }
+        ));
+        a.verdict = if shadowed {
+            Verdict::Cause
+        } else {
+            Verdict::NotHere
+        };
+    }
+    a
+}
+
+/// The framework here whose build names a version of `component`.
+fn built_with<'a>(f: &Facts<'a>, component: &str) -> Option<&'a FrameworkBuild> {
+    let builds = || {
+        f.inv
+            .frameworks
+            .iter()
+            .filter_map(|fw| Some((fw, needs(fw, f.matrix)?)))
+    };
+    builds()
+        .find(|(_, n)| match component {
+            "cudnn" => n.cudnn.is_some(),
+            _ => n.cuda.is_some(),
+        })
+        .or_else(|| builds().next())
+        .map(|(fw, _)| fw)
+}
+
+/// torch's "found version 12020": the CUDA the driver supports, against
+/// the CUDA the environment's framework builds need.
+fn driver(f: &Facts, clue: &Clue, found: &str) -> Answer {
+    let mut a = Answer::blank(clue, Vec::new());
+    let built: Vec<(String, String)> = f
+        .inv
+        .frameworks
+        .iter()
+        .filter_map(|fw| {
+            let cuda = needs(fw, f.matrix)?.cuda?;
+            Some((format!("{} {}", fw.package, fw.version), cuda))
+        })
+        .collect();
+    a.here = built
+        .iter()
+        .map(|(fw, cuda)| format!("{fw}, built for CUDA {cuda}"))
+        .collect();
+    a.diagnosis = format!("the driver that printed this supports CUDA {found} at most");
+    if let Some(max) = f.machine.driver.max_cuda.as_deref()
+        && version(max) != version(found)
+    {
+        a.diagnosis.push_str(&format!(
+            " (the driver envhook sees here supports CUDA {max}: the message came from another \
+             machine, or the --driver-version given is not that machine's)"
+        ));
+    }
+    let newer: Vec<&(String, String)> = built.iter().filter(|(_, c)| older(found, c)).collect();
+    if let Some((fw, cuda)) = newer.first() {
+        a.diagnosis.push_str(&format!(
+            "; {fw} is built for CUDA {cuda}: the driver is older than the build."
+        ));
+        a.verdict = Verdict::Cause;
+        // check's driver-too-old hint, for the driver the message names.
+        a.fix = Some(format!(
+            "upgrade the NVIDIA driver, or use a build for CUDA {found} or older"
+        ));
+    } else if built.is_empty() {
+        a.diagnosis.push_str(
+            "; envhook knows no framework build here that says its CUDA, so it cannot compare",
+        );
+    } else {
+        a.diagnosis.push_str(
+            "; every framework build here needs that or older: the message came from another \
+             environment, whose build is newer",
+        );
+        a.verdict = Verdict::NotHere;
+    }
+    a
+}

@@ -1,0 +1,173 @@
+//! Version numbers as messages write them, decoded (#29): torch's "found
+//! version 12020" is the CUDA driver API version the driver supports
+//! (major = v / 1000, minor = v % 1000 / 10: CUDA 12.2); JAX's cuDNN
+//! versions are major*1000+minor*100+patch before cuDNN 9 (8600 is 8.6.0)
+//! and major*10000+minor*100+patch from 9 on (90100 is 9.1.0); XLA writes
+//! them out (8.6.0). A leaf: [`super::clues`] reads them, [`super::decode`]
+//! answers them.
+
+/// The versions a message states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versions {
+    /// `driver` (the CUDA the driver supports) or a catalogue component.
+    pub component: String,
+    /// The version the process found.
+    pub found: String,
+    /// The version the framework was built against, when it says.
+    pub built: Option<String>,
+}
+
+/// Human names of components, for sentences.
+pub fn component_name(c: &str) -> &str {
+    match c {
+        "cudart" => "CUDA runtime",
+        "cudnn" => "cuDNN",
+        "cublas" => "cuBLAS",
+        "nccl" => "NCCL",
+        "nvjitlink" => "nvJitLink",
+        "driver" => "NVIDIA driver",
+        other => other,
+    }
+}
+
+/// `12020` -> `12.2`: a CUDA API version (`cudaDriverGetVersion`,
+/// `cudaRuntimeGetVersion`).
+pub fn cuda_api(v: u32) -> String {
+    format!("{}.{}", v / 1000, v % 1000 / 10)
+}
+
+/// `8600` -> `8.6.0`, `90100` -> `9.1.0`: a cuDNN version as
+/// `cudnnGetVersion` returns it.
+pub fn cudnn(v: u32) -> String {
+    if v >= 10000 {
+        format!("{}.{}.{}", v / 10000, v % 10000 / 100, v % 100)
+    } else {
+        format!("{}.{}.{}", v / 1000, v % 1000 / 100, v % 100)
+    }
+}
+
+/// `120100` -> `12.1.0`: a cuBLAS version (`cublasGetVersion`).
+fn cublas(v: u32) -> String {
+    format!("{}.{}.{}", v / 10000, v % 10000 / 100, v % 100)
+}
+
+/// The number (digits and dots) right after `key` in `text`.
+fn after<'t>(text: &'t str, key: &str) -> Option<&'t str> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(rest.len());
+    let n = rest[..end].trim_end_matches('.');
+    (!n.is_empty()).then_some(n)
+}
+
+/// The versions a message carries, read the way `decode` names
+/// (`data/explain.toml`), from its lower-cased text.
+pub fn versions(decode: &str, lower: &str) -> Option<Versions> {
+    let clue = |component: &str, found: String, built: Option<String>| Versions {
+        component: component.to_string(),
+        found,
+        built,
+    };
+    match decode {
+        "driver-api" => {
+            let v = after(lower, "found version ")?.parse().ok()?;
+            Some(clue("driver", cuda_api(v), None))
+        }
+        "jax" => {
+            // "Found cuDNN version 8600, but JAX was built against version 8900"
+            let name = lower.split("found ").nth(1)?.split(" version").next()?;
+            let found: u32 = after(lower, &format!("found {name} version "))?
+                .parse()
+                .ok()?;
+            let built: u32 = after(lower, "built against version ")?.parse().ok()?;
+            let (component, read): (&str, fn(u32) -> String) = match name {
+                "cudnn" => ("cudnn", cudnn),
+                "cuda" => ("cudart", cuda_api),
+                "cublas" => ("cublas", cublas),
+                _ => return None,
+            };
+            Some(clue(component, read(found), Some(read(built))))
+        }
+        "jax-outdated" => {
+            let built = after(lower, "version jax was built against: ")?
+                .parse()
+                .ok()?;
+            let found = after(lower, "installed version: ")?.parse().ok()?;
+            Some(clue("cudnn", cudnn(found), Some(cudnn(built))))
+        }
+        "xla-cudnn" => {
+            let found = after(lower, "loaded runtime cudnn library: ")?;
+            let built = after(lower, "but source was compiled with: ")?;
+            Some(clue("cudnn", found.to_string(), Some(built.to_string())))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_api_and_cudnn_versions() {
+        assert_eq!(cuda_api(12020), "12.2");
+        assert_eq!(cuda_api(11080), "11.8");
+        assert_eq!(cuda_api(13000), "13.0");
+        assert_eq!(cudnn(8600), "8.6.0");
+        assert_eq!(cudnn(8904), "8.9.4");
+        assert_eq!(cudnn(90100), "9.1.0");
+        assert_eq!(cudnn(91002), "9.10.2");
+        assert_eq!(cublas(120100), "12.1.0");
+        let v = |d: &str, m: &str| versions(d, &m.to_lowercase());
+        assert_eq!(
+            v(
+                "driver-api",
+                "The NVIDIA driver on your system is too old (found version 12020). Please update"
+            ),
+            Some(Versions {
+                component: "driver".into(),
+                found: "12.2".into(),
+                built: None
+            })
+        );
+        assert_eq!(
+            v(
+                "jax",
+                "Found cuDNN version 8600, but JAX was built against version 8900, which is newer."
+            ),
+            Some(Versions {
+                component: "cudnn".into(),
+                found: "8.6.0".into(),
+                built: Some("8.9.0".into())
+            })
+        );
+        assert!(matches!(
+            v("jax", "Found CUDA version 12010, but JAX was built against version 12020, which is newer."),
+            Some(Versions { component, found, .. }) if component == "cudart" && found == "12.1"
+        ));
+        assert_eq!(
+            v(
+                "jax-outdated",
+                "Outdated cuDNN installation found.\nVersion JAX was built against: 90100\nMinimum supported: 901\nInstalled version: 8600"
+            ),
+            Some(Versions {
+                component: "cudnn".into(),
+                found: "8.6.0".into(),
+                built: Some("9.1.0".into())
+            })
+        );
+        assert_eq!(
+            v(
+                "xla-cudnn",
+                "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.  CuDNN"
+            ),
+            Some(Versions {
+                component: "cudnn".into(),
+                found: "8.6.0".into(),
+                built: Some("8.9.4".into())
+            })
+        );
+        assert_eq!(v("driver-api", "too old (found version )"), None);
+    }
+}
