@@ -20,7 +20,6 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
     let d = &f.machine.driver;
     let nodes = device_nodes(f);
     let mut a = Answer::blank(clue, Vec::new());
-    a.here.push(format!("driver: {}", d.describe()));
     a.here.push(if nodes.is_empty() {
         "no /dev/nvidia* device files".to_string()
     } else {

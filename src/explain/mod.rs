@@ -105,7 +105,13 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
             && reading
                 .known
                 .iter()
-                .all(|k| k.kind != "windows" && k.kind != "crash"))
+                .all(|k| k.kind != "windows" && k.kind != "crash")
+            // An answer that cannot tell but says how to find out (the
+            // driver and GPU of the machine that printed it) is not a
+            // "none of the causes is here".
+            && !answers
+                .iter()
+                .any(|a| a.verdict == Verdict::CannotTell && a.fix.is_some()))
     {
         Verdict::NotHere
     } else {
