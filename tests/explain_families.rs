@@ -1,0 +1,506 @@
+//! `envhook explain` on the messages the frameworks print (#29): one test
+//! per family, with the message as the framework's source writes it (the
+//! comment names the file), against fixture environments with real ELF
+//! built by `cc`. The verdict is the exit code: 1 when the cause is in
+//! the environment, 0 when it is not or cannot be told.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::paddle::{cudnn8, paddle_env};
+use support::{Env, FileSpec, PipDist, Sandbox};
+
+const A100: &[&str] = &["--driver-version", "535.104.05", "--gpu", "A100"];
+
+/// `envhook explain MESSAGE --json ... -p PREFIX` with `vars` set: the
+/// document and the exit code.
+fn explain_with(
+    sb: &Sandbox,
+    prefix: &Path,
+    message: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> (Value, i32) {
+    let mut cmd = sb.envhook();
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .args(["explain", "--json"])
+        .arg(message)
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["schema"], "envhook.explain/1");
+    (json, out.status.code().unwrap())
+}
+
+fn explain(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (Value, i32) {
+    explain_with(sb, prefix, message, extra, &[])
+}
+
+/// The answer about the clue of `kind`.
+fn clue<'a>(json: &'a Value, kind: &str) -> &'a Value {
+    json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} answer: {json:#}"))
+}
+
+fn known(json: &Value) -> Vec<&str> {
+    json["known"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["title"].as_str().unwrap())
+        .collect()
+}
+
+fn text(v: &Value) -> &str {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
+/// torch 2.7.1+cu128 from the PyTorch index, with its cuDNN 9 wheel.
+fn torch_cu128(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.8.3.14")
+            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.7.1+cu128")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.7.1+cu128'\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n",
+            ),
+    );
+    env
+}
+
+/// jaxlib 0.4.25 built for CUDA 11.8 and cuDNN 8.6, over `cudnn` (the
+/// nvidia-cudnn-cu11 version), or no cuDNN.
+fn jax_cuda11(prefix: &Path, cudnn: Option<&'static str>) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    if let Some(v) = cudnn {
+        env.pip(
+            PipDist::new("nvidia-cudnn-cu11", v)
+                .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.8")]),
+        );
+    }
+    env.pip(
+        PipDist::new("jaxlib", "0.4.25+cuda11.cudnn86")
+            .files(vec![FileSpec::File("jaxlib/xla_extension.so")]),
+    );
+    env
+}
+
+// ------------------------------------------------------------- versions ----
+
+/// pytorch/pytorch c10/cuda/CUDAFunctions.cpp, device_count_impl.
+#[test]
+fn torch_driver_too_old_decodes_the_driver_api_version() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "RuntimeError: The NVIDIA driver on your system is too old (found version 12020). \
+               Please update your GPU driver by downloading and installing a new version from the \
+               URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: \
+               https://pytorch.org to install a PyTorch version that has been compiled with your \
+               version of the CUDA driver.";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "version");
+    assert_eq!(a["clue"]["component"], "driver");
+    assert_eq!(a["clue"]["found"], "12.2");
+    assert_eq!(a["verdict"], "cause");
+    let diagnosis = text(&a["diagnosis"]);
+    assert!(
+        diagnosis.contains("supports CUDA 12.2 at most"),
+        "{diagnosis}"
+    );
+    assert!(
+        diagnosis.contains("torch 2.7.1+cu128 is built for CUDA 12.8"),
+        "{diagnosis}"
+    );
+    assert_eq!(
+        a["fix"],
+        "upgrade the NVIDIA driver, or use a build for CUDA 12.2 or older"
+    );
+    assert_eq!(json["known"][0]["framework"], "PyTorch");
+}
+
+/// jax-ml/jax jax/_src/xla_bridge.py at 9404518201 (jaxlib 0.4.17-0.4.25).
+#[test]
+fn jax_found_cudnn_version_is_decoded_and_compared() {
+    let sb = Sandbox::new();
+    let msg = "CUDA backend failed to initialize: Found cuDNN version 8500, but JAX was built \
+               against version 8600, which is newer. The copy of cuDNN that is installed must be \
+               at least as new as the version against which JAX was built. (Set \
+               TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)";
+    let old = jax_cuda11(&sb.path("envs/old"), Some("8.5.0.96"));
+    let (json, code) = explain(&sb, &old.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "version");
+    assert_eq!(a["clue"]["found"], "8.5.0");
+    assert_eq!(a["clue"]["built"], "8.6.0");
+    assert_eq!(a["verdict"], "cause", "{a:#}");
+    assert!(
+        text(&a["diagnosis"]).contains("This environment's cuDNN is 8.5.0.96"),
+        "{a:#}"
+    );
+    let fix = text(&a["fix"]);
+    assert!(fix.contains("cudnn") && fix.contains(">=8.6"), "{fix}");
+
+    // New enough here: the process loaded another copy.
+    let good = jax_cuda11(&sb.path("envs/good"), Some("8.9.6.50"));
+    let (json, code) = explain(&sb, &good.prefix, msg, A100);
+    let a = clue(&json, "version");
+    assert_eq!(a["verdict"], "not-here", "{a:#}");
+    assert!(
+        text(&a["diagnosis"]).contains("so the process loaded another copy"),
+        "{a:#}"
+    );
+    assert_eq!(code, 0, "{json:#}");
+}
+
+/// openxla/xla xla/stream_executor/cuda/cuda_dnn.cc, CudnnSupport::Init;
+/// and jax_plugins/cuda/__init__.py's later "Outdated" wording.
+#[test]
+fn xla_and_jax_outdated_cudnn_forms() {
+    let sb = Sandbox::new();
+    let env = jax_cuda11(&sb.path("envs/old"), Some("8.5.0.96"));
+    for (msg, found, built) in [
+        (
+            "E0508 03:34:06.237713 14701 cuda_dnn.cc:522] Loaded runtime CuDNN library: 8.5.0 but \
+             source was compiled with: 8.6.0.  CuDNN library needs to have matching major version \
+             and equal or higher minor version.",
+            "8.5.0",
+            "8.6.0",
+        ),
+        (
+            "RuntimeError: Outdated cuDNN installation found.\nVersion JAX was built against: 8600\n\
+             Minimum supported: 86\nInstalled version: 8500\nThe local installation version must \
+             be no lower than 86.",
+            "8.5.0",
+            "8.6.0",
+        ),
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, A100);
+        assert_eq!(code, 1, "{json:#}");
+        let a = clue(&json, "version");
+        assert_eq!(
+            (a["clue"]["found"].as_str(), a["clue"]["built"].as_str()),
+            (Some(found), Some(built))
+        );
+        assert_eq!(a["verdict"], "cause");
+    }
+}
+
+// -------------------------------------------------------------- libraries ----
+
+/// jax-ml/jax jax_plugins/cuda/__init__.py, _check_cuda_versions.
+#[test]
+fn jax_unable_to_load_cudnn_names_the_framework_that_needs_it() {
+    let sb = Sandbox::new();
+    let env = jax_cuda11(&sb.path("envs/none"), None);
+    let msg = "CUDA backend failed to initialize: Unable to load cuDNN. Is it installed? (Set \
+               TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(known(&json), ["JAX could not load cuDNN"]);
+    let a = clue(&json, "component");
+    assert_eq!(a["verdict"], "cause");
+    assert!(
+        text(&a["diagnosis"]).contains("has no cuDNN, and jaxlib 0.4.25+cuda11.cudnn86 needs it"),
+        "{a:#}"
+    );
+    assert!(text(&a["fix"]).contains("cudnn"), "{a:#}");
+}
+
+/// pytorch/pytorch aten/src/ATen/cuda/Exceptions.h, TORCH_CUDABLAS_CHECK.
+#[test]
+fn cublas_not_initialized_says_what_the_environment_holds() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling \
+               `cublasCreate(handle)`";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(known(&json), ["cuBLAS could not create a handle"]);
+    let a = clue(&json, "component");
+    assert_eq!(a["clue"]["component"], "cublas");
+    assert!(text(&a["here"][0]).starts_with("cuBLAS 12.8"), "{a:#}");
+    assert!(text(&a["diagnosis"]).contains("GPU memory"), "{a:#}");
+    assert_eq!(code, i32::from(json["verdict"] == "cause"), "{json:#}");
+}
+
+/// TensorFlow's log: openxla/xla xla/tsl/platform/default/dso_loader.cc
+/// ("Could not load dynamic library '...'; dlerror: ...") before
+/// tensorflow/core/common_runtime/gpu/gpu_device.cc's summary.
+#[test]
+fn a_tensorflow_log_is_decided_by_the_failing_library_line() {
+    let sb = Sandbox::new();
+    let env = support::pip_cuda13(&sb.path("envs/cu13"));
+    let log = "2024-05-31 11:19:20.168223: I tensorflow/tsl/platform/default/dso_loader.cc:53] Successfully opened dynamic library libcudart.so.13\n\
+               2024-05-31 11:19:20.168268: W tensorflow/tsl/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.9'; dlerror: libcudnn.so.9: cannot open shared object file: No such file or directory\n\
+               2024-05-31 11:19:20.168292: W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU.\n\
+               Skipping registering GPU devices...";
+    let (json, code) = explain(&sb, &env.prefix, log, A100);
+    assert_eq!(known(&json), ["TensorFlow could not load a CUDA library"]);
+    let answers = json["answers"].as_array().unwrap();
+    assert_eq!(answers.len(), 1, "{json:#}");
+    assert_eq!(answers[0]["clue"]["name"], "libcudnn.so.9");
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        answers[0]["fix"],
+        format!("envhook install -p {}", env.prefix.display())
+    );
+}
+
+/// NVIDIA/cuda-python cuda_pathfinder/.../find_nvidia_dynamic_lib.py.
+#[test]
+fn cuda_pathfinder_names_the_library_it_did_not_find() {
+    let sb = Sandbox::new();
+    let env = support::pip_cuda13(&sb.path("envs/cu13"));
+    let msg = "cuda.pathfinder._dynamic_libs.load_dl_common.DynamicLibNotFoundError: Failure \
+               finding \"libnvrtc.so\": No such file: libnvrtc.so*, No such file: libnvrtc.so*";
+    let (json, _) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(
+        known(&json),
+        ["cuda-pathfinder found no copy of a CUDA library"]
+    );
+    let a = clue(&json, "library");
+    assert_eq!(a["clue"]["name"], "libnvrtc.so");
+    assert!(!text(&a["diagnosis"]).is_empty());
+}
+
+/// microsoft/onnxruntime onnxruntime/core/session/provider_bridge_ort.cc:
+/// the summary gives way to nothing, and the provider line before it is read.
+#[test]
+fn onnxruntime_cuda_path_summary_keeps_the_provider_line() {
+    let sb = Sandbox::new();
+    let env = support::pip_cuda13(&sb.path("envs/cu13"));
+    let log = "[E:onnxruntime:Default, provider_bridge_ort.cc:1862 TryGetProviderInfo_CUDA] Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory\n\
+               [W:onnxruntime:Default, onnxruntime_pybind_state.cc:993 CreateExecutionProviderInstance] CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version of CUDA and cuDNN as mentioned in the GPU requirements page";
+    let (json, _) = explain(&sb, &env.prefix, log, A100);
+    let titles = known(&json);
+    assert!(
+        titles.contains(&"ONNX Runtime's CUDA provider did not load"),
+        "{titles:?}"
+    );
+    let names: Vec<&str> = json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["clue"]["name"].as_str())
+        .collect();
+    assert!(names.contains(&"libcublasLt.so.11"), "{names:?}");
+}
+
+/// NVIDIA/nccl ncclGetErrorString: nothing in an environment but two
+/// NCCLs causes it; explain says none is here.
+#[test]
+fn nccl_system_error_says_plainly_that_the_cause_is_outside() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    sb.install(&env.prefix);
+    let msg = "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:121, \
+               unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["verdict"], "not-here");
+    assert!(text(&json["known"][0]["explanation"]).contains("/dev/shm"));
+}
+
+// ---------------------------------------------------------------- drivers ----
+
+/// cupy/cupy cupy_backends/cuda/api/runtime.pyx (CUDARuntimeError: name: string).
+#[test]
+fn cupy_insufficient_driver_is_the_specific_row() {
+    let sb = Sandbox::new();
+    let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
+    sb.install(&env.prefix);
+    let msg = "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA \
+               driver version is insufficient for CUDA runtime version";
+    let (json, code) = explain(&sb, &env.prefix, msg, &["--driver-version", "418.67"]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        known(&json),
+        ["CuPy: the NVIDIA driver is older than the CUDA runtime"]
+    );
+    let codes: Vec<&str> = json["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"driver-too-old"), "{codes:?}");
+}
+
+// ----------------------------------------------------------------- no GPU ----
+
+/// pytorch/pytorch c10/cuda/CUDAFunctions.cpp, device_count_ensure_non_zero.
+const NO_GPUS: &str = "RuntimeError: No CUDA GPUs are available";
+
+#[test]
+fn no_gpus_with_cuda_visible_devices_empty() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let (json, code) = explain_with(
+        &sb,
+        &env.prefix,
+        NO_GPUS,
+        A100,
+        &[("CUDA_VISIBLE_DEVICES", "")],
+    );
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "devices");
+    assert_eq!(a["verdict"], "cause");
+    assert!(text(&a["diagnosis"]).contains("set and empty"), "{a:#}");
+    assert!(
+        text(&a["fix"]).starts_with("unset CUDA_VISIBLE_DEVICES"),
+        "{a:#}"
+    );
+}
+
+/// jax-ml/jax jaxlib/cuda/versions_helpers.cc ("operation cuInit(0)
+/// failed: "), with CUDA_VISIBLE_DEVICES naming a GPU that is not there.
+#[test]
+fn no_device_with_cuda_visible_devices_naming_a_missing_index() {
+    let sb = Sandbox::new();
+    let env = jax_cuda11(&sb.path("envs/jax"), Some("8.9.6.50"));
+    let msg = "RuntimeError: jaxlib/cuda/versions_helpers.cc:113: operation cuInit(0) failed: \
+               CUDA_ERROR_NO_DEVICE";
+    let (json, code) = explain_with(
+        &sb,
+        &env.prefix,
+        msg,
+        A100,
+        &[("CUDA_VISIBLE_DEVICES", "3")],
+    );
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(known(&json), ["the CUDA driver found no GPU"]);
+    let a = clue(&json, "devices");
+    let diagnosis = text(&a["diagnosis"]);
+    assert!(
+        diagnosis.contains("names a GPU that does not exist, `3`"),
+        "{diagnosis}"
+    );
+    assert!(diagnosis.contains("envhook sees 1 GPU here"), "{diagnosis}");
+    assert_eq!(a["fix"], "export CUDA_VISIBLE_DEVICES=0");
+}
+
+/// Unset, on a machine where envhook finds neither a driver nor a GPU (a
+/// login node): the driver and GPU are unknown, and the command says how
+/// to give them. cupy runtime.pyx's cudaErrorNoDevice; the CUDA runtime's
+/// string is the generic row it replaces.
+#[test]
+fn no_device_unset_on_a_login_node_shows_the_command() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorNoDevice: no \
+               CUDA-capable device is detected";
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(known(&json), ["CuPy: the CUDA runtime found no GPU"]);
+    let a = clue(&json, "devices");
+    assert_eq!(a["verdict"], "cannot-tell", "{a:#}");
+    let diagnosis = text(&a["diagnosis"]);
+    assert!(
+        diagnosis.contains("the driver and GPU are unknown"),
+        "{diagnosis}"
+    );
+    assert!(
+        diagnosis.contains("nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"),
+        "{diagnosis}"
+    );
+    assert_eq!(
+        a["fix"],
+        format!(
+            "envhook explain \"<message>\" -p {} --driver-version <driver_version> --gpu <name>",
+            env.prefix.display()
+        )
+    );
+    // The sandbox's missing driver is a cause check can name (no-driver).
+    assert_eq!(code, i32::from(json["verdict"] == "cause"), "{json:#}");
+
+    // torch's own wording of the same ("Found no NVIDIA driver on your
+    // system": cudaErrorInsufficientDriver with no driver version).
+    let msg = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an \
+               NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx";
+    let (json, _) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(known(&json), ["PyTorch found no NVIDIA driver"]);
+    assert!(text(&clue(&json, "devices")["diagnosis"]).contains("unknown"));
+}
+
+/// Unset, a driver loaded (its kernel module under the sysroot) and no
+/// /dev/nvidia*: a container started without GPUs. With the device file,
+/// nothing here hides a GPU.
+#[test]
+fn no_gpus_unset_in_a_container_without_device_files() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let version = sb.path("sysroot/proc/driver/nvidia/version");
+    std::fs::create_dir_all(version.parent().unwrap()).unwrap();
+    std::fs::write(
+        &version,
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 01:41:49 UTC 2025\n",
+    )
+    .unwrap();
+    let (json, code) = explain(&sb, &env.prefix, NO_GPUS, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "devices");
+    assert_eq!(a["verdict"], "cause");
+    assert!(
+        text(&a["diagnosis"]).contains("a container started without GPUs"),
+        "{a:#}"
+    );
+    assert!(text(&a["fix"]).contains("docker run --gpus all"), "{a:#}");
+
+    std::fs::create_dir_all(sb.path("sysroot/dev")).unwrap();
+    std::fs::write(sb.path("sysroot/dev/nvidia0"), "").unwrap();
+    let (json, _) = explain(&sb, &env.prefix, NO_GPUS, &[]);
+    let a = clue(&json, "devices");
+    assert_eq!(a["verdict"], "not-here", "{a:#}");
+    assert!(text(&a["diagnosis"]).contains("nothing in this shell hides a GPU"));
+}
+
+// ------------------------------------------------------------------- docs ----
+
+/// docs/explain-messages.md lists every row of data/explain.toml and no
+/// other, so a user can see what explain covers.
+#[test]
+fn the_docs_list_every_message_family() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data: toml::Table =
+        toml::from_str(&std::fs::read_to_string(root.join("data/explain.toml")).unwrap()).unwrap();
+    let patterns: Vec<String> = data["message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["pattern"].as_str().unwrap().replace('|', "\\|"))
+        .collect();
+    let doc = std::fs::read_to_string(root.join("docs/explain-messages.md")).unwrap();
+    let rows: Vec<String> = doc
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cell = l.split(" | ").next().unwrap();
+            let cell = cell.trim_start_matches("| `");
+            cell[..cell.rfind('`').unwrap()].to_string()
+        })
+        .collect();
+    assert_eq!(
+        rows, patterns,
+        "docs/explain-messages.md and data/explain.toml's [[message]] rows differ"
+    );
+}
