@@ -67,7 +67,9 @@ fn directory_that_is_not_an_env() {
     fs::create_dir_all(sb.path("plain/lib")).unwrap();
     let err = fails(&sb, &sb.path("plain"));
     assert!(
-        err.contains("is not a conda environment (it has no conda-meta/ directory (nor a venv's pyvenv.cfg))"),
+        err.contains(
+            "is not a conda environment (it has no conda-meta/ directory (nor a venv's pyvenv.cfg))"
+        ),
         "{err}"
     );
 }

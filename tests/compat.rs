@@ -290,9 +290,19 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         hint,
         format!(
             "{py} uninstall -y jax-cuda13-pjrt jax-cuda13-plugin jaxlib && {py} install \
-             'jax[cuda12]>=0.11.2,<=0.12.0.1' 'nvidia-cudnn-cu12<9.11' (the newest build in \
-             envhook's data with code for sm_70: CUDA 12.9)"
+             'jax[cuda12]>=0.11.2,<=0.12.0.1' 'nvidia-cudnn-cu12<9.11'"
         )
+    );
+    // The fix is the command alone; the message says which build it is.
+    let message = findings(&json, "gpu-unsupported")[0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.ends_with(
+            "The newest build in envhook's data with code for sm_70 is made with CUDA 12.9."
+        ),
+        "{message}"
     );
 
     // torch 2.11 cu130 with torchvision: PyTorch's cu126 index.
@@ -313,8 +323,7 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
     assert!(
         hint.ends_with(
             "install 'torch>=2.10,<2.15' torchvision 'nvidia-cudnn-cu12<9.11' --index-url \
-             https://download.pytorch.org/whl/cu126 (the newest build in envhook's data with \
-             code for sm_70: CUDA 12.6)"
+             https://download.pytorch.org/whl/cu126"
         ),
         "{hint}"
     );

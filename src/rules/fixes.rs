@@ -287,7 +287,7 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Str
             .first()
             .map(|cc| cc.replace('.', ""))
             .unwrap_or_default();
-        return build_fix(f, fw, &sm);
+        return build_fix(f, fw, &sm).fix;
     }
     install(&want, stack_installer(f, fw), &f.inv.prefix)
 }

@@ -284,13 +284,25 @@ fn conda_package(fw: Framework) -> Option<&'static str> {
 }
 
 /// The fix for a framework build with no code for a GPU: the newest build
-/// that runs there as one command, else what to look for.
-pub fn build_fix(f: &Facts, fw: &FrameworkBuild, sm: &str) -> String {
+/// that runs there as one command (and, for the message, which that is),
+/// else what to look for.
+pub struct BuildFix {
+    /// The command, or the advice where no build in the data fits.
+    pub fix: String,
+    /// A sentence for the finding's message: which build the fix installs.
+    pub why: String,
+}
+
+/// [`BuildFix`] for `fw` on the GPUs, `sm` naming the one in messages.
+pub fn build_fix(f: &Facts, fw: &FrameworkBuild, sm: &str) -> BuildFix {
     match build(f, fw) {
-        Some((row, command)) => format!(
-            "{command} (the newest build in envhook's data with code for sm_{sm}: CUDA {})",
-            row.cuda
-        ),
+        Some((row, command)) => BuildFix {
+            fix: command,
+            why: format!(
+                " The newest build in envhook's data with code for sm_{sm} is made with CUDA {}.",
+                row.cuda
+            ),
+        },
         None => {
             let range = ccs(f)
                 .iter()
@@ -301,11 +313,14 @@ pub fn build_fix(f: &Facts, fw: &FrameworkBuild, sm: &str) -> String {
                     None => format!(" (made with CUDA {first} or newer)"),
                 })
                 .unwrap_or_default();
-            format!(
-                "no build of {} in envhook's data has code for sm_{sm}: install one compiled for \
-                 sm_{sm}{range}",
-                fw.package
-            )
+            BuildFix {
+                fix: format!(
+                    "no build of {} in envhook's data has code for sm_{sm}: install one compiled \
+                     for sm_{sm}{range}",
+                    fw.package
+                ),
+                why: String::new(),
+            }
         }
     }
 }

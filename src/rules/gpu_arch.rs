@@ -85,13 +85,17 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
                 format!(
                     "cuDNN {} ({} {}) has no kernels for {label} (sm_{sm}): it was built for CUDA {} only, \
                      and {} GPUs need CUDA {} or newer. Convolutions and the other cuDNN operations fail \
-                     there (CUDNN_STATUS_ARCH_MISMATCH or \"no kernel image is available\")",
+                     there (CUDNN_STATUS_ARCH_MISMATCH or \"no kernel image is available\"){}",
                     claim.version,
                     claim.package,
                     claim.package_version,
                     row.cuda.replace('|', " or "),
                     arch.name,
-                    arch.first_ctk
+                    arch.first_ctk,
+                    f.matrix.cudnn_first_for_cc(cc).map_or(String::new(), |first| format!(
+                        ". cuDNN {first} is the first with kernels for them; a framework that pins \
+                         this cuDNN needs a newer release of its own"
+                    ))
                 ),
                 Some(newer_cudnn(f, claim, arch, cc)),
             );
@@ -151,11 +155,7 @@ fn newer_cudnn(f: &Facts, claim: &Claim, arch: &Arch, cc: &str) -> String {
         Installer::Pip => format!("{p}/bin/python -m pip install '{}>={first}'", claim.package),
         Installer::Conda => format!("conda install -p {p} -c conda-forge 'cudnn>={first}'"),
     };
-    format!(
-        "{command} (cuDNN {first} is the first with kernels for {}; a framework that pins this \
-         cuDNN needs a newer release of its own)",
-        arch.name
-    )
+    command
 }
 
 /// Why a CUDA release cannot target an architecture: too old for it
@@ -247,20 +247,21 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
         }
     }
     let mut out = Vec::new();
-    let fix = Some(for_gpu::build_fix(f, fw, &sm));
     if !none.is_empty() {
         let all = none.len() == with_code.len();
+        let fix = for_gpu::build_fix(f, fw, &sm);
         out.push(finding(
             if all { Severity::Error } else { Severity::Warning },
             if all { "gpu-unsupported" } else { "gpu-partly-unsupported" },
             format!(
                 "{name} carries no code for {label} (sm_{sm}) in {}{}. Expect \"no kernel image is available \
-                 for execution on the device\"{}",
+                 for execution on the device\"{}.{}",
                 none.join(", "),
                 if all { "" } else { " (its other CUDA objects have it)" },
-                if all { "" } else { " from the kernels in those objects" }
+                if all { "" } else { " from the kernels in those objects" },
+                fix.why
             ),
-            fix,
+            Some(fix.fix),
         ));
     }
     if !jit.is_empty() {
@@ -317,14 +318,16 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
         && let Some((false, arch)) = f.matrix.cuda_supports_cc(cuda, cc)
     {
         let (_, why) = arch_reason(cuda, arch, "a build made with CUDA");
+        let fix = for_gpu::build_fix(f, fw, &sm);
         let p = finding(
             Severity::Error,
             "gpu-unsupported",
             format!(
                 "{name} is built with CUDA {cuda}, which cannot produce code for {label} (sm_{sm}): {why}. \
-                 Expect \"no kernel image is available for execution on the device\""
+                 Expect \"no kernel image is available for execution on the device\".{}",
+                fix.why
             ),
-            Some(for_gpu::build_fix(f, fw, &sm)),
+            Some(fix.fix),
         );
         out.push(sourced(p, &arch.source, arch.confidence));
         return out;
@@ -364,14 +367,16 @@ fn row_range(
         (None, None) => return None,
     };
     let sm = cc.replace('.', "");
+    let fix = for_gpu::build_fix(f, fw, &sm);
     let p = finding(
         Severity::Error,
         "gpu-unsupported",
         format!(
             "{name} is built for compute capability {range}; {label} is sm_{sm}. Expect \"no kernel image is \
-             available for execution on the device\""
+             available for execution on the device\".{}",
+            fix.why
         ),
-        Some(for_gpu::build_fix(f, fw, &sm)),
+        Some(fix.fix),
     );
     Some(match &n.row {
         Some((source, confidence)) => sourced(p, source, *confidence),
