@@ -151,11 +151,10 @@ fn newer_cudnn(f: &Facts, claim: &Claim, arch: &Arch, cc: &str) -> String {
         );
     };
     let p = f.inv.prefix.display();
-    let command = match claim.installer {
+    match claim.installer {
         Installer::Pip => format!("{p}/bin/python -m pip install '{}>={first}'", claim.package),
         Installer::Conda => format!("conda install -p {p} -c conda-forge 'cudnn>={first}'"),
-    };
-    command
+    }
 }
 
 /// Why a CUDA release cannot target an architecture: too old for it
