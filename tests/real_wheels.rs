@@ -103,12 +103,7 @@ fn envhook(args: &[&str], prefix: &Path) -> std::process::Output {
 }
 
 fn check(prefix: &Path) -> Value {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(MACHINE);
-    args.push("-p");
-    let out = envhook(&args, prefix);
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    check_for(prefix, MACHINE)
 }
 
 /// The sonames this machine's loader cache holds.

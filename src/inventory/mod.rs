@@ -387,9 +387,20 @@ pub fn clip(text: &str) -> String {
     if text.len() <= KEEP {
         return text.to_string();
     }
-    let end = (0..=KEEP)
+    format!(
+        "{}... ({} bytes)",
+        &text[..floor_char_boundary(text, KEEP)],
+        text.len()
+    )
+}
+
+/// The largest char boundary in `s` at or below `max`.
+pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
+    if s.len() <= max {
+        return s.len();
+    }
+    (0..=max)
         .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    format!("{}... ({} bytes)", &text[..end], text.len())
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0)
 }

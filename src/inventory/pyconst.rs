@@ -111,7 +111,7 @@ const MAX_VALUE: usize = 256;
 /// [`MAX_VALUE`] bytes of it.
 fn parse_value(text: &str) -> Value {
     let text = text.trim_start();
-    let head = &text[..floor_char_boundary(text, MAX_VALUE)];
+    let head = &text[..super::floor_char_boundary(text, MAX_VALUE)];
     for quote in ['\'', '"'] {
         if let Some(rest) = head.strip_prefix(quote) {
             return match rest.find(quote) {
@@ -130,17 +130,6 @@ fn parse_value(text: &str) -> Value {
         "None" => Value::None,
         _ => Value::Other(word),
     }
-}
-
-/// The largest char boundary in `s` at or below `max`.
-fn floor_char_boundary(s: &str, max: usize) -> usize {
-    if s.len() <= max {
-        return s.len();
-    }
-    (0..=max)
-        .rev()
-        .find(|&i| s.is_char_boundary(i))
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
