@@ -173,8 +173,8 @@ fn sweep(root: &Dir, key: &str, keep: &str) -> Result<()> {
 }
 
 /// Whether the mark of directory `name` names an environment that is no
-/// longer there (no `conda-meta/`). Marks without a prefix (older runs)
-/// say nothing.
+/// longer there (no `conda-meta/`, no venv's `pyvenv.cfg`). Marks without
+/// a prefix (older runs) say nothing.
 fn environment_gone(root: &Dir, name: &str) -> bool {
     let Some(dir) = root.subdir(name, false).ok().flatten() else {
         return false;
@@ -185,7 +185,10 @@ fn environment_gone(root: &Dir, name: &str) -> bool {
     let text = String::from_utf8_lossy(&head);
     text.lines()
         .find_map(|l| l.strip_prefix("prefix="))
-        .is_some_and(|p| !Path::new(p).join("conda-meta").is_dir())
+        .is_some_and(|p| {
+            let p = Path::new(p);
+            !p.join("conda-meta").is_dir() && !p.join("pyvenv.cfg").is_file()
+        })
 }
 
 /// 16 hex digits of the prefix's SHA-256: one directory per environment.
