@@ -16,6 +16,8 @@ use crate::rules::{self, Report};
 /// What `check` and `explain` judge: the selected environment, the data,
 /// the machine.
 pub struct Gathered {
+    /// The environment's name, where it has one.
+    pub(super) name: Option<String>,
     pub(super) inv: Inventory,
     pub(super) matrix: crate::data::matrix::Matrix,
     pub(super) machine: Machine,
@@ -46,6 +48,7 @@ pub fn gather(
         ctx,
     );
     Ok(Gathered {
+        name: env.name,
         inv,
         matrix,
         machine,

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use crate::cli::ShowArgs;
-use crate::discovery::{self, Context};
+use crate::discovery::Context;
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 use crate::finding;
@@ -15,13 +15,12 @@ use crate::inventory::{Claim, DirHolds, Inventory};
 /// against the same machine, so the two never disagree; `check` adds what
 /// each name resolves to and the fixes.
 pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let name = discovery::select(ctx, &args.env.selector())?.name;
     let g = super::check::gather(&args.env, &args.target, ctx)?;
     let report = crate::rules::run(&g.inv, &g.matrix, &g.machine, ctx);
     if args.json {
         crate::report::json::write(out, &g.inv)?;
     } else {
-        render(&g.inv, &report.findings, name.as_deref(), out).map_err(Error::Output)?;
+        render(&g.inv, &report.findings, g.name.as_deref(), out).map_err(Error::Output)?;
     }
     // The exit code stays the inventory's (unreadable records, damaged
     // packages): `show` describes; `check` is the verdict.
