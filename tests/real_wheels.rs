@@ -617,6 +617,29 @@ fn pins_hold_after(p: &Path, command: &str) {
     );
 }
 
+/// Run one fix as printed, with this build's envhook first on PATH and no
+/// LD_LIBRARY_PATH of the test's own; it must succeed.
+fn follow(name: &str, command: &str) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_envhook")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    eprintln!("{name}: following {command}");
+    let out = Command::new("sh")
+        .args(["-c", command])
+        .env("PATH", &path)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Do what envhook says, as printed, with this build's envhook first on
 /// PATH; then `pip check` must find no broken requirement (the fix kept
 /// every framework's pins) and envhook must find nothing but `after`.
@@ -629,26 +652,9 @@ fn follow_the_fixes(case: &Case, p: &Path, after: &[&str]) -> Value {
         case.name,
         before["findings"]
     );
-    let bin = Path::new(env!("CARGO_BIN_EXE_envhook")).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     for command in fix_commands(&before, p) {
         pins_hold_after(p, &command);
-        eprintln!("{}: following {command}", case.name);
-        let out = Command::new("sh")
-            .args(["-c", &command])
-            .env("PATH", &path)
-            .env_remove("LD_LIBRARY_PATH")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        follow(case.name, &command);
     }
     let pip_check = Command::new(p.join("bin/python"))
         .args(["-m", "pip", "check"])
@@ -1095,28 +1101,10 @@ fn follow_in_copy(p: &Path, json: &Value, name: &str) -> PathBuf {
         .status()
         .unwrap();
     assert!(status.success());
-    let bin = Path::new(env!("CARGO_BIN_EXE_envhook")).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
     let from = p.display().to_string();
     let to = copy.display().to_string();
     for command in fix_commands(json, p) {
-        let command = command.replace(&from, &to);
-        eprintln!("{name}: following {command}");
-        let out = Command::new("sh")
-            .args(["-c", &command])
-            .env("PATH", &path)
-            .env_remove("LD_LIBRARY_PATH")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        follow(name, &command.replace(&from, &to));
     }
     copy
 }
