@@ -26,7 +26,7 @@ if ( $?LD_LIBRARY_PATH ) then
     if ( ${LD_LIBRARY_PATH:s#@envhook@end@##:q} != ${LD_LIBRARY_PATH:q} ) set _envhook_odd = 1
 endif
 
-if ( ! $_envhook_foreign && ! $_envhook_same && ! $_envhook_odd ) then
+if ( ! $_envhook_foreign && ! $_envhook_hold && ! $_envhook_same && ! $_envhook_odd ) then
     # __ENVHOOK_STRIP__
     if ( $_envhook_active ) then
         # Active already, but changed meanwhile: the change is kept.
@@ -73,7 +73,10 @@ endif
 set _envhook_msgs = ( )
 if ( ! $_envhook_quiet ) then
     if ( ${_envhook_prefix:q} != ${_envhook_origin:q} ) then
-        set _envhook_msgs = ( ${_envhook_msgs:q} __ENVHOOK_MOVED_PREFIX__${_envhook_prefix:q}__ENVHOOK_MOVED_MIDDLE__${_envhook_origin:q}__ENVHOOK_MOVED_SUFFIX__ )
+        # The prefix quoted for pasting ('\'' for each '), made here: a
+        # copy's prefix is known only now.
+        set _envhook_paste = ${_envhook_prefix:as#\'#\'\\\'\'#:q}
+        set _envhook_msgs = ( ${_envhook_msgs:q} __ENVHOOK_MOVED_PREFIX__${_envhook_prefix:q}__ENVHOOK_MOVED_MIDDLE__${_envhook_origin:q}__ENVHOOK_MOVED_SUFFIX__"'"${_envhook_paste:q}"'" )
     else
         set _envhook_stale = 0
         if ( -e __ENVHOOK_CONDA_META__ && -e __ENVHOOK_SELF__ ) then
@@ -130,4 +133,5 @@ unset _envhook_dirs _envhook_active _envhook_same _envhook_odd _envhook_rest _en
 unset _envhook_kept _envhook_quiet _envhook_stale _envhook_prefix _envhook_origin _envhook_key
 unset _envhook_msgs _envhook_m
 unset _envhook_state _envhook_saved _envhook_applied _envhook_has _envhook_foreign _envhook_probe
+unset _envhook_copy _envhook_hold _envhook_esc _envhook_cut _envhook_paste
 # __ENVHOOK_DETAILS__

@@ -46,7 +46,10 @@ end
 # from). A moved or copied environment says that instead.
 if test -z "$ENVHOOK_QUIET"
     if test "$_envhook_prefix" != "$_envhook_origin"
-        printf __ENVHOOK_MOVED_FORMAT__ "$_envhook_prefix" "$_envhook_origin" __ENVHOOK_PASTE__ >&2
+        # The prefix quoted for pasting in a POSIX shell, made here: a
+        # copy's prefix is known only now.
+        set -l _envhook_paste "'"(string replace -a -- "'" "'\\''" "$_envhook_prefix")"'"
+        printf __ENVHOOK_MOVED_FORMAT__ "$_envhook_prefix" "$_envhook_origin" "$_envhook_paste" >&2
     else
         set -l _envhook_stale
         # A record added or replaced since the hook: a conda-meta/*.json

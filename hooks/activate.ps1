@@ -21,6 +21,20 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
         # length too (see activate.sh).
         $prefix = __ENVHOOK_PREFIX__
         $origin = __ENVHOOK_ORIGIN__
+        # A copy made without conda (cp -a, rsync, a restored backup) holds
+        # this hook byte for byte; conda runs it with CONDA_PREFIX set to the
+        # copy. When CONDA_PREFIX is another path holding this hook and the
+        # link directory it was written with, the copy's own directories are
+        # used, never the source's (see activate.sh). .NET cannot tell
+        # another spelling of the same directory (a symbolic link) from a
+        # copy: such a spelling gets the same libraries through that path,
+        # and the moved warning.
+        $copyPrefix = [System.Environment]::GetEnvironmentVariable('CONDA_PREFIX')
+        if ($null -ne $copyPrefix -and $copyPrefix -cne '' -and $copyPrefix -cne $prefix -and
+            (__ENVHOOK_COPY_MARKS__)) {
+            $prefix = $copyPrefix
+            $ours = @(__ENVHOOK_COPY_DIRS__)
+        }
         $moved = $prefix -cne $origin
         $id = '__ENVHOOK_ID__'
         if ($moved) { $id = "$($id)_$($prefix.Length)" }
@@ -91,7 +105,10 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
                 $lead = __ENVHOOK_MOVED_PREFIX__
                 $middle = __ENVHOOK_MOVED_MIDDLE__
                 $tail = __ENVHOOK_MOVED_SUFFIX__
-                [System.Console]::Error.WriteLine($lead + $prefix + $middle + $origin + $tail)
+                # The prefix quoted for pasting in a POSIX shell, made here:
+                # a copy's prefix is known only now.
+                $paste = "'" + $prefix.Replace("'", "'\''") + "'"
+                [System.Console]::Error.WriteLine($lead + $prefix + $middle + $origin + $tail + $paste)
             }
             elseif ($stale) { [System.Console]::Error.WriteLine($message) }
             $foreignMessage = __ENVHOOK_FOREIGN_MESSAGE__

@@ -35,53 +35,63 @@
 # more (a shell parses a sourced file one top-level command at a time, and
 # bash spends more on parsing the hook's literals than on running it).
 #
-# 1. Already active and untouched since (a reactivation: conda re-runs
-#    activate.d after every install, rattler and a stacked deactivate too):
-#    nothing to do. State under our id that another copy of the
-#    environment applied does not start with our directories.
-case ${LD_LIBRARY_PATH-}: in
-    "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}":)
-        case ${LD_LIBRARY_PATH}: in
-            __ENVHOOK_DIRS__:*) return 0 ;;
+# Both run where the hook was written: CONDA_PREFIX (set by conda, mamba
+# and pixi; unset when sourced by hand) is this prefix. In a copy made
+# without conda (see the key below) it is the copy's, which the general
+# path handles.
+# shellcheck disable=SC2195 # placeholders: the prefix, quoted
+case ${CONDA_PREFIX:-__ENVHOOK_PREFIX__} in
+    __ENVHOOK_PREFIX__)
+        # 1. Already active and untouched since (a reactivation: conda re-runs
+        #    activate.d after every install, rattler and a stacked deactivate too):
+        #    nothing to do. State under our id that another copy of the
+        #    environment applied does not start with our directories.
+        case ${LD_LIBRARY_PATH-}: in
+            "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}":)
+                case ${LD_LIBRARY_PATH}: in
+                    __ENVHOOK_DIRS__:*) return 0 ;;
+                    *) ;;
+                esac
+                ;;
             *) ;;
         esac
-        ;;
-    *) ;;
-esac
-# 2. A first activation (no state under our id) in place (not a copy: the
-#    prefix as conda may have rewritten it equals the prefix as written),
-#    with nothing to warn about (ENVHOOK_QUIET, or nothing changed in
-#    conda-meta/ and the site-packages watched since the hook was written,
-#    which implies the freshness rule below), of a value with no empty
-#    element and none of our directories: save it and prepend ours, in one
-#    builtin. Anything else takes the general path below, which does the
-#    same here.
-# shellcheck disable=SC2195 # placeholders: the prefix as conda may rewrite it, and as written
-case ${ENVHOOK_STATE___ENVHOOK_ID__-}__ENVHOOK_PREFIX__ in
-    __ENVHOOK_ORIGIN__)
-        # shellcheck disable=SC2078 # the placeholder becomes -nt tests of paths
-        if [ -n "${ENVHOOK_QUIET:+q}" -o __ENVHOOK_UNCHANGED__ ]; then
-            # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
-            case ${LD_LIBRARY_PATH+x}:${LD_LIBRARY_PATH-}: in
-                ::)
-                    export ENVHOOK_STATE___ENVHOOK_ID__=unset ENVHOOK_SAVED___ENVHOOK_ID__='' \
-                        ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__ LD_LIBRARY_PATH=__ENVHOOK_DIRS__
-                    return 0
-                    ;;
-                *::* | __ENVHOOK_DIR_PATTERNS__) ;;
-                *)
-                    # LD_LIBRARY_PATH is assigned last: whether a shell
-                    # expands all the arguments first (dash, bash) or
-                    # assigns them in order (zsh's typeset-like export),
-                    # each value is made from the value as it was. Quoted:
-                    # dash before 0.5.11 splits export's arguments.
-                    export ENVHOOK_STATE___ENVHOOK_ID__=set ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}" \
-                        ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}" \
-                        LD_LIBRARY_PATH=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}"
-                    return 0
-                    ;;
-            esac
-        fi
+        # 2. A first activation (no state under our id) in place (not a copy: the
+        #    prefix as conda may have rewritten it equals the prefix as written),
+        #    with nothing to warn about (ENVHOOK_QUIET, or nothing changed in
+        #    conda-meta/ and the site-packages watched since the hook was written,
+        #    which implies the freshness rule below), of a value with no empty
+        #    element and none of our directories: save it and prepend ours, in one
+        #    builtin. Anything else takes the general path below, which does the
+        #    same here.
+        # shellcheck disable=SC2195 # placeholders: the prefix as conda may rewrite it, and as written
+        case ${ENVHOOK_STATE___ENVHOOK_ID__-}__ENVHOOK_PREFIX__ in
+            __ENVHOOK_ORIGIN__)
+                # shellcheck disable=SC2078 # the placeholder becomes -nt tests of paths
+                if [ -n "${ENVHOOK_QUIET:+q}" -o __ENVHOOK_UNCHANGED__ ]; then
+                    # shellcheck disable=SC2195 # the placeholder becomes one pattern per directory
+                    case ${LD_LIBRARY_PATH+x}:${LD_LIBRARY_PATH-}: in
+                        ::)
+                            export ENVHOOK_STATE___ENVHOOK_ID__=unset ENVHOOK_SAVED___ENVHOOK_ID__='' \
+                                ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__ LD_LIBRARY_PATH=__ENVHOOK_DIRS__
+                            return 0
+                            ;;
+                        *::* | __ENVHOOK_DIR_PATTERNS__) ;;
+                        *)
+                            # LD_LIBRARY_PATH is assigned last: whether a shell
+                            # expands all the arguments first (dash, bash) or
+                            # assigns them in order (zsh's typeset-like export),
+                            # each value is made from the value as it was. Quoted:
+                            # dash before 0.5.11 splits export's arguments.
+                            export ENVHOOK_STATE___ENVHOOK_ID__=set ENVHOOK_SAVED___ENVHOOK_ID__="${LD_LIBRARY_PATH}" \
+                                ENVHOOK_APPLIED___ENVHOOK_ID__=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}" \
+                                LD_LIBRARY_PATH=__ENVHOOK_DIRS__:"${LD_LIBRARY_PATH}"
+                            return 0
+                            ;;
+                    esac
+                fi
+                ;;
+            *) ;;
+        esac
         ;;
     *) ;;
 esac
@@ -111,7 +121,11 @@ if [ -z "${_envhook_foreign}" ] && ! {
     case :${LD_LIBRARY_PATH:-}: in
         ::) _envhook_rest= ;;
         *::* | __ENVHOOK_DIR_PATTERNS__) _envhook_strip=1 ;;
-        *) _envhook_rest=:${LD_LIBRARY_PATH} ;;
+        *)
+            _envhook_rest=:${LD_LIBRARY_PATH}
+            # A copy's own directories are not among those patterns.
+            if [ -n "${_envhook_copy}" ]; then _envhook_strip=1; fi
+            ;;
     esac
 fi
 
@@ -175,9 +189,23 @@ _envhook_finish() {
             fi
         }
         if [ "${_envhook_prefix}" != "${_envhook_origin}" ]; then
+            # The prefix quoted for pasting ('\'' for each '), made here: a
+            # copy's prefix is known only now.
+            _envhook_q=
+            _envhook_t=${_envhook_prefix}
+            while :; do
+                case ${_envhook_t} in
+                    *\'*)
+                        _envhook_q=${_envhook_q}${_envhook_t%%\'*}\'\\\'\'
+                        _envhook_t=${_envhook_t#*\'}
+                        ;;
+                    *) break ;;
+                esac
+            done
             # The format is a quoted literal with three %s (SC2182 sees a word).
             # shellcheck disable=SC2016,SC1003,SC2182
-            _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" __ENVHOOK_PASTE__
+            _envhook_say __ENVHOOK_MOVED_FORMAT__ "${_envhook_prefix}" "${_envhook_origin}" \
+                "'${_envhook_q}${_envhook_t}'"
         else
             # Whether a record is newer than this hook, globbing whatever
             # the user set: zsh gets null_glob in an emulated function
@@ -234,10 +262,10 @@ _envhook_finish() {
             _envhook_say '%s\n' __ENVHOOK_FOREIGN_MESSAGE__
         fi
         unset -f _envhook_say _envhook_newer_record 2>/dev/null || :
-        unset _envhook_tty _envhook_found
+        unset _envhook_tty _envhook_found _envhook_q _envhook_t
     fi
 
-    unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin \
+    unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin _envhook_copy \
         _envhook_key _envhook_state _envhook_saved _envhook_applied _envhook_foreign \
         _envhook_apply _envhook_strip
 }

@@ -41,4 +41,5 @@ endif
 unset _envhook_dirs _envhook_same _envhook_set _envhook_odd _envhook_rest _envhook_prev
 unset _envhook_kept _envhook_prefix _envhook_origin _envhook_key _envhook_state _envhook_saved
 unset _envhook_applied _envhook_has _envhook_foreign _envhook_probe
+unset _envhook_copy _envhook_hold _envhook_esc _envhook_cut
 # __ENVHOOK_DETAILS__

@@ -13,6 +13,13 @@ if ([System.Environment]::OSVersion.Platform -ne [System.PlatformID]::Win32NT) {
         # The key, and whose state it is: see activate.ps1.
         $prefix = __ENVHOOK_PREFIX__
         $origin = __ENVHOOK_ORIGIN__
+        # A copy made without conda: see activate.ps1.
+        $copyPrefix = [System.Environment]::GetEnvironmentVariable('CONDA_PREFIX')
+        if ($null -ne $copyPrefix -and $copyPrefix -cne '' -and $copyPrefix -cne $prefix -and
+            (__ENVHOOK_COPY_MARKS__)) {
+            $prefix = $copyPrefix
+            $ours = @(__ENVHOOK_COPY_DIRS__)
+        }
         $id = '__ENVHOOK_ID__'
         if ($prefix -cne $origin) { $id = "$($id)_$($prefix.Length)" }
         $state = [System.Environment]::GetEnvironmentVariable("ENVHOOK_STATE_$id")

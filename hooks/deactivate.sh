@@ -9,7 +9,8 @@
 # - Not activated by us (conda runs deactivate.d of freshly installed
 #   packages on reactivation): nothing happens.
 # Paths are baked in: rattler and pixi change CONDA_PREFIX before running
-# deactivate.d. Builtins only; safe under `set -euo pipefail`; status 0.
+# deactivate.d. Only a copy made without conda is told by CONDA_PREFIX (see
+# the key). Builtins only; safe under `set -euo pipefail`; status 0.
 
 # The variables the key fragment sets (key.sh) are assigned where it is
 # rendered, which shellcheck cannot see in the template (a directive
@@ -47,7 +48,7 @@ if [ -n "${_envhook_state}" ]; then
         "ENVHOOK_APPLIED_${_envhook_key}"
 fi
 
-unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin _envhook_key _envhook_state \
+unset _envhook_dirs _envhook_rest _envhook_prefix _envhook_origin _envhook_copy _envhook_key _envhook_state \
     _envhook_saved _envhook_applied
 :
 # __ENVHOOK_DETAILS__

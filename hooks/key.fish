@@ -9,6 +9,19 @@ set -l _envhook_prefix __ENVHOOK_PREFIX__
 # of the old prefix in a copy does not change it; a copy (clone, rename,
 # conda-unpack) keys its state by its prefix's length too (see activate.sh).
 set -l _envhook_origin __ENVHOOK_ORIGIN__
+# A copy made without conda (cp -a, rsync, a restored backup) holds these
+# hooks byte for byte; conda runs them with CONDA_PREFIX set to the copy.
+# When CONDA_PREFIX is another directory (not another spelling of this
+# prefix) holding this hook and the link directory it was written with,
+# the copy's own directories are used, never the source's (see key.sh).
+set -l _envhook_copy
+if set -q CONDA_PREFIX; and test -n "$CONDA_PREFIX"; and test "$CONDA_PREFIX" != "$_envhook_prefix"
+    if test __ENVHOOK_COPY_MARKS__; and not test "$CONDA_PREFIX" -ef "$_envhook_prefix"
+        set _envhook_prefix "$CONDA_PREFIX"
+        set _envhook_ours __ENVHOOK_COPY_DIRS__
+        set _envhook_copy 1
+    end
+end
 set -l _envhook_key __ENVHOOK_ID__
 if test "$_envhook_prefix" != "$_envhook_origin"
     set _envhook_key __ENVHOOK_ID___(string length -- "$_envhook_prefix")

@@ -8,6 +8,31 @@
 _envhook_dirs=__ENVHOOK_DIRS__
 # shellcheck disable=SC2016
 _envhook_prefix=__ENVHOOK_PREFIX__
+# A copy made without conda (cp -a, rsync, a restored backup) holds these
+# hooks byte for byte, the source's prefix and directories in them. conda
+# and mamba run a copy's hooks with CONDA_PREFIX set to the copy (activate.d
+# sees the incoming environment, deactivate.d the outgoing one), so when
+# CONDA_PREFIX is another directory (not another spelling of this prefix:
+# -ef) that holds this hook and the link directory it was written with,
+# the hook runs in that copy and uses the copy's own directories: its link
+# directory holds relative links, valid where it lies. Never the source's
+# libraries for a copy. (rattler's deactivation sets CONDA_PREFIX to the
+# previous environment first; that one holds other link directories, so
+# the test fails there and the prefix as written stands.)
+_envhook_copy=
+case ${CONDA_PREFIX:-} in
+    '' | "${_envhook_prefix}") ;;
+    *)
+        # The placeholder becomes -f/-d tests of paths; -ef is not POSIX,
+        # but bash, zsh, dash, busybox sh and ksh all have it, and -a (XSI).
+        # shellcheck disable=SC2078,SC2166,SC3013
+        if [ __ENVHOOK_COPY_MARKS__ ] && ! [ "${CONDA_PREFIX}" -ef "${_envhook_prefix}" ]; then
+            _envhook_prefix=${CONDA_PREFIX}
+            _envhook_dirs=__ENVHOOK_COPY_DIRS__
+            _envhook_copy=1
+        fi
+        ;;
+esac
 # The prefix this hook was written for, spelled so that conda's rewriting
 # of the old prefix in a copied environment (conda create --clone, conda
 # rename, conda-unpack) does not change it: when the two differ, the hook

@@ -137,7 +137,7 @@ fn a_copy_is_reported_the_same_by_activation_check_and_audit() {
     let source = install(&sb, &sb.path("envs/rel"));
     let clone = copied(&sb, &source, "relclone");
     let want = format!(
-        "{} was moved or copied from {} (conda create --clone, conda rename or conda-pack) since \
+        "{} was moved or copied from {} (a conda clone or rename, conda-pack, or a copy of its directory) since \
          its CUDA hooks were written; refresh them with: envhook install -p '{}'",
         clone.prefix.display(),
         source.prefix.display(),

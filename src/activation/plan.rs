@@ -93,6 +93,7 @@ impl Plan {
                 .to_string();
             let prefix_text = prefix.display().to_string();
             for phase in [Phase::Activate, Phase::Deactivate] {
+                let copy_marks = copy_marks(&spec, dialect, phase);
                 let values = HookValues {
                     id: &spec.id,
                     dirs: &dirs,
@@ -104,6 +105,7 @@ impl Plan {
                     moved_format: &crate::activation::shell::messages::moved_format(),
                     foreign_message: crate::activation::shell::messages::FOREIGN_MESSAGE,
                     header: &header,
+                    copy_marks: &copy_marks,
                 };
                 files.push(HookFile {
                     path: hook_path(&prefix, dialect, phase),
@@ -120,6 +122,27 @@ impl Plan {
             skipped,
         }
     }
+}
+
+/// What a copy of the environment made without conda holds, relative to
+/// its prefix, for the hooks to recognise one (see `shell/copy.rs`): this
+/// hook, then the link directory named by the fingerprint, or (without
+/// one) the directories the hooks expose.
+fn copy_marks(spec: &HookSpec, dialect: Dialect, phase: Phase) -> Vec<String> {
+    let relative = |p: &Path| {
+        p.strip_prefix(&spec.prefix)
+            .ok()
+            .map(|r| format!("/{}", r.display()))
+    };
+    let hook = hook_path(&spec.prefix, dialect, phase);
+    let dirs: Vec<&Path> = match &spec.isolation {
+        Some(iso) => vec![iso.dir.as_path()],
+        None => spec.dirs.iter().map(PathBuf::as_path).collect(),
+    };
+    std::iter::once(hook.as_path())
+        .chain(dirs)
+        .filter_map(relative)
+        .collect()
 }
 
 /// The hooks' header: version, mode and fingerprint, the prefix (also

@@ -101,6 +101,25 @@ impl Sh {
         }
     }
 
+    /// Export CONDA_PREFIX as the value of `var`, as conda does around
+    /// a hook: activate.d sees the incoming environment, deactivate.d the
+    /// outgoing one.
+    pub fn set_conda_prefix(self, var: &str) -> String {
+        match self {
+            Sh::Fish => format!("set -gx CONDA_PREFIX \"${var}\"\n"),
+            Sh::Tcsh | Sh::TcshNoglob => format!("setenv CONDA_PREFIX ${var}:q\n"),
+            _ => format!("CONDA_PREFIX=\"${{{var}}}\"; export CONDA_PREFIX\n"),
+        }
+    }
+
+    pub fn unset_conda_prefix(self) -> &'static str {
+        match self {
+            Sh::Fish => "set -e CONDA_PREFIX\n",
+            Sh::Tcsh | Sh::TcshNoglob => "unsetenv CONDA_PREFIX\n",
+            _ => "unset CONDA_PREFIX\n",
+        }
+    }
+
     pub fn dump(self, n: usize) -> String {
         if self.is_csh() {
             return format!("env -0 > $T_DUMP:q/{n}\n");
@@ -252,14 +271,48 @@ pub fn run_with(
     initial: &Option<Vec<u8>>,
     extra: &[(&str, &str)],
 ) -> Run {
+    run_as(sh, a, b, steps, initial, extra, Conda::Prefix)
+}
+
+/// How the hooks are sourced.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(dead_code)] // not every test crate including the harness sources by hand
+pub enum Conda {
+    /// As conda and mamba do: CONDA_PREFIX is the hook's environment
+    /// while it runs (and unset between steps, so that the environment
+    /// before and after compares equal).
+    Prefix,
+    /// By hand, CONDA_PREFIX unset.
+    NoPrefix,
+}
+
+/// [`run_with`], sourcing the hooks as `conda` says.
+pub fn run_as(
+    sh: Sh,
+    a: &Hooked,
+    b: &Hooked,
+    steps: &[Step],
+    initial: &Option<Vec<u8>>,
+    extra: &[(&str, &str)],
+    conda: Conda,
+) -> Run {
     let dump_dir = tempfile::tempdir().unwrap();
     let mut script = sh.dump(0);
+    let hook = |hook: &str, prefix: &str| match conda {
+        Conda::Prefix => format!(
+            "{}{}{}",
+            sh.set_conda_prefix(prefix),
+            sh.source(hook),
+            sh.unset_conda_prefix()
+        ),
+        Conda::NoPrefix => sh.source(hook),
+    };
     for (i, step) in steps.iter().enumerate() {
         script.push_str(&match step {
-            Step::ActA => sh.source("T_A_ACT"),
-            Step::DeactA => sh.source("T_A_DEACT"),
-            Step::ActB => sh.source("T_B_ACT"),
-            Step::DeactB => sh.source("T_B_DEACT"),
+            Step::ActA => hook("T_A_ACT", "T_A_PREFIX"),
+            Step::DeactA => hook("T_A_DEACT", "T_A_PREFIX"),
+            Step::ActB => hook("T_B_ACT", "T_B_PREFIX"),
+            Step::DeactB => hook("T_B_DEACT", "T_B_PREFIX"),
             Step::UserPrepend => sh.user_prepend().to_string(),
             Step::UserUnset => sh.user_unset().to_string(),
         });
@@ -280,6 +333,8 @@ pub fn run_with(
         .env("T_A_DEACT", a.hook("deactivate", sh.ext()))
         .env("T_B_ACT", b.hook("activate", sh.ext()))
         .env("T_B_DEACT", b.hook("deactivate", sh.ext()))
+        .env("T_A_PREFIX", &a.prefix)
+        .env("T_B_PREFIX", &b.prefix)
         .current_dir(dump_dir.path());
     for (k, v) in extra {
         cmd.env(k, v);

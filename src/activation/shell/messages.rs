@@ -24,7 +24,7 @@ pub const MOVED_LEAD: &str = "envhook: ";
 /// See [`MOVED_LEAD`].
 pub const MOVED_MIDDLE: &str = " was moved or copied from ";
 /// See [`MOVED_LEAD`].
-pub const MOVED_TAIL: &str = " (conda create --clone, conda rename or conda-pack) since its CUDA \
+pub const MOVED_TAIL: &str = " (a conda clone or rename, conda-pack, or a copy of its directory) since its CUDA \
      hooks were written; refresh them with: envhook install -p ";
 
 /// The warning for hooks older than the environment's packages, worded

@@ -10,6 +10,7 @@
 //! ownership header. Values are always quoted the same way, whatever they
 //! hold.
 
+mod copy;
 pub mod messages;
 pub mod quote;
 
@@ -141,6 +142,7 @@ pub mod export {
             moved_format: "",
             foreign_message: "",
             header,
+            copy_marks: &[],
         }
     }
 
@@ -317,6 +319,11 @@ pub struct HookValues<'a> {
     /// Comment lines at the end of the hook: what it was written from
     /// (see [`crate::activation::status::installed`]).
     pub header: &'a [String],
+    /// What a copy of the environment made without conda holds, relative
+    /// to its prefix (from `/`): the hook itself (a file), then the link
+    /// directory the hooks were written with (or, without one, the
+    /// directories they expose). See `copy.rs`.
+    pub copy_marks: &'a [String],
 }
 
 /// Render one hook. Values must not contain `:` in `dirs`/`watch` elements
@@ -394,20 +401,18 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
         "PREFIX" => q(v.prefix),
         "ORIGIN" => origin(dialect, v.prefix),
         "MOVED_FORMAT" => q(v.moved_format),
-        "PASTE" => q(&quote::posix(v.prefix)),
+        "COPY_MARKS" => copy::marks(dialect, v.copy_marks),
+        "COPY_DIRS" => copy::dirs(dialect, v.dirs, v.prefix),
         "FOREIGN_MESSAGE" => q(v.foreign_message),
         // csh: the prefix as a `:s` modifier's text, and the moved
         // warning's pieces around the two prefixes (csh has no printf).
         "PREFIX_EDIT" => quote::csh_modifier(v.prefix),
         "MOVED_PREFIX" => q(crate::activation::shell::messages::MOVED_LEAD),
         "MOVED_MIDDLE" => q(crate::activation::shell::messages::MOVED_MIDDLE),
-        "MOVED_SUFFIX" => q(&format!(
-            "{}{}",
-            crate::activation::shell::messages::MOVED_TAIL,
-            quote::posix(v.prefix)
-        )),
+        // The hooks append the prefix, quoted for pasting, themselves.
+        "MOVED_SUFFIX" => q(crate::activation::shell::messages::MOVED_TAIL),
         "STRIP" => match dialect {
-            Dialect::Csh => csh_strip(v.dirs),
+            Dialect::Csh => csh_strip(v.dirs, v.prefix),
             _ => fragment(dialect, Fragment::Strip),
         },
         // The key fragment's own placeholders are the template's.
@@ -466,16 +471,11 @@ fn origin(dialect: Dialect, prefix: &str) -> String {
 }
 
 /// `hooks/strip.csh` with one `:as` edit per directory of ours.
-fn csh_strip(dirs: &[String]) -> String {
+fn csh_strip(dirs: &[String], prefix: &str) -> String {
     substitute(&fragment(Dialect::Csh, Fragment::Strip), |token| {
         (token == "DIR_EDITS").then(|| {
             dirs.iter()
-                .map(|d| {
-                    format!(
-                        "set _envhook_rest = ${{_envhook_rest:as#:{}:#:#:q}}",
-                        quote::csh_modifier(d)
-                    )
-                })
+                .map(|d| copy::csh_edit(d, prefix))
                 .collect::<Vec<_>>()
                 .join("\n    ")
         })
@@ -572,6 +572,7 @@ mod tests {
             moved_format: "%s %s %s\\n",
             foreign_message: "foreign",
             header,
+            copy_marks: &[],
         }
     }
 
