@@ -438,9 +438,22 @@ pub fn cuda11_paddle(prefix: &Path) -> Env {
 /// cuDNN 9 from the 2025 split (`cudnn` metapackage -> `libcudnn`),
 /// `nccl`, the driver stub, and conda-forge's pytorch 2.4.1 CUDA build.
 pub fn cuda12_split(prefix: &Path) -> Env {
-    use FileSpec::*;
     let mut env = Env::new(prefix);
     env.python("3.12.4");
+    cuda12_toolkit(&mut env);
+    cuda12_libraries(&mut env);
+    fs::write(
+        env.site().join("torch/version.py"),
+        "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n__version__ = '2.4.1'\ndebug = False\ncuda: Optional[str] = '12.0'\ngit_version = 'Unknown'\nhip: Optional[str] = None\n",
+    )
+    .unwrap();
+    env
+}
+
+/// `cuda12_split`'s CUDA toolkit: `cuda-version`, the runtime, cuBLAS, NVRTC
+/// and the driver stub.
+fn cuda12_toolkit(env: &mut Env) {
+    use FileSpec::*;
     env.conda(CondaPkg::new("cuda-version", "12.6", "h7480c83_3").noarch());
     env.conda(
         CondaPkg::new("cuda-cudart_linux-64", "12.6.77", "h3f2d84a_0")
@@ -516,6 +529,11 @@ pub fn cuda12_split(prefix: &Path) -> Env {
             "../../targets/x86_64-linux/lib/stubs/libcuda.so",
         )]),
     );
+}
+
+/// `cuda12_split`'s libraries over the toolkit: cuDNN 9, NCCL and pytorch.
+fn cuda12_libraries(env: &mut Env) {
+    use FileSpec::*;
     env.conda(
         CondaPkg::new("libcudnn", "9.3.0.75", "h0a7ce49_0")
             .depends(vec!["cuda-version >=12,<13.0a0", "libcublas"])
@@ -558,12 +576,6 @@ pub fn cuda12_split(prefix: &Path) -> Env {
             File("lib/python3.12/site-packages/torch/version.py"),
         ]),
     );
-    fs::write(
-        env.site().join("torch/version.py"),
-        "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n__version__ = '2.4.1'\ndebug = False\ncuda: Optional[str] = '12.0'\ngit_version = 'Unknown'\nhip: Optional[str] = None\n",
-    )
-    .unwrap();
-    env
 }
 
 /// CUDA from pip only: PyPI torch 2.3.1 with the pinned `nvidia-*-cu12`
