@@ -1,0 +1,328 @@
+//! Builds prefixes laid out like real conda environments: the demo's, and
+//! the integration tests' (tests/support includes this file).
+//!
+//! Records carry the keys real conda and rattler records carry
+//! (`../shared/reference/real-env-data.md` §1.2), with valid hash strings
+//! and the quirks of real ones (`"features": ""`, `"track_features": ""`,
+//! channel with and without subdir). Library files are real files and
+//! symlinks arranged as the conda-forge and PyPI packages arrange them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One file a package installs.
+#[derive(Clone, Debug)]
+pub enum FileSpec {
+    /// A regular file with some bytes.
+    File(&'static str),
+    /// A symlink (relative target, as conda packages ship them).
+    Link(&'static str, &'static str),
+    /// Listed in the record but not on disk (a broken install).
+    Absent(&'static str),
+}
+
+impl FileSpec {
+    fn rel(&self) -> &'static str {
+        match self {
+            FileSpec::File(p) | FileSpec::Link(p, _) | FileSpec::Absent(p) => p,
+        }
+    }
+}
+
+/// A conda package to install into a prefix.
+#[derive(Clone, Debug)]
+pub struct CondaPkg {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub build: &'static str,
+    pub channel: &'static str,
+    pub subdir: &'static str,
+    pub depends: Vec<&'static str>,
+    pub files: Vec<FileSpec>,
+}
+
+impl CondaPkg {
+    /// A conda-forge linux-64 package.
+    pub fn new(name: &'static str, version: &'static str, build: &'static str) -> Self {
+        CondaPkg {
+            name,
+            version,
+            build,
+            channel: "https://conda.anaconda.org/conda-forge/",
+            subdir: "linux-64",
+            depends: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
+    pub fn files(mut self, files: Vec<FileSpec>) -> Self {
+        self.files = files;
+        self
+    }
+
+    pub fn depends(mut self, deps: Vec<&'static str>) -> Self {
+        self.depends = deps;
+        self
+    }
+
+    pub fn noarch(mut self) -> Self {
+        self.subdir = "noarch";
+        self
+    }
+
+    pub fn channel(mut self, channel: &'static str) -> Self {
+        self.channel = channel;
+        self
+    }
+}
+
+/// A pip distribution to install into site-packages.
+#[derive(Clone, Debug)]
+pub struct PipDist {
+    /// The distribution name as on PyPI (`nvidia-cuda-runtime-cu12`).
+    pub name: &'static str,
+    pub version: &'static str,
+    pub installer: &'static str,
+    /// Files relative to site-packages.
+    pub files: Vec<FileSpec>,
+    /// Extra files with contents (`torch/version.py`), also in RECORD.
+    pub texts: Vec<(&'static str, String)>,
+    /// `Requires-Dist:` lines of METADATA.
+    pub requires: Vec<&'static str>,
+}
+
+impl PipDist {
+    pub fn new(name: &'static str, version: &'static str) -> Self {
+        PipDist {
+            name,
+            version,
+            installer: "pip",
+            files: Vec::new(),
+            texts: Vec::new(),
+            requires: Vec::new(),
+        }
+    }
+
+    pub fn requires(mut self, requires: Vec<&'static str>) -> Self {
+        self.requires = requires;
+        self
+    }
+
+    pub fn files(mut self, files: Vec<FileSpec>) -> Self {
+        self.files = files;
+        self
+    }
+
+    pub fn text(mut self, rel: &'static str, body: impl Into<String>) -> Self {
+        self.texts.push((rel, body.into()));
+        self
+    }
+
+    pub fn installer(mut self, installer: &'static str) -> Self {
+        self.installer = installer;
+        self
+    }
+}
+
+/// A prefix under construction.
+pub struct Env {
+    pub prefix: PathBuf,
+    python: Option<&'static str>,
+}
+
+/// The bytes of every fixture library: a real, 1.5 kB x86-64 shared object
+/// (built once with `cc -shared -nostdlib -s -Wl,-z,max-page-size=0x10`),
+/// so the loader simulation accepts it like the real thing. Tests about
+/// SONAMEs, DT_NEEDED and RPATHs build their own objects with `cc`.
+const LIB_BYTES: &[u8] = include_bytes!("../../tests/support/fixture.so");
+
+fn hex(seed: &str, len: usize) -> String {
+    // FNV-1a, repeated: a valid, stable hex digest of the right length.
+    let mut out = String::new();
+    let mut h: u64 = 0xcbf29ce484222325;
+    while out.len() < len {
+        for b in seed.bytes().chain(out.len().to_le_bytes()) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        out.push_str(&format!("{h:016x}"));
+    }
+    out.truncate(len);
+    out
+}
+
+impl Env {
+    /// An empty environment: `conda-meta/` with a `history` file.
+    pub fn new(prefix: impl Into<PathBuf>) -> Self {
+        let prefix = prefix.into();
+        fs::create_dir_all(prefix.join("conda-meta")).unwrap();
+        fs::write(
+            prefix.join("conda-meta/history"),
+            "==> 2024-04-25 02:54:58 <==\n# cmd: /opt/conda/bin/conda create -n env\n# conda version: 24.3.0\n",
+        )
+        .unwrap();
+        Env {
+            prefix,
+            python: None,
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.prefix.join(rel)
+    }
+
+    /// Install a python record and create its site-packages.
+    pub fn python(&mut self, version: &'static str) -> &mut Self {
+        let mm: Vec<&str> = version.split('.').take(2).collect();
+        let site = format!("lib/python{}/site-packages", mm.join("."));
+        fs::create_dir_all(self.prefix.join(&site)).unwrap();
+        self.conda(
+            CondaPkg::new("python", version, "hd12c33a_0_cpython")
+                .files(vec![FileSpec::File("bin/python3")]),
+        );
+        let link = self.prefix.join("bin/python");
+        if !link.exists() {
+            std::os::unix::fs::symlink("python3", link).unwrap();
+        }
+        self.python = Some(version);
+        self
+    }
+
+    /// The site-packages directory (python must be installed first).
+    pub fn site(&self) -> PathBuf {
+        let v = self.python.expect("call python() first");
+        let mm: Vec<&str> = v.split('.').take(2).collect();
+        self.prefix
+            .join(format!("lib/python{}/site-packages", mm.join(".")))
+    }
+
+    fn lay_out(base: &Path, files: &[FileSpec]) {
+        for f in files {
+            let path = base.join(f.rel());
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir).unwrap();
+            }
+            match f {
+                FileSpec::File(_) => fs::write(&path, LIB_BYTES).unwrap(),
+                FileSpec::Link(_, target) => {
+                    let _ = fs::remove_file(&path);
+                    std::os::unix::fs::symlink(target, &path).unwrap();
+                }
+                FileSpec::Absent(_) => {}
+            }
+        }
+    }
+
+    /// Install a conda package: its files and its record. Returns the
+    /// record's path.
+    pub fn conda(&mut self, pkg: CondaPkg) -> PathBuf {
+        Self::lay_out(&self.prefix, &pkg.files);
+        let fn_ = format!("{}-{}-{}.conda", pkg.name, pkg.version, pkg.build);
+        let url = format!(
+            "https://conda.anaconda.org/conda-forge/{}/{fn_}",
+            pkg.subdir
+        );
+        let cache = format!(
+            "/home/u/miniforge3/pkgs/{}-{}-{}",
+            pkg.name, pkg.version, pkg.build
+        );
+        let paths: Vec<serde_json::Value> = pkg
+            .files
+            .iter()
+            .map(|f| {
+                let kind = match f {
+                    FileSpec::Link(..) => "softlink",
+                    _ => "hardlink",
+                };
+                serde_json::json!({
+                    "_path": f.rel(),
+                    "path_type": kind,
+                    "sha256": hex(f.rel(), 64),
+                    "sha256_in_prefix": hex(f.rel(), 64),
+                    "size_in_bytes": LIB_BYTES.len(),
+                })
+            })
+            .collect();
+        let mut record = serde_json::json!({
+            "build": pkg.build,
+            "build_number": pkg.build.rsplit('_').next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0),
+            "channel": pkg.channel,
+            "constrains": [],
+            "depends": pkg.depends,
+            "extracted_package_dir": cache,
+            "features": "",
+            "files": pkg.files.iter().map(FileSpec::rel).collect::<Vec<_>>(),
+            "fn": fn_,
+            "license": "LicenseRef-NVIDIA-End-User-License-Agreement",
+            "link": {"source": cache, "type": 1},
+            "md5": hex(&fn_, 32),
+            "name": pkg.name,
+            "package_tarball_full_path": format!("{cache}.conda"),
+            "paths_data": {"paths": paths, "paths_version": 1},
+            "requested_spec": "None",
+            "sha256": hex(&url, 64),
+            "size": 123456,
+            "subdir": pkg.subdir,
+            "timestamp": 1_718_000_000_000u64,
+            "track_features": "",
+            "url": url,
+            "version": pkg.version,
+        });
+        if pkg.subdir == "noarch" {
+            record["noarch"] = "generic".into();
+        }
+        let path = self
+            .prefix
+            .join("conda-meta")
+            .join(format!("{}-{}-{}.json", pkg.name, pkg.version, pkg.build));
+        fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+        path
+    }
+
+    /// Install a pip distribution into site-packages. Returns the dist-info
+    /// directory.
+    pub fn pip(&mut self, dist: PipDist) -> PathBuf {
+        let site = self.site();
+        Self::lay_out(&site, &dist.files);
+        let escaped = dist.name.replace('-', "_");
+        let info_rel = format!("{escaped}-{}.dist-info", dist.version);
+        let info = site.join(&info_rel);
+        fs::create_dir_all(&info).unwrap();
+        let requires: String = dist
+            .requires
+            .iter()
+            .map(|r| format!("Requires-Dist: {r}\n"))
+            .collect();
+        fs::write(
+            info.join("METADATA"),
+            format!(
+                "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: fixture\nRequires-Python: >=3\n{requires}\nLong description.\n",
+                dist.name, dist.version
+            ),
+        )
+        .unwrap();
+        fs::write(info.join("INSTALLER"), format!("{}\n", dist.installer)).unwrap();
+        fs::write(info.join("WHEEL"), "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.41.2)\nRoot-Is-Purelib: false\nTag: py3-none-manylinux2014_x86_64\n").unwrap();
+        let mut record = String::new();
+        for f in &dist.files {
+            record.push_str(&format!(
+                "{},sha256={},{}\n",
+                f.rel(),
+                hex(f.rel(), 43),
+                LIB_BYTES.len()
+            ));
+        }
+        for (rel, body) in &dist.texts {
+            let path = site.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, body).unwrap();
+            record.push_str(&format!("{rel},sha256={},{}\n", hex(rel, 43), body.len()));
+        }
+        for meta in ["METADATA", "INSTALLER", "WHEEL"] {
+            record.push_str(&format!("{info_rel}/{meta},,\n"));
+        }
+        record.push_str(&format!("{info_rel}/RECORD,,\n"));
+        fs::write(info.join("RECORD"), record).unwrap();
+        info
+    }
+}
