@@ -1,6 +1,7 @@
 //! The demo installation: a conda root with environments shaped like real
 //! ones, to try envhook on.
 
+pub mod elf;
 pub mod prefix;
 pub mod presets;
 
