@@ -234,6 +234,15 @@ pub enum Error {
         known: Vec<String>,
     },
 
+    /// `envhook demo DIR` where DIR holds something that is not a demo.
+    #[error("{path} is not empty and is not an envhook demo", path = .path.display())]
+    NotADemo {
+        /// The directory.
+        path: PathBuf,
+        /// The file that marks a demo.
+        marker: &'static str,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),
@@ -246,7 +255,8 @@ impl Error {
             Error::EnvsDirMissing { .. }
             | Error::NoMessage { .. }
             | Error::UnknownGpu { .. }
-            | Error::UnknownManPage { .. } => self.usage_hint(),
+            | Error::UnknownManPage { .. }
+            | Error::NotADemo { .. } => self.usage_hint(),
             Error::AmbiguousEnv { .. }
             | Error::NoEnvSelected
             | Error::NotAnEnv { .. }
@@ -289,6 +299,13 @@ impl Error {
             Error::UnknownManPage { known, .. } => {
                 Some(format!("pages: envhook, {}", known.join(", ")))
             }
+            Error::NotADemo { path, marker } => Some(format!(
+                "envhook demo writes only into a directory that does not exist, an empty one, \
+                 or an earlier demo (which holds {}), and {} is none of these; name another \
+                 directory: `envhook demo DIR`",
+                marker,
+                path.display()
+            )),
             _ => None,
         }
     }

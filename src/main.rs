@@ -7,7 +7,8 @@
 //!
 //! 1. ground: `paths` (no-follow file access), `env_vars`, `exit` (the exit
 //!    contract), `error`, `finding` (what a finding is), `notice`
-//! 2. `data`: the shipped catalogue and compatibility matrix
+//! 2. `data`: the shipped catalogue and compatibility matrix; `demo`: the
+//!    demo installation `envhook demo` lays out (ELF objects included)
 //! 3. `discovery`: which environments exist, and the process `Context`
 //! 4. `machine` (driver, loader, ELF) and `inventory` (what one environment
 //!    holds)
@@ -26,6 +27,7 @@ mod audit;
 mod cli;
 mod cmd;
 mod data;
+mod demo;
 mod discovery;
 mod env_vars;
 mod error;
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => cmd::completions::run(args, &mut out),
         Command::Man(args) => cmd::man::run(args, Cli::command().version(version), &mut out),
         Command::Explain(args) => cmd::explain::run(args, &ctx, &mut out),
+        Command::Demo(args) => cmd::demo::run(args, &mut out),
     };
     let result = result.and_then(|status| out.flush().map(|()| status).map_err(Error::Output));
     match result {

@@ -179,6 +179,16 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             "a whole traceback, from standard input",
         )],
     ),
+    (
+        "demo",
+        &[
+            ("envhook demo", "lay out the demo in /tmp/envhook-demo"),
+            (
+                "HOME=/tmp/envhook-demo/home envhook audit",
+                "then audit it as its user would",
+            ),
+        ],
+    ),
 ];
 
 /// Every page: `envhook(1)` first, then the subcommands'. `root` is the

@@ -19,7 +19,7 @@ mod source;
 /// down or across a floor, never up.
 const FLOORS: &[&[&str]] = &[
     &["paths", "env_vars", "exit", "error", "finding", "notice"],
-    &["data"],
+    &["data", "demo"],
     &["discovery"],
     &["machine", "inventory"],
     &["activation"],

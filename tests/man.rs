@@ -19,6 +19,7 @@ const SUBCOMMANDS: &[&str] = &[
     "completions",
     "man",
     "explain",
+    "demo",
 ];
 
 #[test]

@@ -87,6 +87,12 @@ pub enum Command {
     /// environment.
     #[command(after_help = crate::exit::SUMMARY)]
     Explain(ExplainArgs),
+    /// Lay out a demo conda installation to try envhook on: environments
+    /// shaped like real ones (CUDA 11 + Paddle, CUDA 12 + pytorch, pip's
+    /// nvidia wheels, CPU only), with real shared objects; nothing is
+    /// installed. Running it again replaces the demo it wrote, and only that.
+    #[command(after_help = crate::exit::SUMMARY)]
+    Demo(DemoArgs),
 }
 
 /// Selecting one environment; with neither flag, the active one
@@ -325,6 +331,15 @@ pub struct ManArgs {
     /// directory, creating it if needed, and list them.
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
+}
+
+/// `envhook demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to lay it out: a directory that does not exist, an empty one,
+    /// or an earlier demo (replaced).
+    #[arg(value_name = "DIR", default_value = "/tmp/envhook-demo", value_hint = ValueHint::DirPath)]
+    pub dir: PathBuf,
 }
 
 /// `envhook explain`.

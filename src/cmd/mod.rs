@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod check;
 pub mod completions;
+pub mod demo;
 pub mod envs;
 pub mod explain;
 pub mod export;

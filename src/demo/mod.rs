@@ -1,38 +1,82 @@
-//! The demo installation: a conda root with environments shaped like real
-//! ones, to try envhook on.
+//! The demo installation `envhook demo` lays out, to try envhook on: a
+//! conda root `miniconda3/` (itself the `base` environment) with four more
+//! environments ([`ENVIRONMENTS`]: `paddle`, CUDA 11 cudatoolkit + cuDNN 8
+//! + the Paddle 2.5 CUDA 11.6 wheel; `torch`, conda-forge's CUDA 12.6
+//! split packages + pytorch; `wheels`, PyPI torch with the nvidia-*-cu12
+//! wheels; `cpu`, no CUDA), and `home/.conda/environments.txt` as conda
+//! would leave it. Every record, dist-info and build file is shaped like
+//! the real one ([`prefix`], [`presets`]); every library file is a real
+//! shared object, written by [`elf`] without a compiler, so the binary a
+//! pip user installed lays it out alone.
+//!
+//! The integration tests build their prefixes with the same code
+//! (tests/support includes this module), so nothing here names the crate:
+//! it needs std, `fs_err`, `serde_json` and `object`, and nothing of
+//! envhook's.
 
 pub mod elf;
 pub mod prefix;
 pub mod presets;
 
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use fs_err as fs;
 
 use prefix::{CondaPkg, Env};
 use presets::{cpu_only, cuda11_paddle, cuda12_split, pip_wheels};
 
-/// The demo installation (`cargo run --example demo-env`, the README's
-/// walkthrough): a root prefix `miniconda3/` with the environments
-/// `paddle`, `torch`, `wheels` and `cpu`, and `home/.conda/environments.txt`
-/// as conda would leave it (with one entry deleted by hand). Returns the
-/// root prefix and the home directory.
-pub fn demo(dir: &Path) -> (PathBuf, PathBuf) {
-    let root = dir.join("miniconda3");
-    let mut base = Env::new(&root);
-    base.python("3.12.4");
-    base.conda(CondaPkg::new("conda", "24.11.3", "py312h7900ff3_0"));
-    let envs = root.join("envs");
-    cuda11_paddle(&envs.join("paddle"));
-    cuda12_split(&envs.join("torch"));
-    pip_wheels(&envs.join("wheels"));
-    cpu_only(&envs.join("cpu"));
+/// The file that marks a directory as a demo `envhook demo` wrote (and
+/// may replace).
+pub const MARKER: &str = ".envhook-demo";
 
+/// The environments under `miniconda3/envs`, beside `base`.
+pub const ENVIRONMENTS: &[&str] = &["paddle", "torch", "wheels", "cpu"];
+
+/// What every library file of the demo holds: the test suite's fixture
+/// object (`tests/support/fixture.so`, built with `cc`), to the dynamic
+/// linker's eye: the same SONAME and one function, nothing needed.
+pub const OBJECT: elf::SharedObject<'static> = elf::SharedObject {
+    soname: "libenvhook-fixture.so",
+    needed: &[],
+    search: None,
+    defines: &["envhook_fixture"],
+    version: None,
+    imports: &[],
+};
+
+/// [`OBJECT`]'s bytes, written once per run.
+pub fn object() -> io::Result<&'static [u8]> {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    if let Some(bytes) = BYTES.get() {
+        return Ok(bytes);
+    }
+    let bytes = elf::write(&OBJECT).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(BYTES.get_or_init(|| bytes))
+}
+
+/// Lay the demo installation out in `dir` (which exists), every library
+/// file holding `lib`. Returns the root prefix and the home directory.
+pub fn lay_out(dir: &Path, lib: &'static [u8]) -> io::Result<(PathBuf, PathBuf)> {
+    let root = dir.join("miniconda3");
+    let mut base = Env::new(&root, lib)?;
+    base.python("3.12.4")?;
+    base.conda(CondaPkg::new("conda", "24.11.3", "py312h7900ff3_0"))?;
+    let envs = root.join("envs");
+    cuda11_paddle(&envs.join("paddle"), lib)?;
+    cuda12_split(&envs.join("torch"), lib)?;
+    pip_wheels(&envs.join("wheels"), lib)?;
+    cpu_only(&envs.join("cpu"), lib)?;
+
+    // As conda leaves it: every environment it created, and one deleted by
+    // hand since (`audit` reports the stale entry).
     let home = dir.join("home");
-    std::fs::create_dir_all(home.join(".conda")).unwrap();
+    fs::create_dir_all(home.join(".conda"))?;
     let mut listing = format!("{}\n", root.display());
-    for name in ["paddle", "torch", "wheels", "cpu", "deleted-by-hand"] {
+    for name in ENVIRONMENTS.iter().chain(&["deleted-by-hand"]) {
         listing.push_str(&format!("{}\n", envs.join(name).display()));
     }
-    std::fs::write(home.join(".conda/environments.txt"), listing).unwrap();
-
-    (root, home)
+    fs::write(home.join(".conda/environments.txt"), listing)?;
+    Ok((root, home))
 }

@@ -7,8 +7,10 @@
 //! channel with and without subdir). Library files are real files and
 //! symlinks arranged as the conda-forge and PyPI packages arrange them.
 
-use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
+
+use fs_err as fs;
 
 /// One file a package installs.
 #[derive(Clone, Debug)]
@@ -18,6 +20,7 @@ pub enum FileSpec {
     /// A symlink (relative target, as conda packages ship them).
     Link(&'static str, &'static str),
     /// Listed in the record but not on disk (a broken install).
+    #[allow(dead_code)] // tests/support's broken installs; the demo has none
     Absent(&'static str),
 }
 
@@ -103,6 +106,7 @@ impl PipDist {
         }
     }
 
+    #[allow(dead_code)] // tests/support's prefixes pin; the demo's do not
     pub fn requires(mut self, requires: Vec<&'static str>) -> Self {
         self.requires = requires;
         self
@@ -118,6 +122,7 @@ impl PipDist {
         self
     }
 
+    #[allow(dead_code)] // tests/support's uv and conda installs; the demo's use pip
     pub fn installer(mut self, installer: &'static str) -> Self {
         self.installer = installer;
         self
@@ -128,13 +133,10 @@ impl PipDist {
 pub struct Env {
     pub prefix: PathBuf,
     python: Option<&'static str>,
+    /// The bytes of every library file it gets: a real shared object, so
+    /// that the loader simulation accepts it like the real thing.
+    lib: &'static [u8],
 }
-
-/// The bytes of every fixture library: a real, 1.5 kB x86-64 shared object
-/// (built once with `cc -shared -nostdlib -s -Wl,-z,max-page-size=0x10`),
-/// so the loader simulation accepts it like the real thing. Tests about
-/// SONAMEs, DT_NEEDED and RPATHs build their own objects with `cc`.
-const LIB_BYTES: &[u8] = include_bytes!("../../tests/support/fixture.so");
 
 fn hex(seed: &str, len: usize) -> String {
     // FNV-1a, repeated: a valid, stable hex digest of the right length.
@@ -153,39 +155,41 @@ fn hex(seed: &str, len: usize) -> String {
 
 impl Env {
     /// An empty environment: `conda-meta/` with a `history` file.
-    pub fn new(prefix: impl Into<PathBuf>) -> Self {
+    /// `lib` is what every library file it gets holds.
+    pub fn new(prefix: impl Into<PathBuf>, lib: &'static [u8]) -> io::Result<Self> {
         let prefix = prefix.into();
-        fs::create_dir_all(prefix.join("conda-meta")).unwrap();
+        fs::create_dir_all(prefix.join("conda-meta"))?;
         fs::write(
             prefix.join("conda-meta/history"),
             "==> 2024-04-25 02:54:58 <==\n# cmd: /opt/conda/bin/conda create -n env\n# conda version: 24.3.0\n",
-        )
-        .unwrap();
-        Env {
+        )?;
+        Ok(Env {
             prefix,
             python: None,
-        }
+            lib,
+        })
     }
 
+    #[allow(dead_code)] // for tests/support's prefixes
     pub fn path(&self, rel: &str) -> PathBuf {
         self.prefix.join(rel)
     }
 
     /// Install a python record and create its site-packages.
-    pub fn python(&mut self, version: &'static str) -> &mut Self {
+    pub fn python(&mut self, version: &'static str) -> io::Result<&mut Self> {
         let mm: Vec<&str> = version.split('.').take(2).collect();
         let site = format!("lib/python{}/site-packages", mm.join("."));
-        fs::create_dir_all(self.prefix.join(&site)).unwrap();
+        fs::create_dir_all(self.prefix.join(&site))?;
         self.conda(
             CondaPkg::new("python", version, "hd12c33a_0_cpython")
                 .files(vec![FileSpec::File("bin/python3")]),
-        );
+        )?;
         let link = self.prefix.join("bin/python");
         if !link.exists() {
-            std::os::unix::fs::symlink("python3", link).unwrap();
+            fs::os::unix::fs::symlink("python3", link)?;
         }
         self.python = Some(version);
-        self
+        Ok(self)
     }
 
     /// The site-packages directory (python must be installed first).
@@ -196,27 +200,28 @@ impl Env {
             .join(format!("lib/python{}/site-packages", mm.join(".")))
     }
 
-    fn lay_out(base: &Path, files: &[FileSpec]) {
+    fn lay_out(&self, base: &Path, files: &[FileSpec]) -> io::Result<()> {
         for f in files {
             let path = base.join(f.rel());
             if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir).unwrap();
+                fs::create_dir_all(dir)?;
             }
             match f {
-                FileSpec::File(_) => fs::write(&path, LIB_BYTES).unwrap(),
+                FileSpec::File(_) => fs::write(&path, self.lib)?,
                 FileSpec::Link(_, target) => {
                     let _ = fs::remove_file(&path);
-                    std::os::unix::fs::symlink(target, &path).unwrap();
+                    fs::os::unix::fs::symlink(target, &path)?;
                 }
                 FileSpec::Absent(_) => {}
             }
         }
+        Ok(())
     }
 
     /// Install a conda package: its files and its record. Returns the
     /// record's path.
-    pub fn conda(&mut self, pkg: CondaPkg) -> PathBuf {
-        Self::lay_out(&self.prefix, &pkg.files);
+    pub fn conda(&mut self, pkg: CondaPkg) -> io::Result<PathBuf> {
+        self.lay_out(&self.prefix, &pkg.files)?;
         let fn_ = format!("{}-{}-{}.conda", pkg.name, pkg.version, pkg.build);
         let url = format!(
             "https://conda.anaconda.org/conda-forge/{}/{fn_}",
@@ -239,7 +244,7 @@ impl Env {
                     "path_type": kind,
                     "sha256": hex(f.rel(), 64),
                     "sha256_in_prefix": hex(f.rel(), 64),
-                    "size_in_bytes": LIB_BYTES.len(),
+                    "size_in_bytes": self.lib.len(),
                 })
             })
             .collect();
@@ -275,19 +280,19 @@ impl Env {
             .prefix
             .join("conda-meta")
             .join(format!("{}-{}-{}.json", pkg.name, pkg.version, pkg.build));
-        fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
-        path
+        fs::write(&path, serde_json::to_string_pretty(&record)?)?;
+        Ok(path)
     }
 
     /// Install a pip distribution into site-packages. Returns the dist-info
     /// directory.
-    pub fn pip(&mut self, dist: PipDist) -> PathBuf {
+    pub fn pip(&mut self, dist: PipDist) -> io::Result<PathBuf> {
         let site = self.site();
-        Self::lay_out(&site, &dist.files);
+        self.lay_out(&site, &dist.files)?;
         let escaped = dist.name.replace('-', "_");
         let info_rel = format!("{escaped}-{}.dist-info", dist.version);
         let info = site.join(&info_rel);
-        fs::create_dir_all(&info).unwrap();
+        fs::create_dir_all(&info)?;
         let requires: String = dist
             .requires
             .iter()
@@ -299,30 +304,34 @@ impl Env {
                 "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: fixture\nRequires-Python: >=3\n{requires}\nLong description.\n",
                 dist.name, dist.version
             ),
-        )
-        .unwrap();
-        fs::write(info.join("INSTALLER"), format!("{}\n", dist.installer)).unwrap();
-        fs::write(info.join("WHEEL"), "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.41.2)\nRoot-Is-Purelib: false\nTag: py3-none-manylinux2014_x86_64\n").unwrap();
+        )?;
+        fs::write(info.join("INSTALLER"), format!("{}\n", dist.installer))?;
+        fs::write(
+            info.join("WHEEL"),
+            "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.41.2)\nRoot-Is-Purelib: false\nTag: py3-none-manylinux2014_x86_64\n",
+        )?;
         let mut record = String::new();
         for f in &dist.files {
             record.push_str(&format!(
                 "{},sha256={},{}\n",
                 f.rel(),
                 hex(f.rel(), 43),
-                LIB_BYTES.len()
+                self.lib.len()
             ));
         }
         for (rel, body) in &dist.texts {
             let path = site.join(rel);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(&path, body).unwrap();
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            fs::write(&path, body)?;
             record.push_str(&format!("{rel},sha256={},{}\n", hex(rel, 43), body.len()));
         }
         for meta in ["METADATA", "INSTALLER", "WHEEL"] {
             record.push_str(&format!("{info_rel}/{meta},,\n"));
         }
         record.push_str(&format!("{info_rel}/RECORD,,\n"));
-        fs::write(info.join("RECORD"), record).unwrap();
-        info
+        fs::write(info.join("RECORD"), record)?;
+        Ok(info)
     }
 }

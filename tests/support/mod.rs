@@ -11,16 +11,53 @@ pub mod source;
 pub mod terminal;
 
 #[path = "../../src/demo/mod.rs"]
-mod demo_layout;
+pub mod demo_layout;
 
-#[allow(unused_imports)] // each test binary uses a different part
-pub use demo_layout::{
-    demo,
-    prefix::{CondaPkg, Env, FileSpec, PipDist},
-    presets::{cpu_only, cuda11_paddle, cuda12_split, pip_wheels},
-};
+pub use demo_layout::prefix::{CondaPkg, FileSpec, PipDist};
+use demo_layout::{prefix, presets};
+
+/// The bytes of every fixture library: a real, 1.5 kB x86-64 shared object
+/// (built once with `cc -shared -nostdlib -s -Wl,-z,max-page-size=0x10`),
+/// so the loader simulation accepts it like the real thing. Tests about
+/// SONAMEs, DT_NEEDED and RPATHs build their own objects with `cc`.
+pub const LIB_BYTES: &[u8] = include_bytes!("fixture.so");
+
+/// A prefix under construction: the demo's builder (`src/demo/prefix.rs`)
+/// with [`LIB_BYTES`] for every library, where a failure fails the test.
+pub struct Env(prefix::Env);
+
+impl std::ops::Deref for Env {
+    type Target = prefix::Env;
+
+    fn deref(&self) -> &prefix::Env {
+        &self.0
+    }
+}
 
 impl Env {
+    /// An empty environment: `conda-meta/` with a `history` file.
+    pub fn new(prefix: impl Into<PathBuf>) -> Self {
+        Env(prefix::Env::new(prefix, LIB_BYTES).unwrap())
+    }
+
+    /// Install a python record and create its site-packages.
+    pub fn python(&mut self, version: &'static str) -> &mut Self {
+        self.0.python(version).unwrap();
+        self
+    }
+
+    /// Install a conda package: its files and its record. Returns the
+    /// record's path.
+    pub fn conda(&mut self, pkg: CondaPkg) -> PathBuf {
+        self.0.conda(pkg).unwrap()
+    }
+
+    /// Install a pip distribution into site-packages. Returns the dist-info
+    /// directory.
+    pub fn pip(&mut self, dist: PipDist) -> PathBuf {
+        self.0.pip(dist).unwrap()
+    }
+
     /// `n` ordinary packages nobody cares about, like the bulk of a real env.
     /// With `garbage`, their records are not even JSON: reading one would
     /// fail, so a passing run proves they were never opened.
@@ -50,6 +87,26 @@ impl Env {
 }
 
 // ------------------------------------------------------------- presets ----
+
+/// The demo's `paddle` (`src/demo/presets.rs`).
+pub fn cuda11_paddle(prefix: &Path) -> Env {
+    Env(presets::cuda11_paddle(prefix, LIB_BYTES).unwrap())
+}
+
+/// The demo's `torch`.
+pub fn cuda12_split(prefix: &Path) -> Env {
+    Env(presets::cuda12_split(prefix, LIB_BYTES).unwrap())
+}
+
+/// The demo's `wheels`.
+pub fn pip_wheels(prefix: &Path) -> Env {
+    Env(presets::pip_wheels(prefix, LIB_BYTES).unwrap())
+}
+
+/// The demo's `cpu`.
+pub fn cpu_only(prefix: &Path) -> Env {
+    Env(presets::cpu_only(prefix, LIB_BYTES).unwrap())
+}
 
 /// CUDA 13 from pip: the suffix-less toolkit wheels share `nvidia/cu13/lib`,
 /// while cuDNN keeps its `-cu13` suffix; Paddle 3.x with its version file.
