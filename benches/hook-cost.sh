@@ -7,7 +7,7 @@
 #
 #   benches/hook-cost.sh [ITERATIONS]     (default 10000)
 #
-# Three environments of the demo (examples/demo-env): paddle (CUDA 11
+# Three environments of the demo (`envhook demo`): paddle (CUDA 11
 # cudatoolkit, cuDNN and a pip framework), torch (CUDA 12 split packages:
 # a dozen records) and wheels (pip nvidia-* wheels).
 #
@@ -21,10 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations=${1:-10000}
 
-cargo build -q --release --bin envhook --example demo-env
+cargo build -q --release --bin envhook
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-target/release/examples/demo-env "$work/demo" >/dev/null
+target/release/envhook demo "$work/demo" >/dev/null
 # shellcheck disable=SC2016 # the one-liner, verbatim
 printf 'export LD_LIBRARY_PATH=$CONDA_PREFIX/lib:$LD_LIBRARY_PATH\n' >"$work/one-line.sh"
 

@@ -34,11 +34,11 @@ shift || true
 shells=("$@")
 ((${#shells[@]})) || shells=(bash zsh dash fish)
 
-cargo build -q --release --bin envhook --example demo-env
+cargo build -q --release --bin envhook
 envhook=${ENVHOOK_BIN:-target/release/envhook}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-target/release/examples/demo-env "$work/demo" >/dev/null
+target/release/envhook demo "$work/demo" >/dev/null
 prefix="$work/demo/miniconda3/envs/paddle"
 "$envhook" install -p "$prefix" >/dev/null
 echo "hooks written by $("$envhook" --version)"

@@ -57,10 +57,9 @@ fn real_audit(dir: &Path) -> String {
         );
     };
     ok(
-        Command::new(env!("CARGO"))
-            .args(["run", "-q", "--locked", "--example", "demo-env", "--"])
-            .arg(dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        Command::new(env!("CARGO_BIN_EXE_envhook"))
+            .arg("demo")
+            .arg(dir),
         "the demo",
     );
     let envs = dir.join("miniconda3/envs");

@@ -1,7 +1,8 @@
 //! The wheels `scripts/build-wheels DIR` builds, as a pip user gets them:
 //! the binary's glibc bound, an install with `pip install --no-index` into a
-//! fresh virtual environment, the installed `envhook` run over the demo
-//! (audit, install, an activation round trip in bash), and the plugin wheel's
+//! fresh virtual environment, the installed `envhook` laying out the demo
+//! (`envhook demo`, with nothing but the binary) and run over it (show,
+//! audit, install, an activation round trip in bash), and the plugin wheel's
 //! entry point and its way to the binary.
 //!
 //! Opt-in, because building the wheels is a release build through zig
@@ -196,8 +197,9 @@ fn user_shell(venv: &Path, demo: &Path, script: &str) -> Output {
 }
 
 /// `pip install --no-index` of both wheels, then the installed `envhook`
-/// over the demo: its version, an audit, an install, and an activation round
-/// trip in bash that restores an inherited `LD_LIBRARY_PATH` exactly.
+/// alone: its version, the demo it lays out and `show` on it, an audit, an
+/// install, and an activation round trip in bash that restores an
+/// inherited `LD_LIBRARY_PATH` exactly.
 #[test]
 fn the_wheels_install_without_an_index_and_run_over_the_demo() {
     let Some(dir) = wheels() else { return };
@@ -217,21 +219,15 @@ fn the_wheels_install_without_an_index_and_run_over_the_demo() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let demo = tmp.path().join("demo");
-    ok(
-        Command::new(env!("CARGO"))
-            .args(["run", "-q", "--locked", "--example", "demo-env", "--"])
-            .arg(&demo)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap(),
-        "the demo",
-    );
     let out = user_shell(
         venv,
         &demo,
         r#"
         test "$(command -v envhook)" = "$VIRTUAL_BIN/envhook"
         envhook --version
+        # The demo, from the wheel's binary alone (no compiler, no cargo).
+        envhook demo "$DEMO" > "$DEMO.txt"
+        envhook show -p "$DEMO/miniconda3/envs/paddle" > "$DEMO.show.txt"
         # Exit 1: the demo's environments have findings, by design.
         rc=0; envhook audit --driver-version 535.104.05 --gpu A100 > "$DEMO/audit.txt" || rc=$?
         test "$rc" = 1
@@ -252,6 +248,16 @@ fn the_wheels_install_without_an_index_and_run_over_the_demo() {
     assert!(
         stdout.starts_with(&format!("envhook {VERSION} ")),
         "{stdout}"
+    );
+    let written = std::fs::read_to_string(tmp.path().join("demo.txt")).unwrap();
+    assert!(
+        written.starts_with(&format!("demo installation written to {}", demo.display())),
+        "{written}"
+    );
+    let show = std::fs::read_to_string(tmp.path().join("demo.show.txt")).unwrap();
+    assert!(
+        show.contains("PaddlePaddle   paddlepaddle-gpu 2.5.2.post116 (pip)"),
+        "{show}"
     );
     let audit = std::fs::read_to_string(demo.join("audit.txt")).unwrap();
     for env in ["paddle", "torch", "wheels", "cpu"] {
