@@ -235,10 +235,12 @@ pub enum Error {
     },
 
     /// `envhook demo DIR` where DIR holds something that is not a demo.
-    #[error("{path} is not empty and is not an envhook demo", path = .path.display())]
+    #[error("refusing to lay out the demo in {path}: it is {what}", path = .path.display())]
     NotADemo {
         /// The directory.
         path: PathBuf,
+        /// What is there instead.
+        what: &'static str,
         /// The file that marks a demo.
         marker: &'static str,
     },
@@ -299,7 +301,7 @@ impl Error {
             Error::UnknownManPage { known, .. } => {
                 Some(format!("pages: envhook, {}", known.join(", ")))
             }
-            Error::NotADemo { path, marker } => Some(format!(
+            Error::NotADemo { path, marker, .. } => Some(format!(
                 "envhook demo writes only into a directory that does not exist, an empty one, \
                  or an earlier demo (which holds {}), and {} is none of these; name another \
                  directory: `envhook demo DIR`",

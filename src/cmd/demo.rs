@@ -52,8 +52,11 @@ fn clear(dir: &Path) -> Result<()> {
         Err(e) => return Err(Error::read(dir, e)),
         Ok(meta) => meta,
     };
+    if meta.is_symlink() {
+        return Err(not_a_demo(dir, "a symbolic link (not followed)"));
+    }
     if !meta.is_dir() {
-        return Err(not_a_demo(dir));
+        return Err(not_a_demo(dir, "not a directory"));
     }
     let marker = std::fs::symlink_metadata(dir.join(crate::demo::MARKER));
     if marker.is_ok_and(|m| m.is_file()) {
@@ -63,13 +66,18 @@ fn clear(dir: &Path) -> Result<()> {
     let mut entries = fs_err::read_dir(dir).map_err(|e| Error::read(dir, e))?;
     match entries.next() {
         None => Ok(()),
-        Some(_) => Err(not_a_demo(dir)),
+        Some(_) => Err(not_a_demo(
+            dir,
+            "a directory that is not empty and no earlier demo",
+        )),
     }
 }
 
-fn not_a_demo(dir: &Path) -> Error {
+/// `dir` is `what`, where a demo would go.
+fn not_a_demo(dir: &Path, what: &'static str) -> Error {
     Error::NotADemo {
         path: dir.to_path_buf(),
+        what,
         marker: crate::demo::MARKER,
     }
 }

@@ -1,8 +1,8 @@
 //! The demo installation `envhook demo` lays out, to try envhook on: a
 //! conda root `miniconda3/` (itself the `base` environment) with four more
-//! environments ([`ENVIRONMENTS`]: `paddle`, CUDA 11 cudatoolkit + cuDNN 8
-//! + the Paddle 2.5 CUDA 11.6 wheel; `torch`, conda-forge's CUDA 12.6
-//! split packages + pytorch; `wheels`, PyPI torch with the nvidia-*-cu12
+//! environments ([`ENVIRONMENTS`]: `paddle`, CUDA 11 cudatoolkit, cuDNN 8
+//! and the Paddle 2.5 CUDA 11.6 wheel; `torch`, conda-forge's CUDA 12.6
+//! split packages and pytorch; `wheels`, PyPI torch with the nvidia-*-cu12
 //! wheels; `cpu`, no CUDA), and `home/.conda/environments.txt` as conda
 //! would leave it. Every record, dist-info and build file is shaped like
 //! the real one ([`prefix`], [`presets`]); every library file is a real
