@@ -91,6 +91,10 @@ struct Layout {
     offsets: Offsets,
 }
 
+/// The files needed from, as [`Layout::strings`] gathers them: each name,
+/// its string, and its versions by name.
+type Gathering<'a> = Vec<(&'a str, StringId, Vec<(&'a str, Needed)>)>;
+
 /// A version needed from another file.
 struct Needed {
     name: StringId,
@@ -141,10 +145,13 @@ impl Layout {
         for _ in 0..obj.imports.len() + obj.defines.len() {
             w.reserve_dynamic_symbol_index();
         }
-        let mut o = Offsets::default();
-        o.gnu_hash = w.reserve_gnu_hash(1, 1, obj.defines.len() as u32);
-        o.dynsym = w.reserve_dynsym();
-        o.dynstr = w.reserve_dynstr()?;
+        // In file order (a struct literal evaluates its fields in order).
+        let mut o = Offsets {
+            gnu_hash: w.reserve_gnu_hash(1, 1, obj.defines.len() as u32),
+            dynsym: w.reserve_dynsym(),
+            dynstr: w.reserve_dynstr()?,
+            ..Offsets::default()
+        };
         if layout.versioned() {
             o.versym = w.reserve_gnu_versym();
         }
@@ -177,7 +184,7 @@ impl Layout {
         let defines = obj.defines.iter().map(|d| add(d)).collect();
         let version = obj.version.map(&mut add);
         let mut next = if version.is_some() { 3 } else { 2 };
-        let mut files: Vec<(&str, StringId, Vec<(&str, Needed)>)> = Vec::new();
+        let mut files: Gathering = Vec::new();
         let mut imports = Vec::new();
         for import in obj.imports {
             let at = match files.iter().position(|(f, ..)| *f == import.file) {
@@ -400,10 +407,11 @@ impl Layout {
     fn write_dynamic(&self, w: &mut Writer) -> object::write::Result<()> {
         let o = &self.offsets;
         w.write_align_dynamic();
-        w.write_dynamic_string(elf::DT_SONAME, self.soname)?;
+        // In ld's order: what it needs, then its name.
         for needed in &self.needed {
             w.write_dynamic_string(elf::DT_NEEDED, *needed)?;
         }
+        w.write_dynamic_string(elf::DT_SONAME, self.soname)?;
         if let Some((tag, path)) = self.search {
             w.write_dynamic_string(tag, path)?;
         }

@@ -295,6 +295,111 @@ mod tests {
         assert_eq!(info.soname.as_deref(), Some("libx.so.2"));
     }
 
+    /// `cc -shared -nostdlib` of `code` into `dir/name`, with `args`.
+    fn cc(dir: &Path, name: &str, code: &str, args: &[String]) -> PathBuf {
+        let src = dir.join(format!("{name}.c"));
+        std::fs::write(&src, code).unwrap();
+        let out = dir.join(name);
+        let status = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-nostdlib", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .args(args)
+            .status()
+            .expect("cc is installed");
+        assert!(status.success(), "cc {name}");
+        out
+    }
+
+    /// What envhook reads of an object: its dynamic section and, through
+    /// the symbol reader, its versioned needs and definitions.
+    fn seen(path: &Path) -> (Vec<String>, String) {
+        let info = read(path).unwrap();
+        let count = Cell::new(0);
+        let tables = crate::machine::symbols::open(path, &count).unwrap();
+        let facts = vec![
+            format!("soname {:?}", info.soname),
+            format!("needed {:?}", info.needed),
+            format!("rpath {:?} runpath {:?}", info.rpath, info.runpath),
+            format!("machine {}", info.machine),
+            format!("undefined {:?}", tables.undefined(&|_| true)),
+            format!(
+                "defines x_one@LIBX_1.0 {:?}",
+                tables.defines("x_one", Some("LIBX_1.0"))
+            ),
+            format!("defines x_two {:?}", tables.defines("x_two", None)),
+        ];
+        (facts, format!("{:?}", tables.needs(&|_| true)))
+    }
+
+    /// The objects `envhook demo` writes (src/demo/elf.rs) read as `cc`
+    /// and `ld` make them: SONAME, NEEDED, RPATH or RUNPATH, versions
+    /// defined and needed; and the demo's own object as the test suite's
+    /// cc-built fixture.
+    #[test]
+    fn written_objects_read_as_cc_built_ones() {
+        use crate::demo::elf::{Import, SearchPath, SharedObject, write};
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("a.map"), "LIBA_2.0 { global: a_f; local: *; };\n").unwrap();
+        std::fs::write(
+            d.join("x.map"),
+            "LIBX_1.0 { global: x_one; x_two; local: *; };\n",
+        )
+        .unwrap();
+        let map = |m: &str| format!("-Wl,--version-script={}", d.join(m).display());
+        let liba = cc(
+            d,
+            "liba.so.2",
+            "int a_f(void) { return 1; }\n",
+            &["-Wl,-soname,liba.so.2".into(), map("a.map")],
+        );
+        let code = "extern int a_f(void);\nint x_one(void) { return a_f(); }\nint x_two(void) { return 0; }\n";
+        for (dtags, search) in [
+            (
+                "--enable-new-dtags",
+                SearchPath::Runpath("$ORIGIN/../lib:/opt/x"),
+            ),
+            (
+                "--disable-new-dtags",
+                SearchPath::Rpath("$ORIGIN/../lib:/opt/x"),
+            ),
+        ] {
+            let built = cc(
+                d,
+                "libx.so.1",
+                code,
+                &[
+                    "-Wl,-soname,libx.so.1".into(),
+                    format!("-Wl,{dtags}"),
+                    "-Wl,-rpath,$ORIGIN/../lib:/opt/x".into(),
+                    map("x.map"),
+                    "-Wl,--no-as-needed".into(),
+                    liba.display().to_string(),
+                ],
+            );
+            let written = d.join("written.so");
+            let object = SharedObject {
+                soname: "libx.so.1",
+                needed: &["liba.so.2"],
+                search: Some(search),
+                defines: &["x_one", "x_two"],
+                version: Some("LIBX_1.0"),
+                imports: &[Import {
+                    symbol: "a_f",
+                    version: "LIBA_2.0",
+                    file: "liba.so.2",
+                }],
+            };
+            std::fs::write(&written, write(&object).unwrap()).unwrap();
+            assert_eq!(seen(&written), seen(&built), "{dtags}");
+        }
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fixture.so");
+        let demo = d.join("demo.so");
+        std::fs::write(&demo, crate::demo::object().unwrap()).unwrap();
+        assert_eq!(seen(&demo).0[..4], seen(&fixture).0[..4]);
+    }
+
     #[test]
     fn not_elf_is_an_error() {
         let dir = tempfile::tempdir().unwrap();

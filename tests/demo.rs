@@ -1,0 +1,193 @@
+//! `envhook demo`: the installation it lays out with the binary alone, the
+//! objects it writes as `readelf` and the loader see them, and the
+//! directories it refuses.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::demo_layout::elf::{Import, SearchPath, SharedObject, write};
+use support::{Sandbox, outcome, snapshot, stdout_silent};
+
+/// `readelf ARGS PATH`, which must say nothing on stderr (no warning).
+fn readelf(args: &[&str], path: &Path) -> String {
+    let out = Command::new("readelf")
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("readelf is installed (binutils, with gcc)");
+    stdout_silent(out, &format!("readelf {args:?} {}", path.display()))
+}
+
+/// The lines of `readelf -d` that name something (SONAME, NEEDED, RPATH,
+/// RUNPATH) and the version names of `readelf -V`: what the loader acts on,
+/// without the addresses, which differ between any two links.
+fn linkage(path: &Path) -> Vec<String> {
+    let dynamic = readelf(&["-dW"], path);
+    let versions = readelf(&["-VW"], path);
+    let named = dynamic.lines().filter(|l| l.contains(": [")).map(|l| {
+        l.split_once(") ")
+            .map_or(l, |(_, rest)| rest)
+            .trim()
+            .to_string()
+    });
+    let version_names = versions.lines().filter_map(|l| {
+        let name = l
+            .split("Name: ")
+            .nth(1)
+            .or_else(|| l.split("File: ").nth(1))?;
+        Some(name.split_whitespace().next()?.to_string())
+    });
+    named.chain(version_names).collect()
+}
+
+/// `cc -shared -nostdlib` of `code` into `dir/name`.
+fn cc(dir: &Path, name: &str, code: &str, args: &[String]) -> std::path::PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, code).unwrap();
+    let out = dir.join(name);
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-nostdlib", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .args(args)
+        .status()
+        .expect("cc is installed (CI installs gcc)");
+    assert!(status.success(), "cc {name}");
+    out
+}
+
+/// What `readelf -d` and `-V` show of a written object is what they show
+/// of the same object from `cc` and `ld`, and they warn about neither.
+#[test]
+fn readelf_reads_written_objects_as_cc_built_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.map"), "LIBA_2.0 { global: a_f; local: *; };\n").unwrap();
+    std::fs::write(d.join("x.map"), "LIBX_1.0 { global: x_one; local: *; };\n").unwrap();
+    let script = |m: &str| format!("-Wl,--version-script={}", d.join(m).display());
+    let liba = cc(
+        d,
+        "liba.so.2",
+        "int a_f(void) { return 1; }\n",
+        &["-Wl,-soname,liba.so.2".into(), script("a.map")],
+    );
+    let built = cc(
+        d,
+        "libx.so.1",
+        "extern int a_f(void);\nint x_one(void) { return a_f(); }\n",
+        &[
+            "-Wl,-soname,libx.so.1".into(),
+            "-Wl,--enable-new-dtags".into(),
+            "-Wl,-rpath,$ORIGIN/../lib".into(),
+            script("x.map"),
+            "-Wl,--no-as-needed".into(),
+            liba.display().to_string(),
+        ],
+    );
+    let written = d.join("written.so");
+    let object = SharedObject {
+        soname: "libx.so.1",
+        needed: &["liba.so.2"],
+        search: Some(SearchPath::Runpath("$ORIGIN/../lib")),
+        defines: &["x_one"],
+        version: Some("LIBX_1.0"),
+        imports: &[Import {
+            symbol: "a_f",
+            version: "LIBA_2.0",
+            file: "liba.so.2",
+        }],
+    };
+    std::fs::write(&written, write(&object).unwrap()).unwrap();
+    let want = linkage(&built);
+    assert!(want.len() >= 7, "{want:?}");
+    assert_eq!(linkage(&written), want);
+    // Everything else readelf can show, without a warning.
+    readelf(&["-aW"], &written);
+}
+
+/// The object every library file of the demo holds is the test suite's
+/// cc-built fixture to readelf, and glibc's loader maps it and runs its
+/// function.
+#[test]
+fn the_demo_object_is_the_fixture_and_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("libdemo.so");
+    std::fs::write(&path, support::demo_layout::object().unwrap()).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fixture.so");
+    assert_eq!(linkage(&path), linkage(&fixture));
+    readelf(&["-aW"], &path);
+    // SAFETY: the object has no initialisers, and its one function takes
+    // nothing and returns an int.
+    let value = unsafe {
+        let lib = libloading::Library::new(&path).unwrap();
+        let f: libloading::Symbol<unsafe extern "C" fn() -> i32> =
+            lib.get(b"envhook_fixture").unwrap();
+        f()
+    };
+    assert_eq!(value, 0);
+}
+
+/// `envhook demo DIR` lays out the installation conda's way: `envs` finds
+/// every environment through `home/.conda/environments.txt`; run again, it
+/// replaces its own demo.
+#[test]
+fn the_demo_is_laid_out_and_replaced() {
+    let sb = Sandbox::new();
+    let dir = sb.path("demo");
+    let (code, out, err) = sb.run(&["demo", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(&format!("demo installation written to {}\n", dir.display())));
+    let envs = outcome(
+        sb.envhook()
+            .env("HOME", dir.join("home"))
+            .args(["envs", "--json"])
+            .output()
+            .unwrap(),
+    );
+    for name in ["base", "paddle", "torch", "wheels", "cpu"] {
+        assert!(
+            envs.1.contains(&format!("\"{name}\"")),
+            "{name}: {}",
+            envs.1
+        );
+    }
+    std::fs::write(dir.join("scratch"), "left by the user").unwrap();
+    let (code, _, err) = sb.run(&["demo", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!dir.join("scratch").exists());
+    assert!(dir.join("miniconda3/envs/paddle/conda-meta").is_dir());
+}
+
+/// A directory that is not empty and not a demo, a file, or a link to a
+/// demo: exit 2, the path named, a hint, and nothing touched.
+#[test]
+fn what_is_not_a_demo_is_left_alone() {
+    let sb = Sandbox::new();
+    let theirs = sb.path("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), "mine").unwrap();
+    let file = sb.path("file");
+    std::fs::write(&file, "mine").unwrap();
+    let demo = sb.path("demo");
+    assert_eq!(sb.run(&["demo", demo.to_str().unwrap()]).0, 0);
+    let link = sb.path("link");
+    std::os::unix::fs::symlink(&demo, &link).unwrap();
+    let before = snapshot(sb.dir.path());
+    for (target, what) in [
+        (&theirs, "a directory that is not empty and no earlier demo"),
+        (&file, "not a directory"),
+        (&link, "a symbolic link (not followed)"),
+    ] {
+        let (code, out, err) = sb.run(&["demo", target.to_str().unwrap()]);
+        assert_eq!(code, 2, "{}: {err}", target.display());
+        assert!(out.is_empty(), "{out}");
+        let want = format!(
+            "error: refusing to lay out the demo in {}: it is {what}\n  hint: ",
+            target.display()
+        );
+        assert!(err.starts_with(&want), "{err}");
+    }
+    assert_eq!(snapshot(sb.dir.path()), before);
+}
