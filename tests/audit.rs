@@ -91,7 +91,7 @@ fn every_kind_of_env_gets_its_row() {
     let (json, code, stderr) = audit(&sb, &root, &[]);
     assert_eq!(stderr, "", "no progress bar when stderr is not a terminal");
     assert_eq!(code, 1, "errors in some envs");
-    assert_eq!(json["schema"], "envhook.audit/1");
+    assert_eq!(json["schema"], "envhook.audit/2");
     let names: Vec<&str> = json["envs"]
         .as_array()
         .unwrap()

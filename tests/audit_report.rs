@@ -61,12 +61,12 @@ fn identical_findings_are_one_line_with_their_fix() {
         ),
         "{text}"
     );
-    assert!(text.contains("  fix: envhook install -p <env>"), "{text}");
+    assert!(text.contains("  fix: envhook install -p '<env>'\n"), "{text}");
     // -v: one block per environment, with its own prefix.
     let (text, _) = audit(&sb, &envs, Some(120), &["-v"]);
     assert_eq!(text.matches("warning[needs-hook]").count(), 3, "{text}");
     assert!(
-        text.contains("fix: envhook install -p [SANDBOX]/envs/paddle-b"),
+        text.contains("fix: envhook install -p '[SANDBOX]/envs/paddle-b'"),
         "{text}"
     );
     // --summary: the kinds of findings and the totals.

@@ -290,7 +290,7 @@ fn goes_on(sb: &Sandbox, prefix: &std::path::Path) -> String {
         .find(|f| f["code"] == "dist-info-unreadable")
         .unwrap_or_else(|| panic!("{json:#}"));
     assert_eq!(f["severity"], "warning");
-    format!("{} {}", f["message"], f["hint"])
+    format!("{} {}", f["message"], f["fix"]["command"])
 }
 
 #[test]

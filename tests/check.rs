@@ -69,7 +69,7 @@ fn cudnn_older_than_the_build_names_the_fix() {
     );
     let (json, code) = check(&sb, &env.prefix, A100);
     assert_eq!(code, 1, "{json:#}");
-    assert_eq!(json["schema"], "envhook.check/1");
+    assert_eq!(json["schema"], "envhook.check/2");
     let f = finding(&json, "cudnn-older-than-build");
     assert_eq!(f["severity"], "warning");
     assert_eq!(
@@ -79,9 +79,9 @@ fn cudnn_older_than_the_build_names_the_fix() {
     );
     // The fix keeps the build's cuDNN major, with its minor as the floor.
     assert_eq!(
-        f["hint"],
+        f["fix"]["command"],
         format!(
-            "conda install -p {} -c conda-forge 'cudnn>=8.4,<9'",
+            "conda install -p '{}' -c conda-forge 'cudnn>=8.4,<9'",
             env.prefix.display()
         )
     );
@@ -121,8 +121,8 @@ fn library_resolution_with_and_without_the_hook() {
         "{f:#}"
     );
     assert_eq!(
-        f["hint"],
-        format!("envhook install -p {}", env.prefix.display())
+        f["fix"]["command"],
+        format!("envhook install -p '{}'", env.prefix.display())
     );
     assert_eq!(code, 1);
     // The ELF facts were read from the real file.
@@ -172,9 +172,9 @@ fn missing_unversioned_name_for_paddle() {
         "{msg}"
     );
     assert_eq!(
-        f["hint"],
+        f["fix"]["command"],
         format!(
-            "ln -s libcudnn.so.8.4.1 '{}'",
+            "ln -s 'libcudnn.so.8.4.1' '{}'",
             odd.prefix.join("lib/libcudnn.so").display()
         )
     );
@@ -679,7 +679,7 @@ fn human_output_and_exit_codes() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
         text.contains("error[driver-too-old]")
-            && text.contains("    fix: upgrade the NVIDIA driver to 525.60.13 or newer"),
+            && text.contains("    choose: upgrade the NVIDIA driver to 525.60.13 or newer"),
         "{text}"
     );
 }

@@ -227,7 +227,7 @@ fn ort_120_beside_cudnn_8(prefix: &Path) -> Env {
 fn hint_of<'a>(json: &'a Value, code: &str) -> &'a str {
     let f = findings(json, code);
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
-    f[0]["hint"].as_str().unwrap()
+    f[0]["fix"]["command"].as_str().unwrap()
 }
 
 /// A fix is for the GPU given: the cuDNN 9 that ONNX Runtime 1.20 needs
@@ -237,7 +237,7 @@ fn hint_of<'a>(json: &'a Value, code: &str) -> &'a str {
 fn a_cudnn_fix_fits_the_gpu() {
     let sb = Sandbox::new();
     let env = ort_120_beside_cudnn_8(&sb.path("envs/ort"));
-    let python = format!("{}/bin/python -m pip install", env.prefix.display());
+    let python = format!("'{}/bin/python' -m pip install", env.prefix.display());
     for (gpu, range) in [
         ("H100", ">=9.0,<10"),
         ("Tesla V100-SXM2-32GB", ">=9.0,<9.11"),
@@ -284,12 +284,12 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         &["--driver-version", "580.65.06", "--gpu", "V100"],
     );
     assert_eq!(code, 1);
-    let py = format!("{}/bin/python -m pip", env.prefix.display());
+    let py = format!("'{}/bin/python' -m pip", env.prefix.display());
     let hint = hint_of(&json, "gpu-unsupported");
     assert_eq!(
         hint,
         format!(
-            "{py} uninstall -y jax-cuda13-pjrt jax-cuda13-plugin jaxlib && {py} install \
+            "{py} uninstall -y 'jax-cuda13-pjrt' 'jax-cuda13-plugin' 'jaxlib' && {py} install \
              'jax[cuda12]>=0.11.2,<=0.12.0.1' 'nvidia-cudnn-cu12<9.11'"
         )
     );
@@ -322,13 +322,13 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
     let hint = hint_of(&json, "gpu-unsupported");
     assert!(
         hint.ends_with(
-            "install 'torch>=2.10,<2.15' torchvision 'nvidia-cudnn-cu12<9.11' --index-url \
-             https://download.pytorch.org/whl/cu126"
+            "install 'torch>=2.10,<2.15' 'torchvision' 'nvidia-cudnn-cu12<9.11' --index-url \
+             'https://download.pytorch.org/whl/cu126'"
         ),
         "{hint}"
     );
     assert!(
-        hint.contains("uninstall -y torch torchvision && "),
+        hint.contains("uninstall -y 'torch' 'torchvision' && "),
         "{hint}"
     );
 }
@@ -410,10 +410,17 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
         message.contains("nothing makes the process load it"),
         "{message}"
     );
-    let hint = too_old[0]["hint"].as_str().unwrap();
+    let hint = too_old[0]["fix"]["choose"]["advice"].as_str().unwrap();
     assert!(
         hint.starts_with(&format!("put {} first on LD_LIBRARY_PATH", dir.display())),
         "{hint}"
+    );
+    assert_eq!(
+        too_old[0]["fix"]["choose"]["commands"][0],
+        format!(
+            "export LD_LIBRARY_PATH='{}'${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+            dir.display()
+        )
     );
 
     // Loaded: a note on a data-centre GPU, no error.
@@ -517,9 +524,9 @@ fn known_bad_versions_are_named() {
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     assert_eq!(f[0]["severity"], "warning");
     assert_eq!(
-        f[0]["hint"],
+        f[0]["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install 'nvidia-cudnn-cu12>=9.10.1,<10'",
+            "'{}/bin/python' -m pip install 'nvidia-cudnn-cu12>=9.10.1,<10'",
             env.prefix.display()
         )
     );
@@ -530,7 +537,7 @@ fn known_bad_versions_are_named() {
         &["--driver-version", "580.65.06", "--gpu", "V100"],
     );
     assert!(
-        findings(&json, "known-bad-version")[0]["hint"]
+        findings(&json, "known-bad-version")[0]["fix"]["command"]
             .as_str()
             .unwrap()
             .ends_with("'nvidia-cudnn-cu12>=9.10.1,<9.11'"),

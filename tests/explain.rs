@@ -28,7 +28,7 @@ fn explain(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (Value
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "{stderr}");
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["schema"], "envhook.explain/1");
+    assert_eq!(json["schema"], "envhook.explain/2");
     (json, out.status.code().unwrap())
 }
 
@@ -202,7 +202,7 @@ fn paddles_unversioned_cudnn_is_found_only_through_the_hook() {
         text.contains("is only libcudnn.so.8") && text.contains("unversioned name libcudnn.so"),
         "{text}"
     );
-    let fix = format!("fix: envhook install -p {}", env.prefix.display());
+    let fix = format!("fix: envhook install -p '{}'", env.prefix.display());
     // One fix, said once, though a finding leads to it too.
     assert_eq!(text.matches(&fix).count(), 1, "{text}");
 
@@ -214,8 +214,8 @@ fn paddles_unversioned_cudnn_is_found_only_through_the_hook() {
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(first(&json)["clue"]["name"], "libcudnn.so");
     assert_eq!(
-        first(&json)["fix"],
-        format!("envhook install -p {}", env.prefix.display())
+        first(&json)["fix"]["command"],
+        format!("envhook install -p '{}'", env.prefix.display())
     );
 
     sb.install(&env.prefix);
@@ -272,7 +272,7 @@ fn an_undefined_cudnn_v8_symbol_means_a_cudnn_older_than_8() {
     let diagnosis = a["diagnosis"].as_str().unwrap();
     assert!(diagnosis.contains("cuDNN 7.6.5 lacks it"), "{diagnosis}");
     assert!(
-        a["fix"].as_str().unwrap().contains("'cudnn>=8.4,<9'"),
+        a["fix"]["command"].as_str().unwrap().contains("'cudnn>=8.4,<9'"),
         "{a:#}"
     );
 
@@ -472,8 +472,8 @@ fn a_retyped_soname_and_the_drivers_own_messages() {
     );
     assert!(diagnosis.contains("for libcudart.so.11.0: "), "{diagnosis}");
     assert_eq!(
-        first(&json)["fix"],
-        format!("envhook install -p {}", env.prefix.display())
+        first(&json)["fix"]["command"],
+        format!("envhook install -p '{}'", env.prefix.display())
     );
 
     // The sandbox has no driver: that is the cause of an NVML failure.
@@ -579,9 +579,9 @@ fn an_nvjitlink_symbol_names_the_release_it_needs() {
         "{answer:#}"
     );
     assert_eq!(
-        answer["fix"],
+        answer["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install 'nvidia-nvjitlink-cu12>=12.4,<13'",
+            "'{}/bin/python' -m pip install 'nvidia-nvjitlink-cu12>=12.4,<13'",
             env.prefix.display()
         )
     );
@@ -633,7 +633,7 @@ fn an_unreadable_record_is_said_not_blamed_on_another_environment() {
     assert!(diagnosis.contains("is not known"), "{diagnosis}");
     assert!(!diagnosis.contains("another environment"), "{diagnosis}");
     assert!(
-        answer["fix"]
+        answer["fix"]["command"]
             .as_str()
             .unwrap()
             .contains("--force-reinstall"),

@@ -38,7 +38,7 @@ fn explain_with(
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "{stderr}");
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["schema"], "envhook.explain/1");
+    assert_eq!(json["schema"], "envhook.explain/2");
     (json, out.status.code().unwrap())
 }
 
@@ -67,6 +67,15 @@ fn known(json: &Value) -> Vec<&str> {
 
 fn text(v: &Value) -> &str {
     v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
+/// A fix's command, or (where no one command does it) its advice.
+fn fix_text(a: &Value) -> &str {
+    let fix = &a["fix"];
+    fix["command"]
+        .as_str()
+        .or(fix["choose"]["advice"].as_str())
+        .unwrap_or_else(|| panic!("no fix: {a:#}"))
 }
 
 /// torch 2.7.1+cu128 from the PyTorch index, with its cuDNN 9 wheel.
@@ -134,8 +143,8 @@ fn torch_driver_too_old_decodes_the_driver_api_version() {
         "{diagnosis}"
     );
     assert_eq!(
-        a["fix"],
-        "upgrade the NVIDIA driver, or use a build for CUDA 12.2 or older"
+        a["fix"]["choose"]["advice"],
+        "upgrade the NVIDIA driver, or use a build made with CUDA 12.2 or older"
     );
     assert_eq!(json["known"][0]["framework"], "PyTorch");
 }
@@ -159,7 +168,7 @@ fn jax_found_cudnn_version_is_decoded_and_compared() {
         text(&a["diagnosis"]).contains("This environment's cuDNN is 8.5.0.96"),
         "{a:#}"
     );
-    let fix = text(&a["fix"]);
+    let fix = fix_text(a);
     assert!(fix.contains("cudnn") && fix.contains(">=8.6"), "{fix}");
 
     // New enough here: the process loaded another copy.
@@ -225,7 +234,7 @@ fn jax_unable_to_load_cudnn_names_the_framework_that_needs_it() {
         text(&a["diagnosis"]).contains("has no cuDNN, and jaxlib 0.4.25+cuda11.cudnn86 needs it"),
         "{a:#}"
     );
-    assert!(text(&a["fix"]).contains("cudnn"), "{a:#}");
+    assert!(fix_text(a).contains("cudnn"), "{a:#}");
 }
 
 /// pytorch/pytorch aten/src/ATen/cuda/Exceptions.h, TORCH_CUDABLAS_CHECK.
@@ -262,8 +271,8 @@ fn a_tensorflow_log_is_decided_by_the_failing_library_line() {
     assert_eq!(answers[0]["clue"]["name"], "libcudnn.so.9");
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(
-        answers[0]["fix"],
-        format!("envhook install -p {}", env.prefix.display())
+        answers[0]["fix"]["command"],
+        format!("envhook install -p '{}'", env.prefix.display())
     );
 }
 
@@ -368,7 +377,7 @@ fn no_gpus_with_cuda_visible_devices_empty() {
     assert_eq!(a["verdict"], "cause");
     assert!(text(&a["diagnosis"]).contains("set and empty"), "{a:#}");
     assert!(
-        text(&a["fix"]).starts_with("unset CUDA_VISIBLE_DEVICES"),
+        fix_text(a).starts_with("unset CUDA_VISIBLE_DEVICES"),
         "{a:#}"
     );
 }
@@ -397,7 +406,7 @@ fn no_device_with_cuda_visible_devices_naming_a_missing_index() {
         "{diagnosis}"
     );
     assert!(diagnosis.contains("envhook sees 1 GPU here"), "{diagnosis}");
-    assert_eq!(a["fix"], "export CUDA_VISIBLE_DEVICES=0");
+    assert_eq!(a["fix"]["command"], "export CUDA_VISIBLE_DEVICES='0'");
 }
 
 /// Unset, on a machine where envhook finds neither a driver nor a GPU (a
@@ -423,12 +432,18 @@ fn no_device_unset_on_a_login_node_shows_the_command() {
         diagnosis.contains("nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"),
         "{diagnosis}"
     );
+    // No one command: the query to run there, then explain with its
+    // answer.
     assert_eq!(
-        a["fix"],
-        format!(
-            "envhook explain \"<message>\" -p {} --driver-version <driver_version> --gpu <name>",
+        a["fix"]["choose"]["commands"][0],
+        "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"
+    );
+    assert!(
+        text(&a["fix"]["choose"]["advice"]).ends_with(&format!(
+            "envhook explain MESSAGE -p '{}' --driver-version VERSION --gpu NAME",
             env.prefix.display()
-        )
+        )),
+        "{a:#}"
     );
     // The sandbox's missing driver is a cause check can name (no-driver).
     assert_eq!(code, i32::from(json["verdict"] == "cause"), "{json:#}");
@@ -464,7 +479,7 @@ fn no_gpus_unset_in_a_container_without_device_files() {
         text(&a["diagnosis"]).contains("a container started without GPUs"),
         "{a:#}"
     );
-    assert!(text(&a["fix"]).contains("docker run --gpus all"), "{a:#}");
+    assert!(fix_text(a).contains("docker run --gpus all"), "{a:#}");
 
     std::fs::create_dir_all(sb.path("sysroot/dev")).unwrap();
     std::fs::write(sb.path("sysroot/dev/nvidia0"), "").unwrap();

@@ -385,8 +385,8 @@ fn the_dependencies_of_a_library_loaded_by_path_under_an_inherited_path() {
     assert!(message.contains("libcublasLt.so.13"), "{message}");
     assert!(message.contains(inherited), "{message}");
     assert_eq!(
-        wins[0]["hint"],
-        format!("envhook install -p {}", prefix.display())
+        wins[0]["fix"]["command"],
+        format!("envhook install -p '{}'", prefix.display())
     );
     let edge = json["dependencies"]
         .as_array()
@@ -494,9 +494,9 @@ fn a_symbol_the_bound_provider_lacks() {
     );
     assert!(message.starts_with("libcusparse.so.12"), "{message}");
     assert_eq!(
-        missing[0]["hint"],
+        missing[0]["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install --upgrade 'nvidia-nvjitlink-cu12' (a release at least as new as the one libcusparse.so.12 was built with)",
+            "'{}/bin/python' -m pip install --upgrade 'nvidia-nvjitlink-cu12'",
             prefix.display()
         )
     );
@@ -617,9 +617,9 @@ fn a_library_of_another_cuda_major_under_the_same_soname() {
     );
     let py = prefix.join("bin/python");
     assert_eq!(
-        mismatch[0]["hint"],
+        mismatch[0]["fix"]["command"],
         format!(
-            "{py} -m pip uninstall -y cupy-cuda11x && {py} -m pip install 'cupy-cuda12x==13.3.0' && envhook install -p '{}'",
+            "'{py}' -m pip uninstall -y 'cupy-cuda11x' && '{py}' -m pip install 'cupy-cuda12x==13.3.0' && envhook install -p '{}'",
             prefix.display(),
             py = py.display()
         )
@@ -664,7 +664,7 @@ fn a_library_of_another_cuda_major_under_the_same_soname() {
         message.contains("but the hook would put the environment's first: CUDA 12 wheels'"),
         "{message}"
     );
-    assert_eq!(shadows[0]["hint"], mismatch[0]["hint"]);
+    assert_eq!(shadows[0]["fix"]["command"], mismatch[0]["fix"]["command"]);
     sb.run_on(&["install"], &prefix);
     let (json, code) = run(&sb);
     let shadows = of(&json, "hook-other-major");
@@ -747,9 +747,9 @@ fn a_torch_extension_built_against_another_torch() {
         "{message}"
     );
     assert_eq!(
-        mismatch[0]["hint"],
+        mismatch[0]["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install 'torch==2.6.0' 'torchvision'",
+            "'{}/bin/python' -m pip install 'torch==2.6.0' 'torchvision'",
             prefix.display()
         )
     );

@@ -544,7 +544,7 @@ fn fix_commands(json: &Value, prefix: &Path) -> Vec<String> {
         .unwrap()
         .iter()
         .filter(|f| f["severity"] != "info")
-        .filter_map(|f| f["hint"].as_str())
+        .filter_map(|f| f["fix"]["command"].as_str())
         .filter(|h| h.starts_with(&python) || h.starts_with("envhook "))
         .map(String::from)
         .collect()
@@ -820,7 +820,7 @@ fn two_frameworks_sharing_nvidia_wheels() {
             .collect();
         assert!(!over.is_empty(), "{}: {:#}", case.name, json["findings"]);
         for f in over {
-            let hint = f["hint"].as_str().unwrap();
+            let hint = f["fix"]["command"].as_str().unwrap();
             assert!(
                 hint.contains("separate environments") || hint.contains("--force-reinstall"),
                 "{hint}"
@@ -1069,7 +1069,7 @@ fn an_nvjitlink_older_than_cusparse_needs() {
         .find(|a| a["clue"]["name"] == "__nvJitLinkComplete_12_4")
         .unwrap_or_else(|| panic!("{explained:#}"));
     assert_eq!(answer["verdict"], "cause", "{answer:#}");
-    assert_eq!(answer["fix"], missing["hint"], "{answer:#}");
+    assert_eq!(answer["fix"], missing["fix"]["command"], "{answer:#}");
     follow_the_fixes(&case, &p.path, &[]);
     let (ok, text) = python(&p.path, "import torch", false, &[]);
     assert!(ok, "{text}");

@@ -62,7 +62,7 @@ fn cuda11_cudatoolkit_with_paddle_wheel() {
     let env = support::cuda11_paddle(&sb.path("envs/paddle"));
     let (json, code) = support::show_json(&sb, &env.prefix);
     assert_eq!(code, 0, "{json:#}");
-    assert_eq!(json["schema"], "envhook.inventory/1");
+    assert_eq!(json["schema"], "envhook.inventory/2");
     assert_eq!(json["platform"], "linux-64");
     assert_eq!(json["cuda"][0]["version"], "11.8");
     assert_eq!(json["cuda"][0]["package"], "cudatoolkit");
@@ -264,7 +264,7 @@ fn missing_library_is_a_broken_install() {
         "{msg}"
     );
     assert!(s(&problem["path"]).ends_with("conda-meta/cudnn-8.9.2.26-cuda11_0.json"));
-    assert!(s(&problem["hint"]).contains("--force-reinstall cudnn=8.9.2.26"));
+    assert!(s(&problem["fix"]["command"]).contains("--force-reinstall 'cudnn=8.9.2.26'"));
     let cudnn = package(&json, "cudnn");
     let status = |suffix: &str| library(cudnn, suffix)["status"].clone();
     assert_eq!(status("libcudnn_cnn_infer.so.8.9.2"), "missing");
@@ -294,9 +294,9 @@ fn missing_pip_library_is_a_broken_install() {
     let (json, code) = support::show_json(&sb, &env.prefix);
     assert_eq!(code, 1);
     assert_eq!(codes(&json), vec!["broken-install"]);
-    let hint = s(&json["problems"][0]["hint"]);
+    let hint = s(&json["problems"][0]["fix"]["command"]);
     assert!(
-        hint.contains("pip install --force-reinstall --no-deps nvidia-cudnn-cu12==8.9.2.26"),
+        hint.contains("pip install --force-reinstall --no-deps 'nvidia-cudnn-cu12==8.9.2.26'"),
         "{hint}"
     );
 }
@@ -349,7 +349,7 @@ fn cudnn_metapackage_without_libraries() {
     let (json, code) = support::show_json(&sb, &env.prefix);
     assert_eq!(code, 1);
     assert_eq!(codes(&json), vec!["cudnn-without-libraries"]);
-    assert!(s(&json["problems"][0]["hint"]).contains("libcudnn libcudnn-dev"));
+    assert!(s(&json["problems"][0]["fix"]["command"]).contains("'libcudnn' 'libcudnn-dev'"));
 }
 
 #[test]
@@ -426,7 +426,7 @@ fn json_document_has_the_documented_shape() {
         assert!(pkg_keys.contains(&k), "package lacks {k}");
     }
     for problem in json["problems"].as_array().unwrap() {
-        for k in ["severity", "code", "message", "hint", "path"] {
+        for k in ["severity", "code", "message", "fix", "path"] {
             assert!(problem.get(k).is_some(), "problem lacks {k}");
         }
     }

@@ -92,7 +92,13 @@ fn taking_over_moves_both_halves_and_uninstall_puts_them_back() {
     // The finding names the flag, never a half removal.
     let (code, out) = envhook(&sb, &["check"], &env.prefix);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("--replace-handwritten takes over"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "    fix: envhook install -p '{}' --replace-handwritten\n",
+            env.prefix.display()
+        )),
+        "{out}"
+    );
     assert!(!out.contains("rm "), "{out}");
 
     // --dry-run shows the moves and changes nothing.

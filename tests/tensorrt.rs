@@ -143,7 +143,16 @@ fn missing_tensorrt_is_an_info_naming_the_provider_and_the_package() {
             "{message}"
         );
         assert!(message.contains("TensorrtExecutionProvider"), "{message}");
-        let fix = f["hint"].as_str().unwrap();
+        // Only for TensorRT's users: a choice, pip's wheel or conda's
+        // packages, each one command.
+        let fix = f["fix"]["choose"]["commands"].to_string();
+        assert!(
+            f["fix"]["choose"]["advice"]
+                .as_str()
+                .unwrap()
+                .starts_with("only if you use TensorRT"),
+            "{f:#}"
+        );
         assert!(fix.contains("tensorrt-cu13-libs==10.*"), "{fix}");
         assert!(fix.contains("libnvinfer=10.*"), "{fix}");
     }
@@ -228,9 +237,8 @@ fn tensorrt_of_another_major_is_a_warning() {
     assert!(message.contains("libnvinfer.so.10"), "{message}");
     assert!(message.contains("libnvinfer.so.11"), "{message}");
     assert!(
-        other[0]["hint"]
-            .as_str()
-            .unwrap()
+        other[0]["fix"]["choose"]["commands"]
+            .to_string()
             .contains("tensorrt-cu13-libs==10.*")
     );
     assert!(findings(&json, "optional-library-missing").is_empty());
@@ -260,9 +268,8 @@ fn tensorrt_built_for_another_cuda_major_is_a_warning() {
     assert!(message.contains("tensorrt-cu12-libs"), "{message}");
     assert!(message.contains("CUDA 13"), "{message}");
     assert!(
-        other[0]["hint"]
-            .as_str()
-            .unwrap()
+        other[0]["fix"]["choose"]["commands"]
+            .to_string()
             .contains("tensorrt-cu13-libs")
     );
     assert_eq!(code, 1);

@@ -96,9 +96,9 @@ fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
     }
     let p = env.prefix.display();
     assert_eq!(
-        f["hint"],
+        f["fix"]["command"],
         format!(
-            "{p}/bin/python -m pip install 'cuda-toolkit[cublas,cufft,curand,cusolver,cusparse,nvrtc]==11.8.*' \
+            "'{p}/bin/python' -m pip install 'cuda-toolkit[cublas,cufft,curand,cusolver,cusparse,nvrtc]==11.8.*' \
              'nvidia-cudnn-cu11>=8.6,<9' && envhook install -p '{p}'"
         )
     );
@@ -114,8 +114,8 @@ fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
     assert_eq!(nccl.len(), 1, "{all:?}");
     assert_eq!(nccl[0]["severity"], "info");
     assert_eq!(
-        nccl[0]["hint"],
-        format!("{p}/bin/python -m pip install nvidia-nccl-cu11")
+        nccl[0]["fix"]["command"],
+        format!("'{p}/bin/python' -m pip install 'nvidia-nccl-cu11'")
     );
 
     // install agrees: no hooks to write yet, the same finding, exit 1.
@@ -215,12 +215,12 @@ fn the_drivers_libraries_are_never_something_to_install() {
     assert_eq!(f.len(), 1, "{all:?}");
     assert!(f[0]["message"].as_str().unwrap().contains("libcuda.so.1"));
     assert!(
-        f[0]["hint"]
+        f[0]["fix"]["choose"]["advice"]
             .as_str()
             .unwrap()
             .contains("NVIDIA container toolkit"),
         "{}",
-        f[0]["hint"]
+        f[0]["fix"]
     );
     // Checked for another machine: that machine's driver provides it.
     let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.95.05"]);
@@ -430,16 +430,16 @@ fn without_a_fatbin_the_builds_cuda_decides() {
     assert!(message.contains("CUDA 11.8 or newer"), "{message}");
     // The newest build that runs on Hopper, as the command that installs
     // it from Paddle's index.
-    let hint = f[0]["hint"].as_str().unwrap();
+    let hint = f[0]["fix"]["command"].as_str().unwrap();
     assert!(
         hint.starts_with(&format!(
-            "{py} uninstall -y paddlepaddle-gpu && {py} install 'paddlepaddle-gpu>=",
-            py = format!("{}/bin/python -m pip", env.prefix.display())
+            "{py} uninstall -y 'paddlepaddle-gpu' && {py} install 'paddlepaddle-gpu>=",
+            py = format!("'{}/bin/python' -m pip", env.prefix.display())
         )),
         "{hint}"
     );
     assert!(
-        hint.contains(" -i https://www.paddlepaddle.org.cn/packages/stable/cu"),
+        hint.contains(" -i 'https://www.paddlepaddle.org.cn/packages/stable/cu"),
         "{hint}"
     );
 }
@@ -544,9 +544,9 @@ fn a_wheel_moved_past_the_frameworks_pin_is_pin_broken() {
         f[0]["message"]
     );
     assert_eq!(
-        f[0]["hint"],
+        f[0]["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install 'nvidia-cudnn-cu13==9.26.0.51'",
+            "'{}/bin/python' -m pip install 'nvidia-cudnn-cu13==9.26.0.51'",
             env.prefix.display()
         )
     );
@@ -575,10 +575,9 @@ fn conda_env_config_vars_are_hooks_too() {
         "{message}"
     );
     assert_eq!(
-        f[0]["hint"],
+        f[0]["fix"]["command"],
         format!(
-            "envhook install -p {p} does this job; then drop conda's variable: conda env config vars unset \
-             LD_LIBRARY_PATH -p {p}",
+            "envhook install -p '{p}' && conda env config vars unset LD_LIBRARY_PATH -p '{p}'",
             p = env.prefix.display()
         )
     );
@@ -631,10 +630,9 @@ fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
         "{message}"
     );
     assert_eq!(
-        f[0]["hint"],
+        f[0]["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install 'nvidia-cudnn-cu12<9.11' (a framework that pins this \
-             cuDNN needs an older build of its own)",
+            "'{}/bin/python' -m pip install 'nvidia-cudnn-cu12<9.11'",
             env.prefix.display()
         )
     );
@@ -822,7 +820,7 @@ fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
     let missing = findings(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     assert!(
-        missing[0]["hint"]
+        missing[0]["fix"]["command"]
             .as_str()
             .unwrap()
             .contains("nvidia-cudnn-cu12"),
@@ -1102,7 +1100,7 @@ fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
         "{message}"
     );
     assert_eq!(f[0]["severity"], "error");
-    let hint = f[0]["hint"].as_str().unwrap();
+    let hint = f[0]["fix"]["choose"]["advice"].as_str().unwrap();
     assert!(
         hint.starts_with("no one set of wheels satisfies both")
             && hint.contains("tensorflow 2.21.0 requires nvidia-cudnn-cu12")
@@ -1110,6 +1108,25 @@ fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
             && hint.ends_with("put the frameworks in separate environments"),
         "{hint}"
     );
+    // The choice is concrete: an environment of its own for each, made by
+    // one command with this one's Python and the framework's release.
+    let name = env.prefix.file_name().unwrap().to_string_lossy();
+    let commands: Vec<&str> = f[0]["fix"]["choose"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    for (fw, spec) in [("torch", "torch==2.15.0"), ("tensorflow", "tensorflow[and-cuda]==2.21.0")] {
+        assert!(
+            commands.contains(&format!(
+                "conda create -y -n '{name}-{fw}' 'python=3.12' pip && conda run -n '{name}-{fw}' \
+                 python -m pip install '{spec}'"
+            ).as_str()),
+            "{commands:?}"
+        );
+    }
     // Files the RECORDs agree on are no finding.
     std::fs::write(&record, text).unwrap();
     let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
@@ -1141,9 +1158,9 @@ fn on_a_newer_gpu_the_real_blocker_is_named() {
         "{message}"
     );
     assert!(
-        unsupported[0]["hint"].as_str().unwrap()
+        unsupported[0]["fix"]["command"].as_str().unwrap()
             == format!(
-                "{}/bin/python -m pip install 'nvidia-cudnn-cu12>=9.7'",
+                "'{}/bin/python' -m pip install 'nvidia-cudnn-cu12>=9.7'",
                 env.prefix.display()
             )
             && message.contains("cuDNN 9.7 is the first with kernels for them"),
@@ -1268,9 +1285,9 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
             .contains("libcutensor.so.2")
     );
     assert_eq!(
-        optional[0]["hint"],
+        optional[0]["fix"]["command"],
         format!(
-            "{}/bin/python -m pip install cutensor-cu12",
+            "'{}/bin/python' -m pip install 'cutensor-cu12'",
             env.prefix.display()
         )
     );

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 
 use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::{Inventory, LibStatus};
 use crate::paths;
 
@@ -253,7 +253,10 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                             first.target.display(),
                             lib.path.display()
                         ),
-                        hint: Some("keep one CUDA line in the environment (conda or pip)".into()),
+                        fix: Some(Fix::advice(
+                            "keep one CUDA line in the environment (conda's packages or pip's \
+                             wheels)",
+                        )),
                         path: Some(lib.path.clone()),
                         source: None,
                     });

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::shell::Phase;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted_path};
 
 /// What a moved-aside script's name ends in.
 pub const SUFFIX: &str = ".envhook-replaced";
@@ -66,11 +66,11 @@ pub fn scripts(foreign: &[ForeignHook]) -> (Vec<PathBuf>, Vec<Problem>) {
                             "not a regular file"
                         }
                     ),
-                    hint: Some(
-                        "move both aside yourself, or shrink the script to what it does to \
-                         LD_LIBRARY_PATH, then run envhook install --replace-handwritten again"
-                            .into(),
-                    ),
+                    fix: Some(Fix::advice(
+                        "move both aside yourself (a name ending in .envhook-replaced keeps a \
+                         script without conda running it), or shrink the script to what it does \
+                         to LD_LIBRARY_PATH, then run envhook install --replace-handwritten again",
+                    )),
                     path: Some(partner),
                     source: None,
                 });
@@ -89,54 +89,62 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
     if hook.bugs.is_empty() {
         return None;
     }
-    let install = format!("envhook install -p {} does this job", prefix.display());
-    let hint = if hook.path.ends_with("conda-meta/state") {
-        format!(
-            "{install}; then drop conda's variable: conda env config vars unset LD_LIBRARY_PATH -p {}",
-            prefix.display()
-        )
+    let install = format!("envhook install -p {}", quoted_path(prefix));
+    // What envhook's hook would do instead, for the message when the fix
+    // is a command.
+    let mut also = String::new();
+    let fix = if hook.path.ends_with("conda-meta/state") {
+        also = "; envhook's hook does this job, and conda's variable then goes".into();
+        Fix::Command(format!(
+            "{install} && conda env config vars unset LD_LIBRARY_PATH -p {}",
+            quoted_path(prefix)
+        ))
     } else if hook
         .path
         .parent()
         .is_some_and(|d| d.ends_with("env_vars.d"))
     {
-        format!(
-            "{install}; the variable comes from a package's {}: remove its LD_LIBRARY_PATH entry \
-             (reinstalling the package brings it back)",
-            hook.path.display()
-        )
+        Fix::Choose {
+            advice: format!(
+                "envhook's hook does this job; the variable comes from a package's {}: remove \
+                 its LD_LIBRARY_PATH entry (reinstalling the package brings it back)",
+                hook.path.display()
+            ),
+            commands: vec![install],
+        }
     } else {
         // The scripts --replace-handwritten moves, both halves.
         let (moves, _) = scripts(all);
         if moves.contains(&hook.path) {
-            let scripts: Vec<String> = moves.iter().map(|p| format!("'{}'", p.display())).collect();
-            format!(
-                "envhook install -p {} --replace-handwritten takes over: it writes envhook's \
-                 hooks and moves the hand-written ones aside together ({}), where conda no \
-                 longer runs them; envhook uninstall puts them back",
-                prefix.display(),
+            let scripts: Vec<String> = moves.iter().map(|p| p.display().to_string()).collect();
+            also = format!(
+                "; envhook install --replace-handwritten writes envhook's hooks and moves the \
+                 hand-written ones aside together ({}), where conda no longer runs them; \
+                 envhook uninstall puts them back",
                 scripts.join(", ")
-            )
+            );
+            Fix::Command(format!("{install} --replace-handwritten"))
         } else {
             // Its other half cannot be read: --replace-handwritten holds
             // both back (handwritten-kept says why).
-            format!(
-                "its other half could not be read, so --replace-handwritten leaves both: move \
-                 both aside yourself (a name ending in .envhook-replaced keeps a script without \
-                 conda running it), then envhook install -p {}",
-                prefix.display()
-            )
+            Fix::Choose {
+                advice: "its other half could not be read, so --replace-handwritten leaves \
+                         both: move both aside yourself (a name ending in .envhook-replaced \
+                         keeps a script without conda running it), then install envhook's hooks"
+                    .into(),
+                commands: vec![install],
+            }
         }
     };
     Some(Problem {
         severity: Severity::Warning,
         code: "foreign-hook",
         message: format!(
-            "{} (not envhook's; left as it is): {}",
+            "{} (not envhook's; left as it is): {}{also}",
             hook.path.display(),
             hook.bugs.join("; ")
         ),
-        hint: Some(hint),
+        fix: Some(fix),
         path: Some(hook.path.clone()),
         source: None,
     })

@@ -8,7 +8,7 @@ use crate::activation::install;
 use crate::activation::plan::Plan;
 use crate::activation::shell::Dialect;
 use crate::activation::spec::{HookSpec, Mode};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::Inventory;
 
 use super::{Audit, Hook};
@@ -246,7 +246,7 @@ pub fn record_fixes(a: &mut Audit, plans: Vec<FixPlan>, applied: Option<Applied>
                     severity: Severity::Error,
                     code: "fix-failed",
                     message,
-                    hint,
+                    fix: hint.map(Fix::advice),
                     path: None,
                     source: None,
                 },

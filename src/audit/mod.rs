@@ -24,7 +24,7 @@ pub use fix::{FixAction, FixPlan, acts, apply_fixes, plan_fixes, record_fixes};
 pub use parallel::parallel_with_timeout;
 
 /// Identifies the JSON document of `envhook audit --json`.
-pub const SCHEMA: &str = "envhook.audit/1";
+pub const SCHEMA: &str = "envhook.audit/2";
 
 /// The hook situation of one environment, as audit reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

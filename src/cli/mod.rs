@@ -121,7 +121,7 @@ pub struct ShowArgs {
     /// The machine its problems are judged for, as `check` takes it.
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Print the inventory as JSON (schema `envhook.inventory/1`, see docs/json.md).
+    /// Print the inventory as JSON (schema `envhook.inventory/2`, see docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -190,7 +190,7 @@ pub struct CheckArgs {
     pub env: EnvSelection,
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Print the report as JSON (schema `envhook.check/1`, see docs/json.md).
+    /// Print the report as JSON (schema `envhook.check/2`, see docs/json.md).
     #[arg(long)]
     pub json: bool,
 }
@@ -200,7 +200,7 @@ pub struct CheckArgs {
 pub enum AuditFormat {
     /// A table for people (colour on a terminal).
     Table,
-    /// A JSON document (schema `envhook.audit/1`).
+    /// A JSON document (schema `envhook.audit/2`).
     Json,
     /// Prometheus text exposition format, for node_exporter's textfile
     /// collector (`--output DIR/envhook.prom`).
@@ -353,7 +353,7 @@ pub struct ExplainArgs {
     pub env: EnvSelection,
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Print the explanation as JSON (schema `envhook.explain/1`).
+    /// Print the explanation as JSON (schema `envhook.explain/2`).
     #[arg(long)]
     pub json: bool,
 }

@@ -135,8 +135,8 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     }
     for p in &r.findings {
         writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message)?;
-        if let Some(h) = &p.hint {
-            writeln!(out, "    fix: {h}")?;
+        for line in p.fix.iter().flat_map(|f| f.lines("    ")) {
+            writeln!(out, "{line}")?;
         }
     }
     let count = |s| r.findings.iter().filter(|p| p.severity == s).count();

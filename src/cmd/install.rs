@@ -13,7 +13,7 @@ use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::Inventory;
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
@@ -150,11 +150,10 @@ fn shell_unsupported(prefix: &std::path::Path, dialect: Dialect, why: &str) -> P
         severity: Severity::Warning,
         code: "shell-unsupported",
         message: format!("no {dialect} hook: {why}"),
-        hint: Some(
+        fix: Some(Fix::advice(
             "the other shells' hooks are written; for tcsh, a prefix without '#' \
-             (conda's own environment names cannot contain it) gets its hook"
-                .into(),
-        ),
+             (conda's own environment names cannot contain it) gets its hook",
+        )),
         path: Some(prefix.to_path_buf()),
         source: None,
     }
@@ -173,8 +172,8 @@ fn print_files(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
 pub fn print_findings(out: &mut impl Write, findings: &[Problem]) -> std::io::Result<()> {
     for p in findings {
         writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message)?;
-        if let Some(hint) = &p.hint {
-            writeln!(out, "    fix: {hint}")?;
+        for line in p.fix.iter().flat_map(|f| f.lines("    ")) {
+            writeln!(out, "{line}")?;
         }
     }
     Ok(())
@@ -243,11 +242,10 @@ pub fn left_alone(changes: &Changes) -> Vec<Problem> {
                 c.path.display(),
                 c.what
             ),
-            hint: Some(
+            fix: Some(Fix::advice(
                 "envhook removes only what carries its mark; remove it yourself if it is no \
-                 longer needed"
-                    .into(),
-            ),
+                 longer needed",
+            )),
             path: Some(c.path.clone()),
             source: None,
         })

@@ -8,6 +8,7 @@ use super::clues::{Clue, soname_fact, symbol_fact};
 use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::version;
+use crate::finding::Fix;
 use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
 use crate::rules::needs::needs;
@@ -43,8 +44,8 @@ pub struct Answer {
     pub diagnosis: String,
     /// What the verdict is.
     pub verdict: Verdict,
-    /// The one command that fixes it.
-    pub fix: Option<String>,
+    /// The one command that fixes it (or, where none does, the choices).
+    pub fix: Option<Fix>,
 }
 
 impl Answer {
@@ -263,7 +264,7 @@ struct Asked<'a> {
     what: &'a str,
     have: &'a [String],
     nobody: bool,
-    fix: &'a dyn Fn() -> Option<String>,
+    fix: &'a dyn Fn() -> Option<Fix>,
 }
 
 /// The name is a framework's own CUDA object, loaded by path.
@@ -358,7 +359,7 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
             p.message
         );
         a.verdict = Verdict::CannotTell;
-        a.fix = p.hint.clone();
+        a.fix = p.fix.clone();
         return a;
     }
     let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
@@ -395,7 +396,7 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
                  it on the loader's path, and this environment does not have the hook"
             ),
         };
-        a.fix = Some(format!("envhook install -p {}", f.inv.prefix.display()));
+        a.fix = Some(Fix::Command(fixes::refresh(&f.inv.prefix)));
     } else if ask.nobody {
         a.diagnosis = format!(
             "this environment has no {name}, and nothing envhook reads in it asks for it: the \

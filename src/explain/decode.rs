@@ -6,6 +6,7 @@ use super::answer::{Answer, Verdict, claims, held};
 use super::clues::Clue;
 use super::numbers::component_name;
 use crate::data::matrix::{major_minor, version};
+use crate::finding::Fix;
 use crate::inventory::FrameworkBuild;
 use crate::rules::needs::needs;
 use crate::rules::{Facts, Report, fixes};
@@ -137,9 +138,9 @@ fn driver(f: &Facts, clue: &Clue, found: &str) -> Answer {
         ));
         a.verdict = Verdict::Cause;
         // check's driver-too-old hint, for the driver the message names.
-        a.fix = Some(format!(
-            "upgrade the NVIDIA driver, or use a build for CUDA {found} or older"
-        ));
+        a.fix = Some(Fix::advice(format!(
+            "upgrade the NVIDIA driver, or use a build made with CUDA {found} or older"
+        )));
     } else if built.is_empty() {
         a.diagnosis.push_str(
             "; envhook knows no framework build here that says its CUDA, so it cannot compare",

@@ -9,6 +9,7 @@
 use super::answer::{Answer, Verdict};
 use super::clues::Clue;
 use crate::env_vars::{CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES};
+use crate::finding::{Fix, quoted, quoted_path};
 use crate::machine::driver::{Driver, Source};
 use crate::rules::Facts;
 
@@ -46,10 +47,9 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
             "NVIDIA_VISIBLE_DEVICES={v} in this shell: the NVIDIA container toolkit mounts no GPU \
              into a container started so"
         );
-        a.fix = Some(
-            "start the container with GPUs: docker run --gpus all (or NVIDIA_VISIBLE_DEVICES=all)"
-                .into(),
-        );
+        a.fix = Some(Fix::advice(
+            "start the container with GPUs: docker run --gpus all (or NVIDIA_VISIBLE_DEVICES=all)",
+        ));
         a.verdict = Verdict::Cause;
         return a;
     }
@@ -58,13 +58,18 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
 
 /// `CUDA_VISIBLE_DEVICES` hides every GPU or names one that is not here:
 /// what it means and the fix.
-fn hidden(d: &Driver, v: &str) -> Option<(String, String)> {
+fn hidden(d: &Driver, v: &str) -> Option<(String, Fix)> {
     let v = v.trim();
     if v.is_empty() {
         return Some((
             "CUDA_VISIBLE_DEVICES is set and empty in this shell: CUDA then hides every GPU".into(),
-            "unset CUDA_VISIBLE_DEVICES (or set it to the GPUs to use: export CUDA_VISIBLE_DEVICES=0)"
-                .into(),
+            Fix::Choose {
+                advice: "unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use".into(),
+                commands: vec![
+                    "unset CUDA_VISIBLE_DEVICES".into(),
+                    "export CUDA_VISIBLE_DEVICES='0'".into(),
+                ],
+            },
         ));
     }
     let entries: Vec<&str> = v.split(',').map(str::trim).collect();
@@ -85,17 +90,17 @@ fn hidden(d: &Driver, v: &str) -> Option<(String, String)> {
         return None;
     }
     let good: Vec<&str> = entries[..first_bad].to_vec();
-    let fix = format!(
+    let fix = Fix::Command(format!(
         "export CUDA_VISIBLE_DEVICES={}",
-        if good.is_empty() {
+        quoted(&if good.is_empty() {
             (0..n.max(1))
                 .map(|i| i.to_string())
                 .collect::<Vec<_>>()
                 .join(",")
         } else {
             good.join(",")
-        }
-    );
+        })
+    ));
     let seen = if n == 0 {
         String::new()
     } else {
@@ -132,7 +137,6 @@ fn hidden(d: &Driver, v: &str) -> Option<(String, String)> {
 
 /// `CUDA_VISIBLE_DEVICES` hides nothing: the driver and the device files.
 fn machine(mut a: Answer, d: &Driver, nodes: &[String], f: &Facts) -> Answer {
-    let prefix = f.inv.prefix.display();
     match (d.source, nodes.is_empty()) {
         (Source::Flag, _) => {
             a.diagnosis = "the driver and GPU here are the ones given with --driver-version/--gpu; \
@@ -148,9 +152,15 @@ fn machine(mut a: Answer, d: &Driver, nodes: &[String], f: &Facts) -> Answer {
                  started without them. If the message came from a GPU machine, run `{QUERY}` there \
                  and pass what it prints to explain"
             );
-            a.fix = Some(format!(
-                "envhook explain \"<message>\" -p {prefix} --driver-version <driver_version> --gpu <name>"
-            ));
+            a.fix = Some(Fix::Choose {
+                advice: format!(
+                    "on the GPU machine that printed the message, run the first command, then \
+                     explain the message here with what it prints: envhook explain MESSAGE -p {} \
+                     --driver-version VERSION --gpu NAME",
+                    quoted_path(&f.inv.prefix)
+                ),
+                commands: vec![QUERY.into()],
+            });
         }
         (_, true) => {
             a.diagnosis = format!(
@@ -158,11 +168,10 @@ fn machine(mut a: Answer, d: &Driver, nodes: &[String], f: &Facts) -> Answer {
                  files: a container started without GPUs",
                 d.describe()
             );
-            a.fix = Some(
+            a.fix = Some(Fix::advice(
                 "start the container with GPUs: docker run --gpus all (NVIDIA container toolkit), \
-                 apptainer --nv, or a Kubernetes nvidia.com/gpu limit"
-                    .into(),
-            );
+                 apptainer --nv, or a Kubernetes nvidia.com/gpu limit",
+            ));
             a.verdict = Verdict::Cause;
         }
         (_, false) => {

@@ -19,13 +19,13 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::rules::{Facts, Report};
 use answer::{Answer, Verdict};
 use clues::{Clue, KnownMessage};
 
 /// Identifies the JSON document of `envhook explain --json`.
-pub const SCHEMA: &str = "envhook.explain/1";
+pub const SCHEMA: &str = "envhook.explain/2";
 
 /// The whole explanation.
 #[derive(Debug, Clone, Serialize)]
@@ -160,11 +160,13 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
         render_answer(a, out)?;
     }
     // One fix is said once, however many findings lead to it.
-    let mut said: Vec<&str> = e.answers.iter().filter_map(|a| a.fix.as_deref()).collect();
+    let mut said: Vec<&Fix> = e.answers.iter().filter_map(|a| a.fix.as_ref()).collect();
     for p in &e.causes {
         writeln!(out, "  {}[{}]: {}", p.severity.label(), p.code, p.message)?;
-        if let Some(h) = p.hint.as_deref().filter(|h| !said.contains(h)) {
-            writeln!(out, "      fix: {h}")?;
+        if let Some(h) = p.fix.as_ref().filter(|h| !said.contains(h)) {
+            for line in h.lines("      ") {
+                writeln!(out, "{line}")?;
+            }
             said.push(h);
         }
     }
@@ -206,8 +208,8 @@ fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
         )?;
     }
     writeln!(out, "    {}", a.diagnosis)?;
-    if let Some(fix) = &a.fix {
-        writeln!(out, "    fix: {fix}")?;
+    for line in a.fix.iter().flat_map(|f| f.lines("    ")) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

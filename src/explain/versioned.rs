@@ -7,6 +7,7 @@
 //! the copy the loader takes.
 
 use crate::data::matrix::version;
+use crate::finding::{Fix, quoted, quoted_path};
 use crate::inventory::Installer;
 use crate::rules::{Facts, Report};
 
@@ -32,7 +33,7 @@ pub struct Reading {
     /// cannot tell.
     pub cause: Option<bool>,
     /// The command that fixes it.
-    pub fix: Option<String>,
+    pub fix: Option<Fix>,
 }
 
 /// The reading of an nvJitLink symbol that needs release `need`.
@@ -65,7 +66,7 @@ pub fn nvjitlink(f: &Facts, report: &Report, name: &str, need: &str) -> Reading 
     {
         a.diagnosis.push_str(&format!(" Here: {}.", p.message));
         a.cause = Some(true);
-        a.fix = p.hint.clone();
+        a.fix = p.fix.clone();
         return a;
     }
     let major = need.split('.').next().unwrap_or("12");
@@ -75,8 +76,7 @@ pub fn nvjitlink(f: &Facts, report: &Report, name: &str, need: &str) -> Reading 
             older.iter().map(|(v, _)| *v).collect::<Vec<_>>().join(", ")
         ));
         a.cause = Some(true);
-        let p = f.inv.prefix.display();
-        a.fix = Some(match installer {
+        a.fix = Some(Fix::Command(match installer {
             Installer::Pip => {
                 let dist = if major == "12" {
                     "nvidia-nvjitlink-cu12".to_string()
@@ -84,17 +84,19 @@ pub fn nvjitlink(f: &Facts, report: &Report, name: &str, need: &str) -> Reading 
                     "nvidia-nvjitlink".to_string()
                 };
                 format!(
-                    "{p}/bin/python -m pip install '{dist}>={need},<{}'",
-                    next(major)
+                    "{} install {}",
+                    crate::rules::fixes::pip(&f.inv.prefix),
+                    quoted(&format!("{dist}>={need},<{}", next(major)))
                 )
             }
             Installer::Conda => {
                 format!(
-                    "conda install -p {p} -c conda-forge 'libnvjitlink>={need},<{}'",
-                    next(major)
+                    "conda install -p {} -c conda-forge {}",
+                    quoted_path(&f.inv.prefix),
+                    quoted(&format!("libnvjitlink>={need},<{}", next(major)))
                 )
             }
-        });
+        }));
     } else if !held.is_empty() {
         a.diagnosis.push_str(
             " This environment's nvJitLink is new enough, so the process loaded another copy \

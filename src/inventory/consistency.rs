@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use super::{Installer, Inventory, LibStatus, Library, Package};
 use crate::data::catalog::{Framework, Role};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 
 impl Inventory {
     /// Look every listed library up on disk (metadata only).
@@ -38,17 +38,13 @@ impl Inventory {
                 .collect();
             if let Some(first) = broken.first() {
                 let hint = match pkg.installer {
-                    Installer::Conda => format!(
-                        "reinstall it: conda install -p {} --force-reinstall {}={}",
-                        self.prefix.display(),
-                        pkg.name,
-                        pkg.version
+                    Installer::Conda => super::read::conda_reinstall(
+                        &self.prefix,
+                        &format!("{}={}", pkg.name, pkg.version),
                     ),
-                    Installer::Pip => format!(
-                        "reinstall it: {}/bin/python -m pip install --force-reinstall --no-deps {}=={}",
-                        self.prefix.display(),
-                        pkg.name,
-                        pkg.version
+                    Installer::Pip => super::read::pip_reinstall(
+                        &self.prefix,
+                        &format!("{}=={}", pkg.name, pkg.version),
                     ),
                 };
                 self.problems.push(Problem {
@@ -62,7 +58,7 @@ impl Inventory {
                         first.path.display(),
                         first.status.describe()
                     ),
-                    hint: Some(hint),
+                    fix: Some(Fix::Command(hint)),
                     path: Some(pkg.metadata.clone()),
                     source: None,
                 });
@@ -131,11 +127,13 @@ impl Inventory {
                 severity: Severity::Warning,
                 code: "mixed-cuda-runtimes",
                 message: format!("the environment holds more than one CUDA runtime: {}", list.join(", ")),
-                hint: Some(
-                    "keep one CUDA line: remove the conda CUDA packages when the framework uses pip \
-                     nvidia-* wheels, or the other way round"
+                fix: Some(Fix::Choose {
+                    advice: "keep one CUDA line: remove the conda CUDA packages when the \
+                             frameworks use pip's nvidia-* wheels, or the wheels when they use \
+                             conda's"
                         .into(),
-                ),
+                    commands: remove_each(&self.prefix, runtimes.iter().map(|c| (c.installer, c.package.as_str()))),
+                }),
                 path: None,
                 source: None,
             });
@@ -157,10 +155,10 @@ impl Inventory {
                 severity: Severity::Error,
                 code: "cudnn-without-libraries",
                 message: format!("{} installed, but no cuDNN library is", names.join(", ")),
-                hint: Some(format!(
-                    "install the libraries: conda install -p {} libcudnn libcudnn-dev",
-                    self.prefix.display()
-                )),
+                fix: Some(Fix::Command(format!(
+                    "conda install -p {} -c conda-forge 'libcudnn' 'libcudnn-dev'",
+                    quoted_path(&self.prefix)
+                ))),
                 path: cudnn_pkgs.first().map(|p| p.metadata.clone()),
                 source: None,
             });
@@ -195,7 +193,7 @@ impl Inventory {
                         fw.display_name(),
                         pkgs.join(" and ")
                     ),
-                    hint: Some("uninstall one of them (pip uninstall, or conda remove)".into()),
+                    fix: Some(twice_fix(&self.prefix, &self.frameworks, fw)),
                     path: None,
                     source: None,
                 });
@@ -222,7 +220,7 @@ impl Inventory {
                     names.join(", "),
                     if stubs.len() == 1 { "s" } else { "" }
                 ),
-                hint: None,
+                fix: None,
                 path: Some(first.metadata.clone()),
                 source: None,
             });
@@ -263,4 +261,54 @@ fn is_loop(e: &io::Error) -> bool {
         40
     };
     e.raw_os_error() == Some(ELOOP)
+}
+
+/// The commands that remove `packages` (each with the installer that put
+/// it there), one per installer: conda's without the packages that depend
+/// on them (`--force`), which are the ones to keep.
+fn remove_each<'a>(
+    prefix: &Path,
+    packages: impl Iterator<Item = (Installer, &'a str)>,
+) -> Vec<String> {
+    let (mut conda, mut pip): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for (installer, name) in packages {
+        let list = match installer {
+            Installer::Conda => &mut conda,
+            Installer::Pip => &mut pip,
+        };
+        if !list.contains(&quoted(name)) {
+            list.push(quoted(name));
+        }
+    }
+    let mut out = Vec::new();
+    if !conda.is_empty() {
+        out.push(format!(
+            "conda remove -p {} --force {}",
+            quoted_path(prefix),
+            conda.join(" ")
+        ));
+    }
+    if !pip.is_empty() {
+        out.push(format!(
+            "{} -m pip uninstall -y {}",
+            quoted_path(&prefix.join("bin/python")),
+            pip.join(" ")
+        ));
+    }
+    out
+}
+
+/// The fix for a framework installed by conda and by pip: either goes.
+fn twice_fix(prefix: &Path, frameworks: &[super::FrameworkBuild], fw: Framework) -> Fix {
+    let twice = frameworks.iter().filter(|f| f.framework == fw);
+    Fix::Choose {
+        advice: format!(
+            "keep one {}: remove pip's (the first) or conda's (the second)",
+            fw.display_name()
+        ),
+        commands: remove_each(prefix, twice.map(|f| (f.installer, f.package.as_str())))
+            .into_iter()
+            .rev()
+            .collect(),
+    }
 }

@@ -31,7 +31,7 @@ use records::MetaIndex;
 
 /// Identifies the JSON document (`envhook show --json`); bumped on any
 /// incompatible change.
-pub const SCHEMA: &str = "envhook.inventory/1";
+pub const SCHEMA: &str = "envhook.inventory/2";
 
 /// Who installed a package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -9,7 +9,7 @@ use super::records::{MetaEntry, Record};
 use super::{Installer, Inventory, Library, Package, builds, library, pins, pip, records};
 use crate::data::catalog::{CATALOG, Framework, PackageRow, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use records::MetaIndex;
 
 /// The catalogue row a CUDA build without one of its own is read as.
@@ -58,7 +58,16 @@ impl Inventory {
                     "the record is named {} but describes package {}",
                     entry.name, record.name
                 ),
-                hint: Some("remove the stray file, or reinstall the package".into()),
+                fix: Some(Fix::Choose {
+                    advice: format!(
+                        "remove the stray record, or reinstall {} so conda writes its record again",
+                        record.name
+                    ),
+                    commands: vec![
+                        format!("rm -- {}", quoted_path(&entry.path)),
+                        conda_reinstall(prefix, &record.name),
+                    ],
+                }),
                 path: Some(entry.path.clone()),
                 source: None,
             });
@@ -73,11 +82,7 @@ impl Inventory {
                 record.libraries_listed,
                 record.libraries.len(),
                 &entry.path,
-                format!(
-                    "conda install -p {} --force-reinstall {}",
-                    prefix.display(),
-                    entry.name
-                ),
+                conda_reinstall(prefix, &entry.name),
             ));
         }
         let libraries = record
@@ -128,7 +133,8 @@ impl Inventory {
                     None => continue,
                 };
                 if seen.contains(&entry.name) {
-                    self.problems.push(duplicate_dist_info(entry));
+                    let fix = pip_reinstall(&self.prefix, &entry.name);
+                    self.problems.push(duplicate_dist_info(entry, fix));
                 }
                 seen.push(entry.name.clone());
                 // A broken dist-info (no METADATA: an interrupted install or
@@ -136,7 +142,10 @@ impl Inventory {
                 // a reason to judge none.
                 match pip::read(entry) {
                     Ok(dist) => self.add_pip(site, entry, (row, cuda_major), dist, &installed),
-                    Err(e) => self.problems.push(dist_info_unreadable(&e, entry)),
+                    Err(e) => {
+                        let fix = pip_reinstall(&self.prefix, &entry.name);
+                        self.problems.push(dist_info_unreadable(&e, entry, fix));
+                    }
                 }
             }
         }
@@ -177,7 +186,7 @@ impl Inventory {
                 dist.libraries_listed,
                 dist.libraries.len(),
                 &entry.dir.join("RECORD"),
-                format!("pip install --force-reinstall --no-deps {}", entry.name),
+                pip_reinstall(&self.prefix, &entry.name),
             ));
         }
         let libraries = dist
@@ -218,11 +227,7 @@ fn duplicate_record(prefix: &Path, entry: &MetaEntry) -> Problem {
             "conda-meta holds more than one record for {} (an interrupted transaction?)",
             entry.name
         ),
-        hint: Some(format!(
-            "run `conda install -p {} --force-reinstall {}` so conda rewrites its records",
-            prefix.display(),
-            entry.name
-        )),
+        fix: Some(Fix::Command(conda_reinstall(prefix, &entry.name))),
         path: Some(entry.path.clone()),
         source: None,
     }
@@ -234,19 +239,14 @@ fn record_too_large(e: &Error, prefix: &Path, entry: &MetaEntry) -> Problem {
         severity: Severity::Warning,
         code: "record-too-large",
         message: format!("{e}: {} is left out of the checks", entry.name),
-        hint: Some(format!(
-            "reinstall it so conda rewrites the record: conda install -p {} \
-             --force-reinstall {}",
-            prefix.display(),
-            entry.name
-        )),
+        fix: Some(Fix::Command(conda_reinstall(prefix, &entry.name))),
         path: Some(entry.path.clone()),
         source: None,
     }
 }
 
 /// Two dist-info directories of one distribution.
-fn duplicate_dist_info(entry: &DistInfoEntry) -> Problem {
+fn duplicate_dist_info(entry: &DistInfoEntry, reinstall: String) -> Problem {
     Problem {
         severity: Severity::Warning,
         code: "duplicate-dist-info",
@@ -254,28 +254,41 @@ fn duplicate_dist_info(entry: &DistInfoEntry) -> Problem {
             "{} has more than one dist-info directory (a pip upgrade that was interrupted?)",
             entry.name
         ),
-        hint: Some(format!(
-            "remove the stale one, or run `pip install --force-reinstall --no-deps {}`",
-            entry.name
-        )),
+        fix: Some(Fix::Command(reinstall)),
         path: Some(entry.dir.clone()),
         source: None,
     }
 }
 
 /// A dist-info that cannot be read, left out of the checks.
-fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry) -> Problem {
+fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry, reinstall: String) -> Problem {
     Problem {
         severity: Severity::Warning,
         code: "dist-info-unreadable",
         message: format!("{e}; {} is left out of the checks", entry.name),
-        hint: Some(format!(
-            "reinstall it: `pip install --force-reinstall --no-deps {}`",
-            entry.name
-        )),
+        fix: Some(Fix::Command(reinstall)),
         path: Some(entry.dir.clone()),
         source: None,
     }
+}
+
+/// The command that has conda reinstall a package, records and files.
+pub(super) fn conda_reinstall(prefix: &Path, spec: &str) -> String {
+    format!(
+        "conda install -p {} --force-reinstall {}",
+        quoted_path(prefix),
+        quoted(spec)
+    )
+}
+
+/// The command that has the environment's pip reinstall a distribution
+/// over itself, its dependencies left as they are.
+pub(super) fn pip_reinstall(prefix: &Path, spec: &str) -> String {
+    format!(
+        "{} -m pip install --force-reinstall --no-deps {}",
+        quoted_path(&prefix.join("bin/python")),
+        quoted(spec)
+    )
 }
 
 /// The Python version of a site-packages directory
@@ -304,9 +317,7 @@ fn truncated(
         message: format!(
             "{name}'s {what} lists {listed} shared libraries; the first {kept} are checked"
         ),
-        hint: Some(format!(
-            "no package ships that many; reinstall it: `{reinstall}`"
-        )),
+        fix: Some(Fix::Command(reinstall)),
         path: Some(path.to_path_buf()),
         source: None,
     }

@@ -11,7 +11,7 @@ use anstyle::{AnsiColor, Style};
 use unicode_width::UnicodeWidthStr;
 
 use crate::audit::{Audit, Hook, Row};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -319,7 +319,7 @@ struct Group<'a> {
     /// Message and fix with the environment's prefix as `<env>`, when
     /// several environments share them.
     message: String,
-    fix: Option<String>,
+    fix: Option<Fix>,
     envs: Vec<String>,
     /// Further findings of the same code and fix in one environment.
     more: usize,
@@ -347,7 +347,7 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
             .filter(|p| p.severity >= Severity::Warning)
             .collect();
         for p in shown {
-            let fix = p.hint.as_deref().map(general);
+            let fix = p.fix.as_ref().map(|f| f.map(general));
             match own.iter_mut().find(|g| g.code == p.code && g.fix == fix) {
                 Some(g) => g.more += 1,
                 None => own.push(Group {
@@ -393,7 +393,7 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
         {
             let prefix = r.prefix.display().to_string();
             g.message = g.message.replace("<env>", &prefix);
-            g.fix = g.fix.as_ref().map(|f| f.replace("<env>", &prefix));
+            g.fix = g.fix.as_ref().map(|f| f.map(|s| s.replace("<env>", &prefix)));
         }
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.severity));
@@ -436,8 +436,18 @@ fn findings(a: &Audit, layout: Layout, out: &mut String) {
             message.push_str(&format!(" (and {} more like it)", g.more));
         }
         wrap(out, "  ", &message, width);
-        if let Some(fix) = &g.fix {
-            wrap(out, "  fix: ", fix, width);
+        // A command is never wrapped: it is pasted as one line.
+        match &g.fix {
+            Some(Fix::Command(c)) => {
+                let _ = writeln!(out, "  fix: {c}");
+            }
+            Some(Fix::Choose { advice, commands }) => {
+                wrap(out, "  choose: ", advice, width);
+                for c in commands {
+                    let _ = writeln!(out, "    {c}");
+                }
+            }
+            None => {}
         }
     }
 }

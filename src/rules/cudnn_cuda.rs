@@ -3,7 +3,7 @@
 use super::needs::{needs, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Matrix, major};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::inventory::pip::normalize;
 use crate::inventory::{Claim, Inventory};
 
@@ -69,10 +69,7 @@ fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
                     "{} {} is the CUDA {want} build of cuDNN; the environment's CUDA is {} ({})",
                     d.package, d.version, rt.version, rt.package
                 ),
-                Some(format!(
-                    "install the cuDNN built for CUDA {}",
-                    major(&rt.version).unwrap_or(0)
-                )),
+                Some(Fix::Command(rebuilt_cudnn(f, d, rt))),
             ));
             continue;
         }
@@ -93,9 +90,34 @@ fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
                     row.cuda.replace('|', " or "),
                     rt.version,
                 ),
-                Some("install a cuDNN release that lists this CUDA version".into()),
+                Some(Fix::advice(format!(
+                    "keep this pair (one CUDA major: it usually works), or install a cuDNN release \
+                     NVIDIA lists for CUDA {}",
+                    rt.version
+                ))),
             );
             findings.push(sourced(f, &row.source, row.confidence));
         }
+    }
+}
+
+/// The cuDNN of `cudnn`'s release built for `cuda`'s major, in place of
+/// the one built for another: the pip wheel of the other major goes first
+/// (both majors' wheels write `nvidia/cudnn/lib`).
+fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> String {
+    let want = super::fixes::Want {
+        cuda: Some(&cuda.version),
+        cudnn: Some(&cudnn.version),
+        components: vec!["cudnn"],
+        ..Default::default()
+    };
+    let install = super::fixes::install(&want, cudnn.installer, &f.inv.prefix);
+    match cudnn.installer {
+        crate::inventory::Installer::Pip => format!(
+            "{} uninstall -y {} && {install}",
+            super::fixes::pip(&f.inv.prefix),
+            quoted(&cudnn.package)
+        ),
+        crate::inventory::Installer::Conda => install,
     }
 }

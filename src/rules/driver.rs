@@ -4,7 +4,7 @@
 use super::needs::needs;
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::Inventory;
 use crate::machine::driver::{Driver, Source};
 
@@ -103,7 +103,9 @@ fn no_driver(d: &Driver) -> Option<Problem> {
             "no NVIDIA driver found (no NVML, no nvidia-smi, no /proc/driver/nvidia/version); \
              the driver checks are skipped"
                 .into(),
-            Some("to check for another machine, pass --driver-version and --gpu".into()),
+            Some(Fix::advice(
+                "to check for another machine, name its driver and GPU with --driver-version and --gpu",
+            )),
         ));
     }
     if d.source == Source::CondaOverrideCuda && d.max_cuda.is_none() {
@@ -111,7 +113,11 @@ fn no_driver(d: &Driver) -> Option<Problem> {
             Severity::Warning,
             "no-cuda-driver",
             "CONDA_OVERRIDE_CUDA is set but empty: conda treats this machine as having no CUDA driver".into(),
-            Some("unset CONDA_OVERRIDE_CUDA, or set it to the CUDA the target driver supports".into()),
+            Some(Fix::Choose {
+                advice: "unset CONDA_OVERRIDE_CUDA, or set it to the CUDA the target driver supports"
+                    .into(),
+                commands: vec!["unset CONDA_OVERRIDE_CUDA".into()],
+            }),
         ));
     }
     None
@@ -152,10 +158,10 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
                     ""
                 }
             ),
-            Some(format!(
-                "upgrade the driver to one that supports CUDA {}",
+            Some(Fix::advice(format!(
+                "upgrade the NVIDIA driver to one that supports CUDA {}",
                 major_minor(cuda)
-            )),
+            ))),
         ))
     } else {
         Some(finding(
@@ -165,9 +171,9 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
                 "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\""
             ),
-            Some(format!(
-                "upgrade the NVIDIA driver, or use a build for CUDA {max} or older"
-            )),
+            Some(Fix::advice(format!(
+                "upgrade the NVIDIA driver, or use a build made with CUDA {max} or older"
+            ))),
         ))
     }
 }
@@ -191,7 +197,7 @@ fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Optio
     let older = d
         .max_cuda
         .as_deref()
-        .map(|c| format!(", or use a build for CUDA {c} or older"))
+        .map(|c| format!(", or use a build made with CUDA {c} or older"))
         .unwrap_or_default();
     Some(sourced(
         finding(
@@ -202,10 +208,10 @@ fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Optio
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
                 floor.linux
             ),
-            Some(format!(
+            Some(Fix::advice(format!(
                 "upgrade the NVIDIA driver to {} or newer{older}",
                 floor.linux
-            )),
+            ))),
         ),
         &floor.source,
         floor.confidence,

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use super::{Facts, finding};
 use crate::data::catalog::{Framework, Role};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::inventory::{Installer, LibStatus, Package};
 use crate::machine::{elf, symbols};
 
@@ -111,7 +111,6 @@ fn mismatch(f: &Facts, ext: &Package, torch: &Package) -> Option<Problem> {
         n => format!(" and {} more", n - 1),
     };
     let release = torch.version.split('+').next().unwrap_or(&torch.version);
-    let python = f.inv.prefix.join("bin/python");
     Some(finding(
         Severity::Error,
         "extension-mismatch",
@@ -126,11 +125,12 @@ fn mismatch(f: &Facts, ext: &Package, torch: &Package) -> Option<Problem> {
             torch.version
         ),
         // pip picks the extension's release whose own pin is this torch.
-        Some(format!(
-            "{} -m pip install 'torch=={release}' '{}'",
-            python.display(),
-            ext.name
-        )),
+        Some(Fix::Command(format!(
+            "{} install {} {}",
+            super::fixes::pip(&f.inv.prefix),
+            quoted(&format!("torch=={release}")),
+            quoted(&ext.name)
+        ))),
     ))
 }
 

@@ -14,6 +14,7 @@ use super::for_gpu::{CudnnFit, above_cap, build_fix, ccs, cudnn_fit};
 use super::needs::needs;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{major, major_minor, version};
+use crate::finding::{Fix, quoted, quoted_path};
 use crate::inventory::{FrameworkBuild, Installer};
 
 /// What to install: the CUDA the libraries must belong to, the cuDNN when
@@ -145,17 +146,20 @@ const TOOLKIT_EXTRAS: &[&str] = &[
 /// The one command that installs `want` into the environment at `prefix`
 /// with `installer`.
 pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
-    let p = prefix.display();
     match installer {
-        Installer::Pip => format!(
-            "{p}/bin/python -m pip install {}",
-            pip_parts(want).join(" ")
-        ),
+        Installer::Pip => format!("{} install {}", pip(prefix), pip_parts(want).join(" ")),
         Installer::Conda => format!(
-            "conda install -p {p} -c conda-forge {}",
+            "conda install -p {} -c conda-forge {}",
+            quoted_path(prefix),
             conda_parts(want).join(" ")
         ),
     }
+}
+
+/// `'PREFIX/bin/python' -m pip`: pip as the environment's own Python runs
+/// it, whatever `pip` is first on `PATH`.
+pub fn pip(prefix: &Path) -> String {
+    format!("{} -m pip", quoted_path(&prefix.join("bin/python")))
 }
 
 /// pip's requirements for `want`: the frameworks' own pins first, then
@@ -171,9 +175,9 @@ fn pip_parts(want: &Want) -> Vec<String> {
         } else {
             requirement.replace(' ', "")
         };
-        let quoted = format!("'{requirement}'");
-        if !parts.contains(&quoted) {
-            parts.push(quoted);
+        let word = quoted(&requirement);
+        if !parts.contains(&word) {
+            parts.push(word);
         }
     }
     let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
@@ -188,11 +192,11 @@ fn pip_parts(want: &Want) -> Vec<String> {
             Some(c) => within_major(c).unwrap_or_default(),
             None => String::new(),
         };
-        parts.push(format!("'cuda-toolkit[{}]{version}'", extras.join(",")));
+        parts.push(quoted(&format!("cuda-toolkit[{}]{version}", extras.join(","))));
     }
     if wants("cudnn") {
         let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
-        parts.push(format!("'nvidia-cudnn{suffix}{range}'"));
+        parts.push(quoted(&format!("nvidia-cudnn{suffix}{range}")));
     }
     for (component, dist) in [
         ("nccl", "nvidia-nccl"),
@@ -200,7 +204,7 @@ fn pip_parts(want: &Want) -> Vec<String> {
         ("cutensor", "cutensor"),
     ] {
         if wants(component) {
-            parts.push(format!("{dist}{suffix}"));
+            parts.push(quoted(&format!("{dist}{suffix}")));
         }
     }
     parts
@@ -221,31 +225,27 @@ fn conda_parts(want: &Want) -> Vec<String> {
     match (want.cuda, cuda_major) {
         _ if libraries.is_empty() => {}
         (Some(c), Some(m)) if m <= 11 => {
-            parts.push(format!("cudatoolkit={}", major_minor(c)));
+            parts.push(quoted(&format!("cudatoolkit={}", major_minor(c))));
         }
         (cuda, _) => {
             if let Some(c) = cuda {
-                parts.push(format!("cuda-version={}", major_minor(c)));
+                parts.push(quoted(&format!("cuda-version={}", major_minor(c))));
             }
             for component in libraries {
                 if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major)
-                    && !parts.contains(&pkg)
+                    && !parts.contains(&quoted(&pkg))
                 {
-                    parts.push(pkg);
+                    parts.push(quoted(&pkg));
                 }
             }
         }
     }
     if wants("cudnn") {
         let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
-        parts.push(if range.is_empty() {
-            "cudnn".into()
-        } else {
-            format!("'cudnn{range}'")
-        });
+        parts.push(quoted(&format!("cudnn{range}")));
     }
     if wants("nccl") {
-        parts.push("nccl".into());
+        parts.push(quoted("nccl"));
     }
     parts
 }
@@ -253,10 +253,7 @@ fn conda_parts(want: &Want) -> Vec<String> {
 /// The command that writes (or refreshes) the environment's hooks, quoted
 /// for pasting: what ends every fix that changes the library set.
 pub fn refresh(prefix: &Path) -> String {
-    format!(
-        "envhook install -p {}",
-        crate::activation::shell::quote::posix(&prefix.display().to_string())
-    )
+    format!("envhook install -p {}", quoted_path(prefix))
 }
 
 /// The installer fixes use: the one the environment's CUDA stack already
@@ -266,8 +263,9 @@ pub fn stack_installer(f: &Facts, fw: &FrameworkBuild) -> Installer {
 }
 
 /// The command that installs `components` of the CUDA stack a framework
-/// build was made for.
-pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> String {
+/// build was made for (or, where no cuDNN fits both it and the GPUs, the
+/// build to choose instead).
+pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Fix {
     let n = needs(fw, f.matrix).unwrap_or_default();
     let pinned = components
         .iter()
@@ -289,7 +287,7 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Str
             .unwrap_or_default();
         return build_fix(f, fw, &sm).fix;
     }
-    install(&want, stack_installer(f, fw), &f.inv.prefix)
+    Fix::Command(install(&want, stack_installer(f, fw), &f.inv.prefix))
 }
 
 /// No cuDNN release both satisfies `want`'s build or pin and has kernels
@@ -323,12 +321,11 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String>
         })
         .collect::<Vec<_>>()
         .join("-");
-    let python = f.inv.prefix.join("bin/python");
     Some(format!(
-        "{py} -m pip uninstall -y {old} && {py} -m pip install '{other}=={version}' && {refresh}",
-        py = python.display(),
-        old = fw.package,
-        version = fw.version,
+        "{py} uninstall -y {old} && {py} install {new} && {refresh}",
+        py = pip(&f.inv.prefix),
+        old = quoted(&fw.package),
+        new = quoted(&format!("{other}=={}", fw.version)),
         refresh = refresh(&f.inv.prefix)
     ))
 }
@@ -376,12 +373,12 @@ mod tests {
         };
         assert_eq!(
             install(&paddle, Installer::Pip, p),
-            "/e/bin/python -m pip install 'cuda-toolkit[cudart,cublas,curand]==11.8.*' \
-             'nvidia-cudnn-cu11>=8.6,<9' nvidia-nccl-cu11"
+            "'/e/bin/python' -m pip install 'cuda-toolkit[cudart,cublas,curand]==11.8.*' \
+             'nvidia-cudnn-cu11>=8.6,<9' 'nvidia-nccl-cu11'"
         );
         assert_eq!(
             install(&paddle, Installer::Conda, p),
-            "conda install -p /e -c conda-forge cudatoolkit=11.8 'cudnn>=8.6,<9' nccl"
+            "conda install -p '/e' -c conda-forge 'cudatoolkit=11.8' 'cudnn>=8.6,<9' 'nccl'"
         );
         let torch = Want {
             cuda: Some("12.6"),
@@ -392,7 +389,7 @@ mod tests {
         };
         assert_eq!(
             install(&torch, Installer::Conda, p),
-            "conda install -p /e -c conda-forge cuda-version=12.6 cuda-cudart 'cudnn>=9.10,<10'"
+            "conda install -p '/e' -c conda-forge 'cuda-version=12.6' 'cuda-cudart' 'cudnn>=9.10,<10'"
         );
         let cudnn_only = Want {
             components: vec!["cudnn"],
@@ -400,11 +397,11 @@ mod tests {
         };
         assert_eq!(
             install(&cudnn_only, Installer::Conda, p),
-            "conda install -p /e -c conda-forge 'cudnn>=8.6,<9'"
+            "conda install -p '/e' -c conda-forge 'cudnn>=8.6,<9'"
         );
         assert_eq!(
             install(&torch, Installer::Pip, p),
-            "/e/bin/python -m pip install 'cuda-toolkit[cudart]==12.6.*' 'nvidia-cudnn-cu12>=9.10,<10'"
+            "'/e/bin/python' -m pip install 'cuda-toolkit[cudart]==12.6.*' 'nvidia-cudnn-cu12>=9.10,<10'"
         );
         // The framework's own pins replace what they cover.
         let tf = Want {
@@ -419,7 +416,7 @@ mod tests {
         };
         assert_eq!(
             install(&tf, Installer::Pip, p),
-            "/e/bin/python -m pip install 'nvidia-cublas-cu12>=12.5.3.2,<13.0' \
+            "'/e/bin/python' -m pip install 'nvidia-cublas-cu12>=12.5.3.2,<13.0' \
              'nvidia-cudnn-cu12>=9.3.0.75,<10' 'cuda-toolkit[cufft]==12.5.*'"
         );
     }

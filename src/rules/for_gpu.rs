@@ -10,6 +10,7 @@ use super::Facts;
 use super::needs::{needs, release_of, tag_of};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{FrameworkRow, major, major_minor, release_top, version};
+use crate::finding::{Fix, quoted, quoted_path};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
 
@@ -145,7 +146,6 @@ fn driver_runs(f: &Facts, cuda: &str) -> Runs {
 /// plugins) replaced with it. `None` where the build cannot be named as
 /// one command (Paddle's `.postNNN` wheels).
 fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String> {
-    let prefix = f.inv.prefix.display();
     // The cuDNN the new build pulls in must have kernels for the GPUs
     // too: its own requirement (`>=9.10.2.21,<10`) alone would take 9.28
     // onto a V100.
@@ -153,17 +153,22 @@ fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String>
     if fw.installer == Installer::Conda {
         let package = conda_package(fw.framework)?;
         let cuda = major_minor(&row.cuda);
-        let cudnn = cap.map(|c| format!(" 'cudnn{c}'")).unwrap_or_default();
+        let cudnn = cap
+            .map(|c| format!(" {}", quoted(&format!("cudnn{c}"))))
+            .unwrap_or_default();
         return Some(format!(
-            "conda install -p {prefix} -c conda-forge {package} 'cuda-version>={cuda},<{}'{cudnn}",
-            major(&cuda)? + 1
+            "conda install -p {} -c conda-forge {} {}{cudnn}",
+            quoted_path(&f.inv.prefix),
+            quoted(package),
+            quoted(&format!("cuda-version>={cuda},<{}", major(&cuda)? + 1))
         ));
     }
     let cudnn = match (cap, major(&row.cuda)) {
-        (Some(c), Some(m)) => format!(" 'nvidia-cudnn-cu{m}{c}'"),
+        (Some(c), Some(m)) => format!(" {}", quoted(&format!("nvidia-cudnn-cu{m}{c}"))),
         _ => String::new(),
     };
-    let py = format!("{prefix}/bin/python -m pip");
+    // `fixes::pip`'s words (fixes imports this file, so not from there).
+    let py = format!("{} -m pip", quoted_path(&f.inv.prefix.join("bin/python")));
     let release = pip_release(row)?;
     let has = |name: &str| f.inv.distributions.contains_key(&normalize(name));
     let (remove, install, index) = pip_parts(f, fw, row, &release)?;
@@ -186,7 +191,8 @@ fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String>
     let uninstall = if remove.is_empty() {
         String::new()
     } else {
-        format!("{py} uninstall -y {} && ", remove.join(" "))
+        let words: Vec<String> = remove.iter().map(|d| quoted(d)).collect();
+        format!("{py} uninstall -y {} && ", words.join(" "))
     };
     Some(format!("{uninstall}{py} install {install}{cudnn}{index}"))
 }
@@ -206,14 +212,17 @@ fn pip_parts<'f>(
             let index = match row.tag.as_str() {
                 "default" => String::new(),
                 tag if tag.starts_with("cu") => {
-                    format!(" --index-url https://download.pytorch.org/whl/{tag}")
+                    format!(
+                        " --index-url {}",
+                        quoted(&format!("https://download.pytorch.org/whl/{tag}"))
+                    )
                 }
                 _ => return None,
             };
             let mut names = vec!["torch"];
             names.extend(["torchvision", "torchaudio"].into_iter().filter(|c| has(c)));
-            let install = std::iter::once(format!("'torch{release}'"))
-                .chain(names[1..].iter().map(|c| c.to_string()))
+            let install = std::iter::once(quoted(&format!("torch{release}")))
+                .chain(names[1..].iter().map(|c| quoted(c)))
                 .collect::<Vec<_>>()
                 .join(" ");
             (names, install, index)
@@ -233,7 +242,8 @@ fn pip_parts<'f>(
                         || *d == "jaxlib"
                 })
                 .collect();
-            (plugins, format!("'jax[cuda{tag}]{release}'"), String::new())
+            let install = quoted(&format!("jax[cuda{tag}]{release}"));
+            (plugins, install, String::new())
         }
         Framework::Tensorflow => {
             let extra = if release_top(row).is_some_and(|(v, _)| version("2.14") <= Some(v)) {
@@ -241,22 +251,27 @@ fn pip_parts<'f>(
             } else {
                 ""
             };
-            let install = format!("'tensorflow{extra}{release}'");
+            let install = quoted(&format!("tensorflow{extra}{release}"));
             (vec![fw.package.as_str()], install, String::new())
         }
         Framework::Onnxruntime if row.tag == "default" => {
-            let install = format!("'onnxruntime-gpu{release}'");
+            let install = quoted(&format!("onnxruntime-gpu{release}"));
             (vec![fw.package.as_str()], install, String::new())
         }
         Framework::Paddlepaddle => {
             let index = match row.tag.as_str() {
                 "default" => String::new(),
                 tag if tag.starts_with("cu") => {
-                    format!(" -i https://www.paddlepaddle.org.cn/packages/stable/{tag}/")
+                    format!(
+                        " -i {}",
+                        quoted(&format!(
+                            "https://www.paddlepaddle.org.cn/packages/stable/{tag}/"
+                        ))
+                    )
                 }
                 _ => return None,
             };
-            let install = format!("'paddlepaddle-gpu{release}'");
+            let install = quoted(&format!("paddlepaddle-gpu{release}"));
             (vec![fw.package.as_str()], install, index)
         }
         _ => return None,
@@ -285,10 +300,10 @@ fn conda_package(fw: Framework) -> Option<&'static str> {
 
 /// The fix for a framework build with no code for a GPU: the newest build
 /// that runs there as one command (and, for the message, which that is),
-/// else what to look for.
+/// else the build to look for.
 pub struct BuildFix {
-    /// The command, or the advice where no build in the data fits.
-    pub fix: String,
+    /// The command, or the build to choose where none in the data fits.
+    pub fix: Fix,
     /// A sentence for the finding's message: which build the fix installs.
     pub why: String,
 }
@@ -297,7 +312,7 @@ pub struct BuildFix {
 pub fn build_fix(f: &Facts, fw: &FrameworkBuild, sm: &str) -> BuildFix {
     match build(f, fw) {
         Some((row, command)) => BuildFix {
-            fix: command,
+            fix: Fix::Command(command),
             why: format!(
                 " The newest build in envhook's data with code for sm_{sm} is made with CUDA {}.",
                 row.cuda
@@ -314,11 +329,11 @@ pub fn build_fix(f: &Facts, fw: &FrameworkBuild, sm: &str) -> BuildFix {
                 })
                 .unwrap_or_default();
             BuildFix {
-                fix: format!(
-                    "no build of {} in envhook's data has code for sm_{sm}: install one compiled \
-                     for sm_{sm}{range}",
+                fix: Fix::advice(format!(
+                    "a build of {} compiled for sm_{sm}{range}; none in envhook's data has code \
+                     for sm_{sm}",
                     fw.package
-                ),
+                )),
                 why: String::new(),
             }
         }

@@ -8,7 +8,7 @@
 
 use super::{Facts, finding};
 use crate::data::matrix::{major_minor, version};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::machine::compat::{self, CompatLibcuda};
 
 /// NVIDIA's page on forward compatibility, for messages.
@@ -84,7 +84,7 @@ pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Prob
                          the data does not say."
                     }
                 ),
-                p.hint.clone(),
+                p.fix.clone(),
             );
             Problem {
                 source: p.source,
@@ -97,11 +97,20 @@ pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Prob
                  process load it",
                 p.message
             ),
-            hint: Some(format!(
-                "put {dir} first on LD_LIBRARY_PATH so that its libcuda.so.1 loads (data-centre GPUs), \
-                 or {}",
-                p.hint.as_deref().unwrap_or("upgrade the NVIDIA driver")
-            )),
+            fix: Some(Fix::Choose {
+                advice: format!(
+                    "put {dir} first on LD_LIBRARY_PATH so that its libcuda.so.1 loads (data-centre \
+                     GPUs), or {}",
+                    match &p.fix {
+                        Some(Fix::Choose { advice, .. }) => advice.as_str(),
+                        _ => "upgrade the NVIDIA driver",
+                    }
+                ),
+                commands: vec![format!(
+                    "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+                    quoted(&dir.to_string())
+                )],
+            }),
             ..p
         },
     }

@@ -6,7 +6,7 @@ use super::fixes::{for_framework, rebuilt_for};
 use super::needs::{Needs, linked_in, needs, older_minor, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{major, major_minor};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::{FrameworkBuild, Installer};
 
 /// The framework rules. `missing_stack` names the builds (`package
@@ -133,7 +133,7 @@ fn runtime(
                     "{name} is built for {built}; this environment has CUDA {} ({} {}). {why}",
                     rt.version, rt.package, rt.package_version
                 ),
-                rebuilt_for(f, fw, have).or_else(fix),
+                rebuilt_for(f, fw, have).map(Fix::Command).or_else(fix),
             )]
         }
         Some(rt) if older_minor(&rt.version, cuda) => vec![finding(

@@ -15,7 +15,7 @@ use super::needs::{Needs, needs};
 use super::{Facts, finding, for_gpu, sourced};
 use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::builds::Variant as BuildVariant;
 use crate::inventory::{Claim, FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, Fatbins, Verdict};
@@ -36,7 +36,10 @@ pub fn check(f: &Facts) -> Vec<Problem> {
                 Severity::Info,
                 "gpu-unknown",
                 format!("the compute capability of {label} is not known; architecture checks are skipped"),
-                Some("pass --gpu sm_XY".into()),
+                Some(Fix::advice(
+                    "name its compute capability with --gpu (sm_XY, as nvidia-smi \
+                     --query-gpu=compute_cap reports X.Y)",
+                )),
             ));
             continue;
         };
@@ -114,23 +117,32 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
             });
         let keep = f.matrix.cudnn_keeping_cc(cc);
         let hint = keep.map(|spec| {
-            let p = f.inv.prefix.display();
-            match claim.installer {
+            Fix::Command(match claim.installer {
                 Installer::Pip => format!(
-                    "{p}/bin/python -m pip install '{}{spec}' (a framework that pins this cuDNN \
-                     needs an older build of its own)",
-                    claim.package
+                    "{} install {}",
+                    super::fixes::pip(&f.inv.prefix),
+                    quoted(&format!("{}{spec}", claim.package))
                 ),
-                Installer::Conda => format!("conda install -p {p} -c conda-forge 'cudnn{spec}'"),
-            }
+                Installer::Conda => format!(
+                    "conda install -p {} -c conda-forge {}",
+                    quoted_path(&f.inv.prefix),
+                    quoted(&format!("cudnn{spec}"))
+                ),
+            })
         });
+        // A framework that pins this cuDNN needs an older build of its own.
+        let pinned = if claim.installer == Installer::Pip {
+            " (a framework that pins this cuDNN needs an older build of its own)"
+        } else {
+            ""
+        };
         let p = finding(
             Severity::Error,
             "gpu-unsupported",
             format!(
                 "cuDNN {} ({} {}) has no kernels for {label} (sm_{sm}){lowest}: convolutions and \
                  the other cuDNN operations fail there (CUDNN_STATUS_ARCH_MISMATCH or \"no kernel \
-                 image is available\")",
+                 image is available\"){pinned}",
                 claim.version, claim.package, claim.package_version
             ),
             hint,
@@ -142,19 +154,26 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
 
 /// The fix for a cuDNN built before the GPU's architecture: the first
 /// release with kernels for it, as the command that installs it.
-fn newer_cudnn(f: &Facts, claim: &Claim, arch: &Arch, cc: &str) -> String {
+fn newer_cudnn(f: &Facts, claim: &Claim, arch: &Arch, cc: &str) -> Fix {
     let Some(first) = f.matrix.cudnn_first_for_cc(cc) else {
-        return format!(
-            "install a cuDNN built for CUDA {} or newer; a framework that pins this cuDNN \
-             needs a newer release of its own",
+        return Fix::advice(format!(
+            "a cuDNN built for CUDA {} or newer; a framework that pins this cuDNN needs a newer \
+             release of its own",
             arch.first_ctk
-        );
+        ));
     };
-    let p = f.inv.prefix.display();
-    match claim.installer {
-        Installer::Pip => format!("{p}/bin/python -m pip install '{}>={first}'", claim.package),
-        Installer::Conda => format!("conda install -p {p} -c conda-forge 'cudnn>={first}'"),
-    }
+    Fix::Command(match claim.installer {
+        Installer::Pip => format!(
+            "{} install {}",
+            super::fixes::pip(&f.inv.prefix),
+            quoted(&format!("{}>={first}", claim.package))
+        ),
+        Installer::Conda => format!(
+            "conda install -p {} -c conda-forge {}",
+            quoted_path(&f.inv.prefix),
+            quoted(&format!("cudnn>={first}"))
+        ),
+    })
 }
 
 /// Why a CUDA release cannot target an architecture: too old for it
@@ -189,17 +208,7 @@ fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
                          available for execution on the device\"",
                         claim.version, claim.package, claim.package_version
                     ),
-                    Some(if newer {
-                        format!(
-                            "install CUDA {} or newer in this environment",
-                            arch.first_ctk
-                        )
-                    } else {
-                        format!(
-                            "install CUDA {} or older in this environment",
-                            arch.last_ctk
-                        )
-                    }),
+                    Some(cuda_for_gpu(f, claim, newer, arch)),
                 );
                 out.push(sourced(p, &arch.source, arch.confidence));
             }
@@ -381,4 +390,27 @@ fn row_range(
         Some((source, confidence)) => sourced(p, source, *confidence),
         None => p,
     })
+}
+
+/// The CUDA a GPU's architecture needs (`newer`: from the first toolkit
+/// that targets it on; else up to the last): for conda's CUDA, the
+/// `cuda-version` that pins the packages to it; for pip's wheels, which
+/// come one set per release, the release to choose.
+fn cuda_for_gpu(f: &Facts, claim: &Claim, newer: bool, arch: &Arch) -> Fix {
+    let (spec, words) = if newer {
+        (format!(">={}", arch.first_ctk), format!("{} or newer", arch.first_ctk))
+    } else {
+        (format!("<={}", arch.last_ctk), format!("{} or older", arch.last_ctk))
+    };
+    match claim.installer {
+        Installer::Conda => Fix::Command(format!(
+            "conda install -p {} -c conda-forge {}",
+            quoted_path(&f.inv.prefix),
+            quoted(&format!("cuda-version{spec}"))
+        )),
+        Installer::Pip => Fix::advice(format!(
+            "CUDA {words} in this environment: the nvidia-* wheels of that release, and framework \
+             builds made with it"
+        )),
+    }
 }

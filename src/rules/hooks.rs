@@ -12,7 +12,7 @@ use crate::activation::foreign;
 use crate::activation::shell::messages;
 use crate::activation::status::HookStatus;
 use crate::activation::takeover;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 
 /// The hook rules: hooks written for other packages.
 pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
@@ -28,7 +28,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
             messages::stale_message(&f.inv.prefix)
                 .trim_start_matches("envhook: ")
                 .to_string(),
-            Some(super::fixes::refresh(&f.inv.prefix)),
+            Some(Fix::Command(super::fixes::refresh(&f.inv.prefix))),
         )),
         HookStatus::Moved { from, to } => findings.push(finding(
             Severity::Warning,
@@ -36,7 +36,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
             messages::moved_message(to, from)
                 .trim_start_matches("envhook: ")
                 .to_string(),
-            Some(super::fixes::refresh(to)),
+            Some(Fix::Command(super::fixes::refresh(to))),
         )),
         _ => {}
     }

@@ -8,7 +8,7 @@ use super::needs::needs;
 use super::{Facts, finding, sourced};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{Confidence, KnownBad, major, matches_spec};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::inventory::{Claim, Installer};
 
 /// The known-bad rule.
@@ -107,14 +107,14 @@ fn problem(f: &Facts, row: &KnownBad, claim: &Claim) -> Problem {
 
 /// The release that fixes it, as a command where one of the same major
 /// exists; where none does (no cuBLAS 12 has the fix), what to move to.
-fn fix(f: &Facts, row: &KnownBad, claim: &Claim, name: &str) -> String {
+fn fix(f: &Facts, row: &KnownBad, claim: &Claim, name: &str) -> Fix {
     let fixed = row.fixed_in.trim_start_matches(">=");
     if major(fixed) != major(&claim.version) {
-        return format!(
+        return Fix::advice(format!(
             "no {name} {} release has the fix: it came with {name} {fixed}; use builds for the CUDA \
              that ships it",
             major(&claim.version).unwrap_or_default()
-        );
+        ));
     }
     let mut end = major(fixed).map_or(String::new(), |m| format!(",<{}", m + 1));
     // On a GPU a newer cuDNN dropped (Volta), the fix stays below it.
@@ -123,15 +123,12 @@ fn fix(f: &Facts, row: &KnownBad, claim: &Claim, name: &str) -> String {
     {
         end = format!(",{cap}");
     }
-    let p = f.inv.prefix.display();
-    match claim.installer {
-        Installer::Pip => format!(
-            "{p}/bin/python -m pip install '{}{}{end}'",
-            claim.package, row.fixed_in
-        ),
+    let spec = quoted(&format!("{}{}{end}", claim.package, row.fixed_in));
+    Fix::Command(match claim.installer {
+        Installer::Pip => format!("{} install {spec}", super::fixes::pip(&f.inv.prefix)),
         Installer::Conda => format!(
-            "conda install -p {p} -c conda-forge '{}{}{end}'",
-            claim.package, row.fixed_in
+            "conda install -p {} -c conda-forge {spec}",
+            crate::finding::quoted_path(&f.inv.prefix)
         ),
-    }
+    })
 }

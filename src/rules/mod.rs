@@ -41,7 +41,7 @@ use crate::activation::spec::{HookSpec, Mode};
 use crate::activation::status::{self, HookStatus, InstalledHooks};
 use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::{Claim, FrameworkBuild, Inventory};
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
@@ -49,7 +49,7 @@ use crate::machine::driver::Driver;
 pub use libraries::LibraryCheck;
 
 /// Identifies the JSON document of `envhook check --json`.
-pub const SCHEMA: &str = "envhook.check/1";
+pub const SCHEMA: &str = "envhook.check/2";
 
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
@@ -134,13 +134,13 @@ pub fn finding(
     severity: Severity,
     code: &'static str,
     message: String,
-    hint: Option<String>,
+    fix: Option<Fix>,
 ) -> Problem {
     Problem {
         severity,
         code,
         message,
-        hint,
+        fix,
         path: None,
         source: None,
     }
@@ -174,7 +174,7 @@ pub fn facts<'a>(
                 Severity::Warning,
                 "prefix-unsupported",
                 e.to_string(),
-                e.hint(),
+                e.hint().map(Fix::advice),
             )),
         ),
     };

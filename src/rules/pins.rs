@@ -7,7 +7,7 @@
 use super::needs::{Needs, needs};
 use super::{Facts, finding};
 use crate::data::matrix::major;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
 
@@ -28,17 +28,17 @@ pub fn check(f: &Facts) -> Vec<Problem> {
 /// libraries are found elsewhere, say from conda).
 fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
     let name = format!("{} {}", fw.package, fw.version);
-    let python = f.inv.prefix.join("bin/python");
     // The pip install changes what the hooks were written from: with
     // hooks installed, the fix ends with their refresh.
     let refresh = f.installed.as_ref().map_or(String::new(), |_| {
         format!(" && {}", super::fixes::refresh(&f.inv.prefix))
     });
     let fix = |req: &str| {
-        Some(format!(
-            "{} -m pip install '{req}'{refresh}",
-            python.display()
-        ))
+        Some(Fix::Command(format!(
+            "{} install {}{refresh}",
+            super::fixes::pip(&f.inv.prefix),
+            quoted(req)
+        )))
     };
     let mut out = Vec::new();
     for pin in &fw.pins {

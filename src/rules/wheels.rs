@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Facts, finding};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::inventory::{Installer, Package};
 
 /// The wheel-file rules.
@@ -82,19 +82,65 @@ fn overwritten(f: &Facts) -> Vec<Problem> {
 }
 
 /// The frameworks whose pins name `pkg`, with the pin.
-fn pinned_by<'a>(f: &'a Facts, pkg: &Package) -> Vec<(String, &'a str)> {
+fn pinned_by<'a>(f: &'a Facts, pkg: &Package) -> Vec<Pinned<'a>> {
     f.inv
         .frameworks
         .iter()
         .filter_map(|fw| {
-            fw.pins.iter().find(|p| p.name == pkg.name).map(|p| {
-                (
-                    format!("{} {}", fw.package, fw.version),
-                    p.requirement.as_str(),
-                )
-            })
+            fw.pins
+                .iter()
+                .find(|p| p.name == pkg.name)
+                .map(|pin| Pinned { fw, pin })
         })
         .collect()
+}
+
+/// A framework and its pin on a wheel.
+struct Pinned<'a> {
+    fw: &'a crate::inventory::FrameworkBuild,
+    pin: &'a crate::inventory::pins::Pin,
+}
+
+impl Pinned<'_> {
+    /// `torch 2.15.0`.
+    fn label(&self) -> String {
+        format!("{} {}", self.fw.package, self.fw.version)
+    }
+
+    /// The command that makes an environment of its own for the
+    /// framework, next to this one (`NAME-torch`), with this one's Python
+    /// and the framework's release (and the extra its pin came with).
+    fn own_environment(&self, f: &Facts) -> String {
+        let env = format!(
+            "{}-{}",
+            f.inv
+                .prefix
+                .file_name()
+                .map_or("env".into(), |n| n.to_string_lossy()),
+            self.fw.package
+        );
+        let python = python_version(f).map_or("python".into(), |v| format!("python={v}"));
+        let extra = self.pin.extra.as_ref().map_or(String::new(), |e| format!("[{e}]"));
+        format!(
+            "conda create -y -n {env} {python} pip && conda run -n {env} python -m pip install {spec}",
+            env = quoted(&env),
+            python = quoted(&python),
+            spec = quoted(&format!("{}{extra}=={}", self.fw.package, self.fw.version))
+        )
+    }
+}
+
+/// The environment's Python (`3.12`), from its site-packages directory
+/// (`lib/python3.12/site-packages`).
+fn python_version(f: &Facts) -> Option<String> {
+    f.inv.packages.iter().find_map(|p| {
+        p.metadata.components().find_map(|c| {
+            let name = c.as_os_str().to_str()?;
+            let v = name.strip_prefix("python")?;
+            (v.contains('.') && v.split('.').all(|n| n.parse::<u32>().is_ok()))
+                .then(|| v.to_string())
+        })
+    })
 }
 
 fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Problem {
@@ -113,7 +159,7 @@ fn overwritten_message(
     lost: &Package,
     by: &Package,
     files: &[PathBuf],
-    lost_for: &[(String, &str)],
+    lost_for: &[Pinned],
 ) -> String {
     let names: Vec<String> = files
         .iter()
@@ -134,7 +180,7 @@ fn overwritten_message(
             "; {} now load{} {} {}'s copies",
             lost_for
                 .iter()
-                .map(|(fw, _)| fw.as_str())
+                .map(Pinned::label)
                 .collect::<Vec<_>>()
                 .join(" and "),
             if lost_for.len() == 1 { "s" } else { "" },
@@ -160,36 +206,44 @@ fn overwritten_fix(
     f: &Facts,
     lost: &Package,
     by: &Package,
-    lost_for: &[(String, &str)],
-    by_for: &[(String, &str)],
-) -> (Severity, String) {
-    let python = format!("{}/bin/python -m pip", f.inv.prefix.display());
+    lost_for: &[Pinned],
+    by_for: &[Pinned],
+) -> (Severity, Fix) {
+    let python = super::fixes::pip(&f.inv.prefix);
     let refresh = super::fixes::refresh(&f.inv.prefix);
     match (lost_for.is_empty(), by_for.is_empty()) {
         // Both wheels are some framework's own: no one set of files
         // satisfies both pins.
         (false, false) => (
             Severity::Error,
-            format!(
-                "no one set of wheels satisfies both ({}), and {} and {} install the same files: put the \
-                 frameworks in separate environments",
-                lost_for
+            Fix::Choose {
+                advice: format!(
+                    "no one set of wheels satisfies both ({}), and {} and {} install the same \
+                     files: put the frameworks in separate environments",
+                    lost_for
+                        .iter()
+                        .chain(by_for)
+                        .map(|p| format!("{} requires {}", p.label(), p.pin.requirement))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    lost.name,
+                    by.name
+                ),
+                commands: lost_for
                     .iter()
                     .chain(by_for)
-                    .map(|(fw, pin)| format!("{fw} requires {pin}"))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                lost.name,
-                by.name
-            ),
+                    .map(|p| p.own_environment(f))
+                    .collect(),
+            },
         ),
         // The framework's wheel lost its files to one nothing pins.
         (false, true) => (
             Severity::Warning,
-            format!(
-                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps '{}=={}' && {refresh}",
-                by.name, lost.name, lost.version
-            ),
+            Fix::Command(format!(
+                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {} && {refresh}",
+                quoted(&by.name),
+                quoted(&format!("{}=={}", lost.name, lost.version))
+            )),
         ),
         // A leftover wheel: uninstalling it would delete the files the
         // other now owns, so that one is written again after.
@@ -199,10 +253,11 @@ fn overwritten_fix(
             } else {
                 Severity::Warning
             },
-            format!(
-                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps '{}=={}' && {refresh}",
-                lost.name, by.name, by.version
-            ),
+            Fix::Command(format!(
+                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {} && {refresh}",
+                quoted(&lost.name),
+                quoted(&format!("{}=={}", by.name, by.version))
+            )),
         ),
     }
 }

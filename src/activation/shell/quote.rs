@@ -5,9 +5,11 @@
 //! `$` is how its generated scripts end up running code).
 
 /// POSIX sh (and bash, zsh, dash): single quotes, with `'` written as
-/// `'\''`. Inside single quotes nothing is special, not even `\`.
+/// `'\''`. Inside single quotes nothing is special, not even `\`. Defined
+/// on the ground floor as [`crate::finding::quoted`]: the fix lines of
+/// findings, built below this floor, are quoted by the same function.
 pub fn posix(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+    crate::finding::quoted(s)
 }
 
 /// Apptainer's embedded interpreter (mvdan/sh), which runs definition

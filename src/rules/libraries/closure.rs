@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::tally::Tally;
 use super::{Searches, classify};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::loader::Dependency;
 use crate::machine::resolve::Found;
@@ -215,15 +215,15 @@ fn missing_symbol(
     };
     let inside = provider.path.starts_with(&f.inv.prefix);
     let fix = if hook_fixes {
-        format!("envhook install -p {}", f.inv.prefix.display())
+        Fix::Command(crate::rules::fixes::refresh(&f.inv.prefix))
     } else if !inside {
-        format!(
+        Fix::advice(format!(
             "take {} off LD_LIBRARY_PATH (it holds another release of {})",
             provider.path.parent().unwrap_or(Path::new("/")).display(),
             e.name
-        )
+        ))
     } else {
-        let python = f.inv.prefix.join("bin/python");
+        let pip = crate::rules::fixes::pip(&f.inv.prefix);
         // A framework's pin on the provider's wheel is the release to have.
         let pinned = |name: &str| {
             f.inv
@@ -232,24 +232,22 @@ fn missing_symbol(
                 .flat_map(|fw| fw.pins.iter())
                 .find(|pin| pin.name == name)
         };
+        // Without a pin, a release at least as new as the one the
+        // consumer was built with: the newest.
         match owner(f, &provider.path) {
-            Some(p) if p.installer == Installer::Pip => match pinned(&p.name) {
-                Some(pin) => format!("{} -m pip install '{}'", python.display(), pin.requirement),
-                None => format!(
-                    "{} -m pip install --upgrade '{}' (a release at least as new as the one {consumer} was built with)",
-                    python.display(),
-                    p.name
-                ),
-            },
-            Some(p) => format!(
-                "conda install -p {} '{}' at the release {consumer} was built with",
-                f.inv.prefix.display(),
-                p.name
-            ),
-            None => format!(
+            Some(p) if p.installer == Installer::Pip => Fix::Command(match pinned(&p.name) {
+                Some(pin) => format!("{pip} install {}", quoted(&pin.requirement)),
+                None => format!("{pip} install --upgrade {}", quoted(&p.name)),
+            }),
+            Some(p) => Fix::Command(format!(
+                "conda update -p {} -c conda-forge {}",
+                quoted_path(&f.inv.prefix),
+                quoted(&p.name)
+            )),
+            None => Fix::advice(format!(
                 "reinstall {} at the release {consumer} was built with",
                 e.name
-            ),
+            )),
         }
     };
     finding(

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity};
 use crate::machine::resolve::{Search, SearchDir};
 use crate::rules::{Facts, finding};
 
@@ -101,7 +101,7 @@ fn stub_on_path(dir: &Path) -> Option<Problem> {
              load it fail with \"CUDA driver version is insufficient\" or find no device",
             dir.display()
         ),
-        Some(format!("remove {} from LD_LIBRARY_PATH", dir.display())),
+        Some(Fix::advice(format!("remove {} from LD_LIBRARY_PATH", dir.display()))),
     ))
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::Outcome;
 use crate::data::catalog::{CATALOG, TENSORRT};
-use crate::finding::Problem;
+use crate::finding::{Fix, Problem};
 use crate::inventory::FrameworkBuild;
 use crate::machine::driver::Source;
 use crate::rules::Facts;
@@ -149,7 +149,7 @@ impl Tally {
 
     pub(super) fn findings(&self, f: &Facts, installed: bool) -> Vec<Problem> {
         let mut out = Vec::new();
-        let fix = format!("envhook install -p {}", f.inv.prefix.display());
+        let fix = Fix::Command(crate::rules::fixes::refresh(&f.inv.prefix));
         let mut only_with_hook: Vec<String> = Vec::new();
         // The builds that run on the CPU until the hook is there.
         let mut on_cpu: Vec<&str> = Vec::new();
@@ -209,7 +209,7 @@ struct Sorted<'a> {
 }
 
 impl Sorted<'_> {
-    fn findings(self, f: &Facts, label: &str, installed: bool, fix: &str, out: &mut Vec<Problem>) {
+    fn findings(self, f: &Facts, label: &str, installed: bool, fix: &Fix, out: &mut Vec<Problem>) {
         // Libraries loaded by name only for one feature (NCCL for
         // several GPUs): their absence is worth knowing, not a warning.
         let (optional, required): (Vec<&Seen>, Vec<&Seen>) =
@@ -248,9 +248,10 @@ impl Sorted<'_> {
         if !self.dev_missing.is_empty() {
             // Without a hook to carry it (a prefix no hook can name),
             // the link beside the versioned file is the fix.
+            // The hooks' link directory provides the unversioned names.
             let fix = match f.spec {
-                Some(_) => format!("{fix} (its link directory provides the unversioned names)"),
-                None => dev_links(f, &self.dev_missing),
+                Some(_) => fix.clone(),
+                None => Fix::Command(dev_links(f, &self.dev_missing)),
             };
             out.push(dev_missing_finding(label, &self.dev_missing, &fix));
         }

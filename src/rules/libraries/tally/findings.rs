@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::machine::resolve::Rule;
 use crate::rules::{Facts, finding};
 
@@ -55,11 +55,12 @@ pub(super) fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem
     }
     let fix = framework(f, label)
         .and_then(|fw| crate::rules::fixes::rebuilt_for(f, fw, env_major))
+        .map(Fix::Command)
         .unwrap_or_else(|| {
-            format!(
+            Fix::advice(format!(
                 "keep {label} in an environment of its own CUDA major: this one's {} are CUDA {env_major}'s",
                 names.join(", ")
-            )
+            ))
         });
     finding(
         Severity::Warning,
@@ -89,7 +90,10 @@ pub(super) fn stub_libcuda(s: &Seen, path: &Path) -> Problem {
             s.name,
             path.display()
         ),
-        Some("take the stubs directory off LD_LIBRARY_PATH".into()),
+        Some(Fix::advice(format!(
+            "take {} off LD_LIBRARY_PATH (a link-time stub, never loaded by a program that runs)",
+            path.parent().unwrap_or(path).display()
+        ))),
     )
 }
 
@@ -106,10 +110,10 @@ pub(super) fn not_loadable(s: &Seen, copy: &Path) -> Problem {
             s.name,
             copy.display()
         ),
-        Some(format!(
+        Some(Fix::advice(format!(
             "reinstall the package that owns {}",
             copy.display()
-        )),
+        ))),
     )
 }
 
@@ -126,10 +130,12 @@ pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
             s.name,
             copy.display()
         ),
-        Some(format!(
-            "envhook does not know this layout; until it does: export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-            copy.parent().unwrap_or(copy).display()
-        )),
+        // envhook does not know this layout; until it does, the directory
+        // goes on the path by hand.
+        Some(Fix::Command(format!(
+            "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+            quoted_path(copy.parent().unwrap_or(copy))
+        ))),
     )
 }
 
@@ -171,7 +177,7 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
             crate::data::catalog::TENSORRT => super::tensorrt::fix(f, label, &s.name),
             _ => framework(f, label)
                 .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
-                .unwrap_or_default(),
+                .unwrap_or_else(|| Fix::advice(format!("install {c}"))),
         }),
     )
 }
@@ -197,7 +203,7 @@ pub(super) fn feature_finding(f: &Facts, label: &str, group: &[&Seen]) -> Proble
             crate::data::catalog::TENSORRT => super::tensorrt::fix(f, label, &s.name),
             _ => framework(f, label)
                 .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
-                .unwrap_or_default(),
+                .unwrap_or_else(|| Fix::advice(format!("install {c}"))),
         }),
     )
 }
@@ -215,17 +221,16 @@ pub(super) fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
             names.join(", "),
             f.machine.driver.version.as_deref().unwrap_or("version unknown")
         ),
-        Some(
+        Some(Fix::advice(
             "install the driver's user-space libraries matching the kernel module (and run ldconfig); \
-             in a container, run it with the NVIDIA container toolkit (--gpus all)"
-                .into(),
-        ),
+             in a container, run it with the NVIDIA container toolkit (--gpus all)",
+        )),
     )
 }
 
 /// Libraries the loader finds only through the hook this environment
 /// does not have: an error when a framework runs on the CPU without them.
-pub(super) fn needs_hook_finding(names: &[String], on_cpu: &[&str], fix: String) -> Problem {
+pub(super) fn needs_hook_finding(names: &[String], on_cpu: &[&str], fix: Fix) -> Problem {
     let consequence = if on_cpu.is_empty() {
         String::new()
     } else {
@@ -280,14 +285,21 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     };
     let fw = framework(f, label);
     let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
-    let mut hint = fw
-        .map(|fw| crate::rules::fixes::for_framework(f, fw, &components))
-        .unwrap_or_else(|| "install the CUDA libraries the framework was built for".into());
     // The fix is the whole sequence: what it installs changes the library
     // set, so the hooks are written (or refreshed) after it; they also
     // provide the unversioned names that come only from -dev packages.
-    hint.push_str(" && ");
-    hint.push_str(&crate::rules::fixes::refresh(&f.inv.prefix));
+    let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
+    let hint = match fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components)) {
+        Some(Fix::Command(c)) => Fix::Command(format!("{c} && {refresh}")),
+        Some(choose) => choose,
+        None => Fix::Choose {
+            advice: format!(
+                "install {} for the CUDA the framework was built for, then write the hooks",
+                components.join(", ")
+            ),
+            commands: vec![refresh],
+        },
+    };
     let first = names.first().copied().unwrap_or("the library");
     Problem {
         severity,
@@ -314,7 +326,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
         } else {
             ""
         },
-        hint: Some(hint),
+        fix: Some(hint),
         path: None,
         source: None,
     }
@@ -326,7 +338,7 @@ pub(super) fn system_wins_finding(
     label: &str,
     wins: &[&Seen],
     installed: bool,
-    fix: &str,
+    fix: &Fix,
 ) -> Problem {
     let mut seen: Vec<String> = Vec::new();
     let mut names: Vec<String> = Vec::new();
@@ -383,10 +395,12 @@ pub(super) fn system_wins_finding(
                 .join(", ")
         ),
         Some(if installed || !without_hook_only {
-            "remove the system CUDA directory from LD_LIBRARY_PATH, or rebuild the framework without that RPATH"
-                .into()
+            Fix::advice(
+                "remove the system CUDA directory from LD_LIBRARY_PATH, or rebuild the framework \
+                 without that RPATH",
+            )
         } else {
-            fix.to_string()
+            fix.clone()
         }),
     )
 }
@@ -396,7 +410,7 @@ pub(super) fn system_wins_finding(
 pub(super) fn dev_missing_finding(
     label: &str,
     dev_missing: &[(&Seen, &str)],
-    fix: &str,
+    fix: &Fix,
 ) -> Problem {
     let names: Vec<&str> = dedup(dev_missing.iter().map(|(s, _)| s.name.as_str()));
     let haves: Vec<&str> = dedup(dev_missing.iter().map(|(_, h)| *h));
@@ -419,7 +433,7 @@ pub(super) fn dev_missing_finding(
             names.join(", "),
             haves.join(", ")
         ),
-        Some(fix.to_string()),
+        Some(fix.clone()),
     )
 }
 
@@ -432,8 +446,9 @@ pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
         };
         let dir = lib.path.parent().unwrap_or(&lib.path);
         let link = format!(
-            "ln -s {have} {}",
-            crate::activation::shell::quote::posix(&dir.join(&s.name).display().to_string())
+            "ln -s {} {}",
+            quoted(have),
+            quoted_path(&dir.join(&s.name))
         );
         if !links.contains(&link) {
             links.push(link);

@@ -6,7 +6,7 @@
 
 use super::Seen;
 use crate::data::matrix::major;
-use crate::finding::{Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::Installer;
 use crate::rules::needs::needs;
 use crate::rules::{Facts, finding};
@@ -49,29 +49,47 @@ fn trt_major(name: &str) -> Option<u32> {
 /// `tensorrt-cuNN-libs` (libraries in `site-packages/tensorrt_libs`) or
 /// conda-forge's `libnvinfer` outputs, of the installer the build came
 /// with.
-pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> String {
+pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> Fix {
     let trt = trt_major(soname);
     let version = trt.map_or(String::new(), |t| format!("=={t}.*"));
     let cuda = cuda_major(f, label);
-    let py = format!("{}/bin/python -m pip install", f.inv.prefix.display());
-    let pip = match cuda {
-        Some(m) => format!("{py} 'tensorrt-cu{m}-libs{version}'"),
-        None => format!(
-            "{py} 'tensorrt-cu12-libs{version}' (or -cu13-libs, for the build's CUDA major)"
-        ),
-    };
+    let py = crate::rules::fixes::pip(&f.inv.prefix);
+    // Without the build's CUDA major, the wheels of both majors are the
+    // choice.
+    let pip: Vec<String> = match cuda {
+        Some(m) => vec![m],
+        None => vec![12, 13],
+    }
+    .into_iter()
+    .map(|m| format!("{py} install {}", quoted(&format!("tensorrt-cu{m}-libs{version}"))))
+    .collect();
     let conda_version = trt.map_or(String::new(), |t| format!("={t}.*"));
-    let conda = format!(
-        "conda install -p {} -c conda-forge 'libnvinfer{conda_version}' 'libnvinfer-plugin{conda_version}' 'libnvonnxparser{conda_version}'{}",
-        f.inv.prefix.display(),
-        cuda.map_or(String::new(), |m| format!(" 'cuda-version={m}'"))
-    );
-    let installer = build(f, label).map(|fw| fw.installer);
-    let first = match installer {
-        Some(Installer::Conda) => format!("{conda} (or {pip})"),
-        _ => format!("{pip} (or {conda})"),
+    let mut conda = format!("conda install -p {} -c conda-forge", quoted_path(&f.inv.prefix));
+    for package in ["libnvinfer", "libnvinfer-plugin", "libnvonnxparser"] {
+        conda.push(' ');
+        conda.push_str(&quoted(&format!("{package}{conda_version}")));
+    }
+    if let Some(m) = cuda {
+        conda.push(' ');
+        conda.push_str(&quoted(&format!("cuda-version={m}")));
+    }
+    let mut commands = pip;
+    match build(f, label).map(|fw| fw.installer) {
+        Some(Installer::Conda) => commands.insert(0, conda),
+        _ => commands.push(conda),
+    }
+    let which = match cuda {
+        Some(m) => format!(" for CUDA {m}"),
+        None => " for the build's CUDA major".into(),
     };
-    format!("only if you use TensorRT: {first}")
+    Fix::Choose {
+        advice: format!(
+            "only if you use TensorRT: TensorRT {}'s libraries{which}, from pip's wheels or \
+             conda-forge's packages",
+            trt.map_or("of the major it needs".into(), |t| t.to_string())
+        ),
+        commands,
+    }
 }
 
 /// A TensorRT of another major than the one the build needs.
