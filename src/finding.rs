@@ -87,9 +87,11 @@ impl Fix {
     pub fn lines(&self, indent: &str) -> Vec<String> {
         match self {
             Fix::Command(c) => vec![format!("{indent}fix: {c}")],
-            Fix::Choose { advice, commands } => std::iter::once(format!("{indent}choose: {advice}"))
-                .chain(commands.iter().map(|c| format!("{indent}  {c}")))
-                .collect(),
+            Fix::Choose { advice, commands } => {
+                std::iter::once(format!("{indent}choose: {advice}"))
+                    .chain(commands.iter().map(|c| format!("{indent}  {c}")))
+                    .collect()
+            }
         }
     }
 

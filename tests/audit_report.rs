@@ -61,7 +61,10 @@ fn identical_findings_are_one_line_with_their_fix() {
         ),
         "{text}"
     );
-    assert!(text.contains("  fix: envhook install -p '<env>'\n"), "{text}");
+    assert!(
+        text.contains("  fix: envhook install -p '<env>'\n"),
+        "{text}"
+    );
     // -v: one block per environment, with its own prefix.
     let (text, _) = audit(&sb, &envs, Some(120), &["-v"]);
     assert_eq!(text.matches("warning[needs-hook]").count(), 3, "{text}");

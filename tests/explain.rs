@@ -272,7 +272,10 @@ fn an_undefined_cudnn_v8_symbol_means_a_cudnn_older_than_8() {
     let diagnosis = a["diagnosis"].as_str().unwrap();
     assert!(diagnosis.contains("cuDNN 7.6.5 lacks it"), "{diagnosis}");
     assert!(
-        a["fix"]["command"].as_str().unwrap().contains("'cudnn>=8.4,<9'"),
+        a["fix"]["command"]
+            .as_str()
+            .unwrap()
+            .contains("'cudnn>=8.4,<9'"),
         "{a:#}"
     );
 

@@ -1118,7 +1118,10 @@ fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
         .map(|c| c.as_str().unwrap())
         .collect();
     assert_eq!(commands.len(), 2, "{commands:?}");
-    for (fw, spec) in [("torch", "torch==2.15.0"), ("tensorflow", "tensorflow[and-cuda]==2.21.0")] {
+    for (fw, spec) in [
+        ("torch", "torch==2.15.0"),
+        ("tensorflow", "tensorflow[and-cuda]==2.21.0"),
+    ] {
         assert!(
             commands.contains(&format!(
                 "conda create -y -n '{name}-{fw}' 'python=3.12' pip && conda run -n '{name}-{fw}' \

@@ -126,13 +126,19 @@ impl Inventory {
             self.problems.push(Problem {
                 severity: Severity::Warning,
                 code: "mixed-cuda-runtimes",
-                message: format!("the environment holds more than one CUDA runtime: {}", list.join(", ")),
+                message: format!(
+                    "the environment holds more than one CUDA runtime: {}",
+                    list.join(", ")
+                ),
                 fix: Some(Fix::Choose {
                     advice: "keep one CUDA line: remove the conda CUDA packages when the \
                              frameworks use pip's nvidia-* wheels, or the wheels when they use \
                              conda's"
                         .into(),
-                    commands: remove_each(&self.prefix, runtimes.iter().map(|c| (c.installer, c.package.as_str()))),
+                    commands: remove_each(
+                        &self.prefix,
+                        runtimes.iter().map(|c| (c.installer, c.package.as_str())),
+                    ),
                 }),
                 path: None,
                 source: None,

@@ -393,7 +393,10 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
         {
             let prefix = r.prefix.display().to_string();
             g.message = g.message.replace("<env>", &prefix);
-            g.fix = g.fix.as_ref().map(|f| f.map(|s| s.replace("<env>", &prefix)));
+            g.fix = g
+                .fix
+                .as_ref()
+                .map(|f| f.map(|s| s.replace("<env>", &prefix)));
         }
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.severity));

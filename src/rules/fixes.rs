@@ -192,7 +192,10 @@ fn pip_parts(want: &Want) -> Vec<String> {
             Some(c) => within_major(c).unwrap_or_default(),
             None => String::new(),
         };
-        parts.push(quoted(&format!("cuda-toolkit[{}]{version}", extras.join(","))));
+        parts.push(quoted(&format!(
+            "cuda-toolkit[{}]{version}",
+            extras.join(",")
+        )));
     }
     if wants("cudnn") {
         let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();

@@ -398,9 +398,15 @@ fn row_range(
 /// come one set per release, the release to choose.
 fn cuda_for_gpu(f: &Facts, claim: &Claim, newer: bool, arch: &Arch) -> Fix {
     let (spec, words) = if newer {
-        (format!(">={}", arch.first_ctk), format!("{} or newer", arch.first_ctk))
+        (
+            format!(">={}", arch.first_ctk),
+            format!("{} or newer", arch.first_ctk),
+        )
     } else {
-        (format!("<={}", arch.last_ctk), format!("{} or older", arch.last_ctk))
+        (
+            format!("<={}", arch.last_ctk),
+            format!("{} or older", arch.last_ctk),
+        )
     };
     match claim.installer {
         Installer::Conda => Fix::Command(format!(

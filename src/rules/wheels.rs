@@ -120,7 +120,11 @@ impl Pinned<'_> {
             self.fw.package
         );
         let python = python_version(f).map_or("python".into(), |v| format!("python={v}"));
-        let extra = self.pin.extra.as_ref().map_or(String::new(), |e| format!("[{e}]"));
+        let extra = self
+            .pin
+            .extra
+            .as_ref()
+            .map_or(String::new(), |e| format!("[{e}]"));
         format!(
             "conda create -y -n {env} {python} pip && conda run -n {env} python -m pip install {spec}",
             env = quoted(&env),

@@ -101,7 +101,10 @@ fn stub_on_path(dir: &Path) -> Option<Problem> {
              load it fail with \"CUDA driver version is insufficient\" or find no device",
             dir.display()
         ),
-        Some(Fix::advice(format!("remove {} from LD_LIBRARY_PATH", dir.display()))),
+        Some(Fix::advice(format!(
+            "remove {} from LD_LIBRARY_PATH",
+            dir.display()
+        ))),
     ))
 }
 

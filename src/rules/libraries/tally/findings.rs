@@ -219,7 +219,11 @@ pub(super) fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
              the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
              cannot open shared object file\" or \"no CUDA-capable device is detected\"",
             names.join(", "),
-            f.machine.driver.version.as_deref().unwrap_or("version unknown")
+            f.machine
+                .driver
+                .version
+                .as_deref()
+                .unwrap_or("version unknown")
         ),
         Some(Fix::advice(
             "install the driver's user-space libraries matching the kernel module (and run ldconfig); \
@@ -445,11 +449,7 @@ pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
             continue;
         };
         let dir = lib.path.parent().unwrap_or(&lib.path);
-        let link = format!(
-            "ln -s {} {}",
-            quoted(have),
-            quoted_path(&dir.join(&s.name))
-        );
+        let link = format!("ln -s {} {}", quoted(have), quoted_path(&dir.join(&s.name)));
         if !links.contains(&link) {
             links.push(link);
         }

@@ -61,10 +61,18 @@ pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> Fix {
         None => vec![12, 13],
     }
     .into_iter()
-    .map(|m| format!("{py} install {}", quoted(&format!("tensorrt-cu{m}-libs{version}"))))
+    .map(|m| {
+        format!(
+            "{py} install {}",
+            quoted(&format!("tensorrt-cu{m}-libs{version}"))
+        )
+    })
     .collect();
     let conda_version = trt.map_or(String::new(), |t| format!("={t}.*"));
-    let mut conda = format!("conda install -p {} -c conda-forge", quoted_path(&f.inv.prefix));
+    let mut conda = format!(
+        "conda install -p {} -c conda-forge",
+        quoted_path(&f.inv.prefix)
+    );
     for package in ["libnvinfer", "libnvinfer-plugin", "libnvonnxparser"] {
         conda.push(' ');
         conda.push_str(&quoted(&format!("{package}{conda_version}")));
