@@ -492,3 +492,64 @@ fn the_docs_list_the_same_variables_as_the_man_pages() {
         }
     }
 }
+
+/// The commands page says what an error looks like: envhook's own
+/// (`error:`, then `hint:` lines) and the command line's, which clap
+/// prints (`error:`, a `tip:` where it has a suggestion, `Usage:` and a
+/// pointer to `--help`); both as envhook prints them.
+#[test]
+fn the_commands_page_shows_errors_as_they_are_printed() {
+    let page = read("docs/commands.md");
+    for said in ["`error:`", "`hint:`", "`tip:`", "`Usage:`", "`--help`"] {
+        assert!(page.contains(said), "docs/commands.md does not mention {said}");
+    }
+    let sb = Sandbox::new();
+    let (code, _, err) = sb.run(&["chek"]);
+    assert_eq!(code, 2, "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines[0].starts_with("error: "), "{err}");
+    assert!(err.contains("\n  tip: a similar subcommand exists: 'check'\n"), "{err}");
+    assert!(err.contains("\nUsage: envhook "), "{err}");
+    assert!(err.ends_with("For more information, try '--help'.\n"), "{err}");
+    let (code, _, err) = sb.run(&["show", "-p"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: a value is required for '--prefix <PREFIX>'"), "{err}");
+    assert!(err.ends_with("For more information, try '--help'.\n"), "{err}");
+    let (code, _, err) = sb.run(&["show", "-p", "/nonexistent"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: ") && err.contains("\n  hint: "), "{err}");
+}
+
+/// An option with a default is shown optional: `export`'s `--format`
+/// defaults to `sh`, as its help says.
+#[test]
+fn the_commands_page_shows_defaulted_options_as_optional() {
+    let page = read("docs/commands.md");
+    let row = page
+        .lines()
+        .find(|l| l.starts_with("| `envhook export "))
+        .expect("an export row");
+    assert!(row.contains("[--format sh\\|"), "{row}");
+    assert!(row.contains("(the default, `sh`)"), "{row}");
+    assert!(envhook(&["export", "--help"]).contains("[default: sh]"));
+}
+
+/// The hooks page names every hook file `install` writes.
+#[test]
+fn the_hooks_page_names_every_hook_file() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("envs/paddle"));
+    let (code, _, err) = sb.run_on(&["install", "--always"], &env.prefix);
+    assert!(code <= 1, "{err}");
+    let page = read("docs/hooks.md");
+    let dir = env.prefix.join("etc/conda/activate.d");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 4, "{names:?}");
+    for name in names {
+        assert!(page.contains(&format!("`{name}`")), "docs/hooks.md does not name {name}");
+    }
+}
