@@ -501,23 +501,41 @@ fn the_docs_list_the_same_variables_as_the_man_pages() {
 fn the_commands_page_shows_errors_as_they_are_printed() {
     let page = read("docs/commands.md");
     for said in ["`error:`", "`hint:`", "`tip:`", "`Usage:`", "`--help`"] {
-        assert!(page.contains(said), "docs/commands.md does not mention {said}");
+        assert!(
+            page.contains(said),
+            "docs/commands.md does not mention {said}"
+        );
     }
     let sb = Sandbox::new();
     let (code, _, err) = sb.run(&["chek"]);
     assert_eq!(code, 2, "{err}");
     let lines: Vec<&str> = err.lines().collect();
     assert!(lines[0].starts_with("error: "), "{err}");
-    assert!(err.contains("\n  tip: a similar subcommand exists: 'check'\n"), "{err}");
+    assert!(
+        err.contains("\n  tip: a similar subcommand exists: 'check'\n"),
+        "{err}"
+    );
     assert!(err.contains("\nUsage: envhook "), "{err}");
-    assert!(err.ends_with("For more information, try '--help'.\n"), "{err}");
+    assert!(
+        err.ends_with("For more information, try '--help'.\n"),
+        "{err}"
+    );
     let (code, _, err) = sb.run(&["show", "-p"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.starts_with("error: a value is required for '--prefix <PREFIX>'"), "{err}");
-    assert!(err.ends_with("For more information, try '--help'.\n"), "{err}");
+    assert!(
+        err.starts_with("error: a value is required for '--prefix <PREFIX>'"),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("For more information, try '--help'.\n"),
+        "{err}"
+    );
     let (code, _, err) = sb.run(&["show", "-p", "/nonexistent"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.starts_with("error: ") && err.contains("\n  hint: "), "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains("\n  hint: "),
+        "{err}"
+    );
 }
 
 /// An option with a default is shown optional: `export`'s `--format`
@@ -550,6 +568,9 @@ fn the_hooks_page_names_every_hook_file() {
     names.sort();
     assert!(names.len() >= 4, "{names:?}");
     for name in names {
-        assert!(page.contains(&format!("`{name}`")), "docs/hooks.md does not name {name}");
+        assert!(
+            page.contains(&format!("`{name}`")),
+            "docs/hooks.md does not name {name}"
+        );
     }
 }

@@ -537,11 +537,29 @@ fn paddle_alone_and_with_the_cuda11_wheels() {
 
 /// The commands envhook's findings suggest (the `fix:` lines that are
 /// commands: a pip install in the environment's Python, `envhook ...`).
+/// Every command of every finding, those under a `choose:` too, is one
+/// line bash parses (`bash -n`), as tests/fix_lines.rs holds the
+/// fixtures' to.
 fn fix_commands(json: &Value, prefix: &Path) -> Vec<String> {
-    let python = format!("{}/bin/python", prefix.display());
-    json["findings"]
-        .as_array()
-        .unwrap()
+    let python = format!("'{}/bin/python'", prefix.display());
+    let findings = json["findings"].as_array().unwrap();
+    for f in findings {
+        let fix = &f["fix"];
+        let choices = fix["choose"]["commands"].as_array().into_iter().flatten();
+        for c in fix["command"]
+            .as_str()
+            .into_iter()
+            .chain(choices.filter_map(Value::as_str))
+        {
+            let out = Command::new("bash").args(["-n", "-c", c]).output().unwrap();
+            assert!(
+                out.status.success() && out.stderr.is_empty() && !c.contains('\n'),
+                "{c}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    findings
         .iter()
         .filter(|f| f["severity"] != "info")
         .filter_map(|f| f["fix"]["command"].as_str())
@@ -582,7 +600,7 @@ sys.exit(1 if bad else 0)
 /// Run a fix's pip command as a dry run and check [`PINS_HOLD`] on its
 /// report before the fix is followed.
 fn pins_hold_after(p: &Path, command: &str) {
-    let python = format!("{}/bin/python", p.display());
+    let python = format!("'{}/bin/python'", p.display());
     let install = format!("{python} -m pip install ");
     let Some(first) = command
         .split(" && ")
@@ -820,7 +838,10 @@ fn two_frameworks_sharing_nvidia_wheels() {
             .collect();
         assert!(!over.is_empty(), "{}: {:#}", case.name, json["findings"]);
         for f in over {
-            let hint = f["fix"]["command"].as_str().unwrap();
+            let hint = f["fix"]["command"]
+                .as_str()
+                .or(f["fix"]["choose"]["advice"].as_str())
+                .unwrap();
             assert!(
                 hint.contains("separate environments") || hint.contains("--force-reinstall"),
                 "{hint}"
@@ -1069,7 +1090,7 @@ fn an_nvjitlink_older_than_cusparse_needs() {
         .find(|a| a["clue"]["name"] == "__nvJitLinkComplete_12_4")
         .unwrap_or_else(|| panic!("{explained:#}"));
     assert_eq!(answer["verdict"], "cause", "{answer:#}");
-    assert_eq!(answer["fix"], missing["fix"]["command"], "{answer:#}");
+    assert_eq!(answer["fix"], missing["fix"], "{answer:#}");
     follow_the_fixes(&case, &p.path, &[]);
     let (ok, text) = python(&p.path, "import torch", false, &[]);
     assert!(ok, "{text}");
