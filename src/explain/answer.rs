@@ -225,12 +225,23 @@ fn library(
                 .map(|(_, fw)| fixes::for_framework(f, fw, &[c]))
         })
     };
+    let asker = asked
+        .first()
+        .map(|(_, fw)| format!("{} {}", fw.package, fw.version))
+        .unwrap_or_default();
     let ask = Asked {
         name,
         what: &what,
         have: &have,
         nobody: asked.is_empty(),
         fix: &fix_for,
+        report,
+        asker: &asker,
+        extra: component.and_then(|c| {
+            asked
+                .first()
+                .and_then(|(_, fw)| super::agree::missing_extra(fw, c))
+        }),
     };
     if CATALOG.is_driver_library(name) || component == Some("driver") {
         let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
@@ -265,6 +276,13 @@ struct Asked<'a> {
     have: &'a [String],
     nobody: bool,
     fix: &'a dyn Fn() -> Option<Fix>,
+    /// check's report, whose finding for the name explain agrees with.
+    report: &'a Report,
+    /// The first framework that asks for it, `tensorflow 2.16.1`.
+    asker: &'a str,
+    /// The extra that framework was installed without whose wheels bring
+    /// the name (`and-cuda`).
+    extra: Option<String>,
 }
 
 /// The name is a framework's own CUDA object, loaded by path.
@@ -367,7 +385,29 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
     let reachable = without_hook
         .as_ref()
         .or(with_hook.as_ref().filter(|_| installed));
-    if let Some(found) = reachable {
+    if let (Some(found), None) = (reachable, &without_hook) {
+        // Reached through the installed hook alone: a process that did
+        // not activate the environment (a Jupyter kernel, bin/python run
+        // directly, a cron job) fails exactly so.
+        let p = f.inv.prefix.display();
+        a.diagnosis = format!(
+            "the loader finds {name} here only through envhook's hook ({}, {}), which the \
+             environment has: the process that printed this ran without activating it (a \
+             Jupyter kernel, {p}/bin/python run directly, a service), or in another environment",
+            found.path.display(),
+            found.rule.label(),
+        );
+        a.verdict = Verdict::NotHere;
+        let q = crate::finding::quoted_path(&f.inv.prefix);
+        a.fix = Some(Fix::Choose {
+            advice: "run the process in the activated environment, or through envhook run"
+                .to_string(),
+            commands: vec![
+                format!("conda activate {q}"),
+                format!("envhook run -p {q} -- python"),
+            ],
+        });
+    } else if let Some(found) = reachable {
         a.diagnosis = format!(
             "the loader finds {name} here ({}, {}): the error came from another environment or \
              another LD_LIBRARY_PATH; check that the failing process runs {}/bin/python",
@@ -405,7 +445,23 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
         a.verdict = Verdict::NotHere;
     } else {
         a.diagnosis = format!("{name} is nowhere: not in this environment, not on the system");
+        if let Some(extra) = &ask.extra {
+            a.diagnosis.push_str(&format!(
+                "; {} was installed without its [{extra}] extra, whose wheels bring it",
+                ask.asker
+            ));
+        }
         a.fix = (ask.fix)();
+    }
+    // check's finding for the same name has the fix for the framework's
+    // whole stack (one missing cuBLAS is rarely the only library missing):
+    // explain gives that one, so the two agree.
+    if a.verdict == Verdict::Cause
+        && let Some(p) = super::agree::finding(ask.report, name)
+    {
+        a.diagnosis
+            .push_str(&format!(" (check: {}[{}])", p.severity.label(), p.code));
+        a.fix = p.fix.clone();
     }
     a
 }

@@ -7,6 +7,7 @@
 //! (a Windows DLL error, a segmentation fault) get what they mean and what
 //! envhook can and cannot check, never a dump of unrelated findings.
 
+pub mod agree;
 pub mod answer;
 pub mod clues;
 pub mod component;

@@ -1,0 +1,124 @@
+//! `envhook explain` agrees with `check` (#29): where check already names
+//! the cause of a message (a framework installed without the wheels of its
+//! CUDA extra, a JAX without its CUDA plugin), explain says the same and
+//! ends with the same command. Fixture environments are shaped like the
+//! real wheels (METADATA pins, build files, RUNPATH copied from PyPI's
+//! tensorflow 2.16.1), their objects real ELF built by `cc`.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::{Env, FileSpec, PipDist, Sandbox};
+
+const A100: &[&str] = &["--driver-version", "560.35.05", "--gpu", "A100"];
+
+fn run_json(sb: &Sandbox, verb: &str, prefix: &Path, message: Option<&str>) -> (Value, i32) {
+    let mut cmd = sb.envhook();
+    cmd.args([verb, "--json"]);
+    if let Some(m) = message {
+        cmd.arg(m);
+    }
+    let out = cmd.args(A100).arg("-p").arg(prefix).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    (
+        serde_json::from_slice(&out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
+fn text(v: &Value) -> &str {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
+/// The hint of check's finding of `code`.
+fn check_fix(sb: &Sandbox, prefix: &Path, code: &str) -> String {
+    let (json, _) = run_json(sb, "check", prefix, None);
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == code)
+        .and_then(|p| p["hint"].as_str())
+        .unwrap_or_else(|| panic!("no {code} with a fix: {:#}", json["findings"]))
+        .to_string()
+}
+
+/// PyPI's tensorflow 2.16.1 installed as `pip install tensorflow==2.16.1`:
+/// its `and-cuda` pins unmet, no nvidia-* wheel, libtensorflow_framework's
+/// RUNPATH leading into nvidia/cuda_runtime/lib only.
+fn tensorflow_216_bare(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.1");
+    env.pip(
+        PipDist::new("tensorflow", "2.16.1")
+            .requires(vec![
+                "nvidia-cublas-cu12 ==12.3.4.1 ; extra == 'and-cuda'",
+                "nvidia-cuda-cupti-cu12 ==12.3.101 ; extra == 'and-cuda'",
+                "nvidia-cuda-runtime-cu12 ==12.3.101 ; extra == 'and-cuda'",
+                "nvidia-cudnn-cu12 ==8.9.7.29 ; extra == 'and-cuda'",
+                "nvidia-cufft-cu12 ==11.0.12.1 ; extra == 'and-cuda'",
+                "nvidia-cusolver-cu12 ==11.5.4.101 ; extra == 'and-cuda'",
+                "nvidia-cusparse-cu12 ==12.2.0.103 ; extra == 'and-cuda'",
+                "nvidia-nccl-cu12 ==2.19.3 ; extra == 'and-cuda'",
+            ])
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False)])\n",
+            ),
+    );
+    support::cc_shared(
+        &env.site().join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[],
+        Some("$ORIGIN/:$ORIGIN/../nvidia/cuda_runtime/lib"),
+        true,
+    );
+    env
+}
+
+/// openxla/xla xla/tsl/platform/default/dso_loader.cc (GetDsoHandle) on a
+/// TensorFlow 2.16 without its `[and-cuda]` wheels: the library is missing
+/// here, and the fix is check's, the whole stack TensorFlow pins.
+#[test]
+fn tensorflow_without_its_cuda_extra_is_missing_the_library_here() {
+    let sb = Sandbox::new();
+    let env = tensorflow_216_bare(&sb.path("envs/tf"));
+    let fix = check_fix(&sb, &env.prefix, "library-not-found");
+    assert!(fix.contains("'nvidia-cublas-cu12==12.3.4.1'"), "{fix}");
+    assert!(fix.contains("'nvidia-cudnn-cu12==8.9.7.29'"), "{fix}");
+    let msg = "2024-03-12 10:01:02.123456: W external/local_tsl/tsl/platform/default/dso_loader.cc:64] \
+               Could not load dynamic library 'libcublas.so.12'; dlerror: libcublas.so.12: cannot \
+               open shared object file: No such file or directory";
+    let (json, code) = run_json(&sb, "explain", &env.prefix, Some(msg));
+    assert_eq!(code, 1, "{json:#}");
+    let a = &json["answers"][0];
+    assert_eq!(a["clue"]["name"], "libcublas.so.12");
+    assert_eq!(a["verdict"], "cause", "{a:#}");
+    let diagnosis = text(&a["diagnosis"]);
+    assert!(
+        diagnosis.contains("tensorflow 2.16.1 was installed without its [and-cuda] extra"),
+        "{diagnosis}"
+    );
+    assert!(!diagnosis.contains("another environment"), "{diagnosis}");
+    assert_eq!(text(&a["fix"]), fix);
+
+    // TensorFlow's summary line alone: check's finding and its fix.
+    let summary = "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU \
+                   libraries. Please make sure the missing libraries mentioned above are installed \
+                   properly if you would like to use GPU. Follow the guide at \
+                   https://www.tensorflow.org/install/gpu for how to download and setup the \
+                   required libraries for your platform.\nSkipping registering GPU devices...";
+    let (json, code) = run_json(&sb, "explain", &env.prefix, Some(summary));
+    assert_eq!(code, 1, "{json:#}");
+    let cause = json["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "library-not-found")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(text(&cause["hint"]), fix);
+}
