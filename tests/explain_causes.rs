@@ -122,3 +122,67 @@ fn tensorflow_without_its_cuda_extra_is_missing_the_library_here() {
         .unwrap_or_else(|| panic!("{json:#}"));
     assert_eq!(text(&cause["hint"]), fix);
 }
+
+/// jax-ml/jax jax/_src/xla_bridge.py (_suggest_missing_backends): PyPI's
+/// jaxlib alone is the CPU build; the fix installs the CUDA plugin of the
+/// same release, of the CUDA major the environment's wheels and the driver
+/// agree on.
+#[test]
+fn jax_without_its_cuda_plugin_gets_the_extra_of_its_release() {
+    let sb = Sandbox::new();
+    let msg = "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a \
+               CUDA-enabled jaxlib is not installed. Falling back to cpu.";
+    let mut env = Env::new(sb.path("envs/jax"));
+    env.python("3.12.1");
+    env.pip(PipDist::new("jax", "0.8.2"));
+    env.pip(PipDist::new("jaxlib", "0.8.2").files(vec![FileSpec::File("jaxlib/_jax.so")]));
+    let (json, code) = run_json(&sb, "explain", &env.prefix, Some(msg));
+    assert_eq!(code, 1, "{json:#}");
+    let a = &json["answers"][0];
+    assert_eq!(a["clue"]["kind"], "cuda-backend");
+    let here: Vec<&str> = a["here"].as_array().unwrap().iter().map(text).collect();
+    assert!(here.contains(&"jaxlib 0.8.2 (pip)"), "{here:?}");
+    assert!(
+        here.contains(&"jax-cuda12-plugin: not installed"),
+        "{here:?}"
+    );
+    // A 560 driver supports CUDA 12.6: CUDA 13's plugin would not run.
+    let py = env.prefix.join("bin/python");
+    assert_eq!(
+        text(&a["fix"]),
+        format!("{} -m pip install -U 'jax[cuda12]==0.8.2'", py.display())
+    );
+
+    // Beside CUDA 13 wheels (torch cu130's), on a driver that runs them:
+    // the CUDA 13 plugin, so that two majors' wheels do not share
+    // directories.
+    env.pip(
+        PipDist::new("nvidia-cublas", "13.1.0.3")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcublas.so.13")]),
+    );
+    let out = sb
+        .envhook()
+        .args([
+            "explain",
+            "--json",
+            msg,
+            "--driver-version",
+            "580.95.05",
+            "-p",
+        ])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        text(&json["answers"][0]["fix"]),
+        format!("{} -m pip install -U 'jax[cuda13]==0.8.2'", py.display())
+    );
+
+    // With the plugin of its release, JAX here loads it.
+    env.pip(PipDist::new("jax-cuda13-plugin", "0.8.2"));
+    env.pip(PipDist::new("jax-cuda13-pjrt", "0.8.2"));
+    let (json, code) = run_json(&sb, "explain", &env.prefix, Some(msg));
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["answers"][0]["verdict"], "not-here");
+}

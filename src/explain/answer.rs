@@ -183,7 +183,7 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         },
         // Answered by their own modules (see `explain`), which build on
         // this one.
-        Clue::Component { .. } | Clue::Version { .. } | Clue::Devices => {
+        Clue::Component { .. } | Clue::Version { .. } | Clue::Devices | Clue::CudaBackend => {
             Answer::blank(clue, Vec::new())
         }
     }

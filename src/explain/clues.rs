@@ -152,6 +152,8 @@ pub enum Clue {
     },
     /// The GPUs the process could see: none.
     Devices,
+    /// JAX's CUDA backend (its `jax-cudaNN-plugin`), which it did not find.
+    CudaBackend,
 }
 
 impl Clue {
@@ -169,6 +171,7 @@ impl Clue {
                 component, found, ..
             } => format!("{} {found}", super::numbers::component_name(component)),
             Clue::Devices => "the GPUs this process sees".to_string(),
+            Clue::CudaBackend => "JAX's CUDA plugin".to_string(),
         }
     }
 }
@@ -309,6 +312,9 @@ pub fn read(message: &str) -> Reading {
         }
         if known.kind == "no-device" {
             push(Clue::Devices);
+        }
+        if known.kind == "cpu-build" {
+            push(Clue::CudaBackend);
         }
     }
     reading

@@ -11,6 +11,7 @@ pub mod agree;
 pub mod answer;
 pub mod clues;
 pub mod component;
+pub mod cpu_build;
 pub mod decode;
 pub mod devices;
 pub mod numbers;
@@ -67,6 +68,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
             Clue::Component { component } => component::answer(f, c, component),
             Clue::Version { .. } => decode::answer(f, report, c),
             Clue::Devices => devices::answer(f, c),
+            Clue::CudaBackend => cpu_build::answer(f, c),
             _ => answer::answer(f, report, c),
         })
         .collect();
