@@ -54,8 +54,8 @@ pub struct Problem {
 /// What to do about a finding. A user pastes a [`Fix::Command`] as it is;
 /// advice that no one command carries out is a [`Fix::Choose`], printed
 /// under another label so that a `fix:` line is always a command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum Fix {
     /// One line for bash (or any POSIX shell), every path, name and
     /// version spec in it quoted by [`quoted`]: printed `fix:`.
@@ -68,7 +68,7 @@ pub enum Fix {
         /// One sentence.
         advice: String,
         /// Commands, each one line; none when the choice is the user's.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         commands: Vec<String>,
     },
 }

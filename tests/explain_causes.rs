@@ -33,7 +33,12 @@ fn text(v: &Value) -> &str {
     v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
 }
 
-/// The hint of check's finding of `code`.
+/// A fix that is one command (`{"command": ...}`).
+fn command(fix: &Value) -> &str {
+    text(&fix["command"])
+}
+
+/// The fix of check's finding of `code`, one command.
 fn check_fix(sb: &Sandbox, prefix: &Path, code: &str) -> String {
     let (json, _) = run_json(sb, "check", prefix, None);
     json["findings"]
@@ -41,7 +46,7 @@ fn check_fix(sb: &Sandbox, prefix: &Path, code: &str) -> String {
         .unwrap()
         .iter()
         .find(|p| p["code"] == code)
-        .and_then(|p| p["hint"].as_str())
+        .and_then(|p| p["fix"]["command"].as_str())
         .unwrap_or_else(|| panic!("no {code} with a fix: {:#}", json["findings"]))
         .to_string()
 }
@@ -104,7 +109,7 @@ fn tensorflow_without_its_cuda_extra_is_missing_the_library_here() {
         "{diagnosis}"
     );
     assert!(!diagnosis.contains("another environment"), "{diagnosis}");
-    assert_eq!(text(&a["fix"]), fix);
+    assert_eq!(command(&a["fix"]), fix);
 
     // TensorFlow's summary line alone: check's finding and its fix.
     let summary = "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU \
@@ -120,7 +125,7 @@ fn tensorflow_without_its_cuda_extra_is_missing_the_library_here() {
         .iter()
         .find(|c| c["code"] == "library-not-found")
         .unwrap_or_else(|| panic!("{json:#}"));
-    assert_eq!(text(&cause["hint"]), fix);
+    assert_eq!(command(&cause["fix"]), fix);
 }
 
 /// jax-ml/jax jax/_src/xla_bridge.py (_suggest_missing_backends): PyPI's
@@ -149,8 +154,8 @@ fn jax_without_its_cuda_plugin_gets_the_extra_of_its_release() {
     // A 560 driver supports CUDA 12.6: CUDA 13's plugin would not run.
     let py = env.prefix.join("bin/python");
     assert_eq!(
-        text(&a["fix"]),
-        format!("{} -m pip install -U 'jax[cuda12]==0.8.2'", py.display())
+        command(&a["fix"]),
+        format!("'{}' -m pip install -U 'jax[cuda12]==0.8.2'", py.display())
     );
 
     // Beside CUDA 13 wheels (torch cu130's), on a driver that runs them:
@@ -175,8 +180,8 @@ fn jax_without_its_cuda_plugin_gets_the_extra_of_its_release() {
         .unwrap();
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        text(&json["answers"][0]["fix"]),
-        format!("{} -m pip install -U 'jax[cuda13]==0.8.2'", py.display())
+        command(&json["answers"][0]["fix"]),
+        format!("'{}' -m pip install -U 'jax[cuda13]==0.8.2'", py.display())
     );
 
     // With the plugin of its release, JAX here loads it.
@@ -185,4 +190,78 @@ fn jax_without_its_cuda_plugin_gets_the_extra_of_its_release() {
     let (json, code) = run_json(&sb, "explain", &env.prefix, Some(msg));
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(json["answers"][0]["verdict"], "not-here");
+}
+
+/// tensorflow/tensorflow tensorflow/core/profiler/internal/gpu/cupti_tracer.cc
+/// (RETURN_IF_CUPTI_ERROR): the profiler's CUPTI is an optional library to
+/// check, whose note and fix explain repeats.
+#[test]
+fn the_profilers_cupti_gets_checks_fix() {
+    let sb = Sandbox::new();
+    let env = tensorflow_216_bare(&sb.path("envs/tf"));
+    let fix = check_fix(&sb, &env.prefix, "optional-library-missing");
+    assert!(fix.contains("nvidia-cuda-cupti-cu12==12.3.101"), "{fix}");
+    let msg = "E external/local_tsl/tsl/profiler/internal/gpu/cupti_tracer.cc:1257] function \
+               cupti_interface_->Subscribe( &subscriber_, (CUpti_CallbackFunc)ApiCallback, \
+               this)failed with error CUPTI could not be loaded or symbol could not be found.";
+    let (json, code) = run_json(&sb, "explain", &env.prefix, Some(msg));
+    assert_eq!(code, 1, "{json:#}");
+    let a = &json["answers"][0];
+    assert_eq!(a["clue"]["component"], "cupti");
+    assert_eq!(command(&a["fix"]), fix);
+}
+
+/// pytorch/pytorch torch/csrc/distributed/c10d/NCCLUtils.hpp
+/// (C10D_NCCL_CHECK, ncclGetErrorWithVersion): the NCCL version ending the
+/// message against the environment's.
+#[test]
+fn the_nccl_version_torch_names_is_compared_with_the_environments() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/torch"));
+    env.python("3.12.1");
+    env.pip(
+        PipDist::new("nvidia-nccl-cu12", "2.21.5")
+            .files(vec![FileSpec::File("nvidia/nccl/lib/libnccl.so.2")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.6.0")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.6.0'\ncuda: Optional[str] = '12.4'\nhip: Optional[str] = None\n",
+            ),
+    );
+    let msg = |v: &str| {
+        format!(
+            "torch.distributed.DistBackendError: NCCL error in: \
+             ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error (run with \
+             NCCL_DEBUG=INFO for details), NCCL version {v}"
+        )
+    };
+    let (json, _) = run_json(&sb, "explain", &env.prefix, Some(&msg("2.19.3")));
+    let a = &json["answers"][0];
+    assert_eq!(a["clue"]["found"], "2.19.3");
+    assert_eq!(a["verdict"], "not-here", "{a:#}");
+    assert!(
+        text(&a["diagnosis"])
+            .contains("this environment's NCCL is 2.21.5: the process loaded another copy"),
+        "{a:#}"
+    );
+    let (json, code) = run_json(&sb, "explain", &env.prefix, Some(&msg("2.21.5")));
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        json["answers"][0]["fix"]["choose"]["commands"][0],
+        "export NCCL_DEBUG=INFO"
+    );
+    // The row's next step is in the document for a person to read.
+    assert!(
+        json["known"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["fix"]["choose"]["advice"]
+                .as_str()
+                .is_some_and(|f| f.contains("--shm-size"))),
+        "{json:#}"
+    );
 }

@@ -25,6 +25,8 @@ const COMMANDS: &[&str] = &[
     "rm",
     "unset",
     "nvidia-smi",
+    "ulimit",
+    "echo",
 ];
 
 /// The machines the checks run for.
@@ -101,12 +103,12 @@ fn layouts(sb: &Sandbox) -> Vec<std::path::PathBuf> {
     let dir = sb.path("envs");
     let odd = |name: &str| dir.join(format!("it's a $HOME {name}"));
     let mut out = vec![
-        support::cuda11_paddle(&odd("paddle")).prefix,
-        support::cuda12_split(&odd("torch")).prefix,
-        support::pip_wheels(&odd("wheels")).prefix,
-        support::pip_cuda13(&odd("cu13")).prefix,
-        support::cpu_only(&odd("cpu")).prefix,
-        support::mixed(&odd("mixed")).prefix,
+        support::cuda11_paddle(&odd("paddle")).prefix.clone(),
+        support::cuda12_split(&odd("torch")).prefix.clone(),
+        support::pip_wheels(&odd("wheels")).prefix.clone(),
+        support::pip_cuda13(&odd("cu13")).prefix.clone(),
+        support::cpu_only(&odd("cpu")).prefix.clone(),
+        support::mixed(&odd("mixed")).prefix.clone(),
     ];
     // conda's own LD_LIBRARY_PATH (conda env config vars).
     let state = support::cuda11_paddle(&odd("state"));
@@ -116,7 +118,7 @@ fn layouts(sb: &Sandbox) -> Vec<std::path::PathBuf> {
             .to_string(),
     )
     .unwrap();
-    out.push(state.prefix);
+    out.push(state.prefix.clone());
     // A broken install: a listed library gone.
     let broken = support::pip_wheels(&odd("broken"));
     std::fs::remove_file(
@@ -125,7 +127,7 @@ fn layouts(sb: &Sandbox) -> Vec<std::path::PathBuf> {
             .join("nvidia/cudnn/lib/libcudnn_cnn_infer.so.8"),
     )
     .unwrap();
-    out.push(broken.prefix);
+    out.push(broken.prefix.clone());
     // Two frameworks pinning the CUDA 12 and 13 builds of cuDNN, whose
     // wheels wrote over each other: the choice of two environments.
     let mut two = Env::new(odd("two"));
@@ -143,7 +145,7 @@ fn layouts(sb: &Sandbox) -> Vec<std::path::PathBuf> {
     let (line, rest) = text.split_once('\n').unwrap();
     let (head, _) = line.rsplit_once(',').unwrap();
     std::fs::write(&record, format!("{head},999999\n{rest}")).unwrap();
-    out.push(two.prefix);
+    out.push(two.prefix.clone());
     out
 }
 

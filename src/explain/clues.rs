@@ -42,6 +42,10 @@ pub struct KnownMessage {
     /// Who prints it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub framework: Option<String>,
+    /// For a cause outside the environment, the command that finds or
+    /// removes it, or the choices where there is no one command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<crate::finding::Fix>,
     /// The releases that print it, where the source tells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub releases: Option<String>,

@@ -7,10 +7,10 @@ use super::answer::{Answer, Verdict, held};
 use super::clues::Clue;
 use super::numbers::component_name;
 use crate::rules::needs::needs;
-use crate::rules::{Facts, fixes};
+use crate::rules::{Facts, Report, fixes};
 
 /// Answer a component named in words.
-pub fn answer(f: &Facts, clue: &Clue, component: &str) -> Answer {
+pub fn answer(f: &Facts, report: &Report, clue: &Clue, component: &str) -> Answer {
     let what = component_name(component);
     let mut a = Answer::blank(clue, held(f, Some(component), what));
     if !a.here.is_empty() {
@@ -31,6 +31,20 @@ pub fn answer(f: &Facts, clue: &Clue, component: &str) -> Answer {
             _ => n.cuda.is_some(),
         })
     });
+    // check's finding about this component's library (any severity: CUPTI
+    // is optional, an info) has the command check gives: explain gives
+    // the same.
+    let stem = format!("lib{component}");
+    if let Some(p) = report
+        .findings
+        .iter()
+        .find(|p| p.fix.is_some() && p.message.contains(&format!("{stem}.so")))
+    {
+        a.diagnosis = format!("this environment has no {what}: {}", p.message);
+        a.verdict = Verdict::Cause;
+        a.fix = p.fix.clone();
+        return a;
+    }
     match fw {
         Some(fw) => {
             a.diagnosis = format!(

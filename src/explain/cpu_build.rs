@@ -10,6 +10,7 @@ use super::answer::{Answer, Verdict};
 use super::clues::Clue;
 use crate::data::catalog::Framework;
 use crate::data::matrix::major;
+use crate::finding::Fix;
 use crate::inventory::Installer;
 use crate::rules::Facts;
 use crate::rules::needs::release_of;
@@ -80,7 +81,9 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
              ({}) is too old for JAX's CUDA 12 and 13 plugins",
             f.machine.driver.describe()
         );
-        a.fix = Some("upgrade the NVIDIA driver (525.60.13 or newer for CUDA 12)".to_string());
+        a.fix = Some(Fix::advice(
+            "upgrade the NVIDIA driver (525.60.13 or newer for CUDA 12)",
+        ));
         return a;
     };
     a.diagnosis = format!(
@@ -92,17 +95,18 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
             ""
         }
     );
-    let p = f.inv.prefix.display();
-    a.fix = Some(if conda_jaxlib {
+    let p = crate::finding::quoted_path(&f.inv.prefix);
+    a.fix = Some(Fix::Command(if conda_jaxlib {
         format!(
             "conda install -p {p} -c conda-forge 'jaxlib=*=*cuda{m}*' && envhook install -p {p}"
         )
     } else {
+        let python = crate::finding::quoted_path(&f.inv.prefix.join("bin/python"));
         format!(
-            "{p}/bin/python -m pip install -U 'jax[cuda{m}]=={}'",
-            release_of(jax)
+            "{python} -m pip install -U {}",
+            crate::finding::quoted(&format!("jax[cuda{m}]=={}", release_of(jax)))
         )
-    });
+    }));
     a
 }
 

@@ -33,6 +33,9 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
     let mut a = Answer::blank(clue, held(f, Some(component), what));
     let Some(built) = built else {
         a.diagnosis = format!("the process loaded {what} {found}");
+        if component == "nccl" {
+            nccl(f, report, &mut a, found);
+        }
         return a;
     };
     if !older(found, built) {
@@ -153,4 +156,51 @@ fn driver(f: &Facts, clue: &Clue, found: &str) -> Answer {
         a.verdict = Verdict::NotHere;
     }
     a
+}
+
+/// torch's ", NCCL version X.Y.Z": the NCCL the process loaded, against
+/// the environment's. Another release means another copy won the loader's
+/// search; the same one means the error is NCCL's own, which its debug log
+/// names.
+fn nccl(f: &Facts, report: &Report, a: &mut Answer, found: &str) {
+    let here: Vec<&str> = claims(f, "nccl")
+        .iter()
+        .map(|c| c.version.as_str())
+        .collect();
+    let same = |v: &&str| version(&major_minor(v)) == version(&major_minor(found));
+    if here.is_empty() {
+        a.diagnosis.push_str(
+            "; this environment has no NCCL package: the framework's own (linked in) or one \
+             from outside the environment",
+        );
+    } else if here.iter().any(same) {
+        a.diagnosis.push_str(&format!(
+            ", this environment's ({}): the error is NCCL's own, and its debug log names the \
+             failing call",
+            here.join(", ")
+        ));
+        a.fix = Some(Fix::Choose {
+            advice: "rerun with NCCL's debug log, which names the failing call".to_string(),
+            commands: vec!["export NCCL_DEBUG=INFO".to_string()],
+        });
+    } else {
+        let shadowed = report
+            .findings
+            .iter()
+            .any(|p| p.code == "system-library-wins");
+        a.diagnosis.push_str(&format!(
+            "; this environment's NCCL is {}: the process loaded another copy ({})",
+            here.join(", "),
+            if shadowed {
+                "the system's, which wins the loader's search here (system-library-wins below)"
+            } else {
+                "an LD_LIBRARY_PATH naming another libnccl.so.2, or another environment's"
+            }
+        ));
+        a.verdict = if shadowed {
+            Verdict::Cause
+        } else {
+            Verdict::NotHere
+        };
+    }
 }

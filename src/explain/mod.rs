@@ -65,7 +65,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         .clues
         .iter()
         .map(|c| match c {
-            Clue::Component { component } => component::answer(f, c, component),
+            Clue::Component { component } => component::answer(f, report, c, component),
             Clue::Version { .. } => decode::answer(f, report, c),
             Clue::Devices => devices::answer(f, c),
             Clue::CudaBackend => cpu_build::answer(f, c),
@@ -171,6 +171,18 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
                 writeln!(out, "{line}")?;
             }
             said.push(h);
+        }
+    }
+    // Where the cause is outside the environment, the step that finds or
+    // removes it (the row's `fix`), once.
+    if e.verdict != Verdict::Cause {
+        for k in &e.known {
+            if let Some(next) = k.fix.as_ref().filter(|n| !said.contains(n)) {
+                for line in next.lines("  ") {
+                    writeln!(out, "{line}")?;
+                }
+                said.push(next);
+            }
         }
     }
     match e.verdict {

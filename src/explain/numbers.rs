@@ -24,6 +24,7 @@ pub fn component_name(c: &str) -> &str {
         "cudnn" => "cuDNN",
         "cublas" => "cuBLAS",
         "nccl" => "NCCL",
+        "cupti" => "CUPTI",
         "nvjitlink" => "nvJitLink",
         "driver" => "NVIDIA driver",
         other => other,
@@ -95,6 +96,11 @@ pub fn versions(decode: &str, lower: &str) -> Option<Versions> {
                 .ok()?;
             let found = after(lower, "installed version: ")?.parse().ok()?;
             Some(clue("cudnn", cudnn(found), Some(cudnn(built))))
+        }
+        "nccl" => {
+            // torch's "..., NCCL version 2.19.3" (a build suffix may follow).
+            let found = after(lower, ", nccl version ")?;
+            Some(clue("nccl", found.to_string(), None))
         }
         "xla-cudnn" => {
             let found = after(lower, "loaded runtime cudnn library: ")?;
@@ -169,5 +175,16 @@ mod tests {
             })
         );
         assert_eq!(v("driver-api", "too old (found version )"), None);
+        assert_eq!(
+            v(
+                "nccl",
+                "NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:121, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3"
+            ),
+            Some(Versions {
+                component: "nccl".into(),
+                found: "2.19.3".into(),
+                built: None
+            })
+        );
     }
 }
