@@ -386,27 +386,7 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
         .as_ref()
         .or(with_hook.as_ref().filter(|_| installed));
     if let (Some(found), None) = (reachable, &without_hook) {
-        // Reached through the installed hook alone: a process that did
-        // not activate the environment (a Jupyter kernel, bin/python run
-        // directly, a cron job) fails exactly so.
-        let p = f.inv.prefix.display();
-        a.diagnosis = format!(
-            "the loader finds {name} here only through envhook's hook ({}, {}), which the \
-             environment has: the process that printed this ran without activating it (a \
-             Jupyter kernel, {p}/bin/python run directly, a service), or in another environment",
-            found.path.display(),
-            found.rule.label(),
-        );
-        a.verdict = Verdict::NotHere;
-        let q = crate::finding::quoted_path(&f.inv.prefix);
-        a.fix = Some(Fix::Choose {
-            advice: "run the process in the activated environment, or through envhook run"
-                .to_string(),
-            commands: vec![
-                format!("conda activate {q}"),
-                format!("envhook run -p {q} -- python"),
-            ],
-        });
+        return only_through_hook(f, a, name, found);
     } else if let Some(found) = reachable {
         a.diagnosis = format!(
             "the loader finds {name} here ({}, {}): the error came from another environment or \
@@ -453,16 +433,45 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
         }
         a.fix = (ask.fix)();
     }
-    // check's finding for the same name has the fix for the framework's
-    // whole stack (one missing cuBLAS is rarely the only library missing):
-    // explain gives that one, so the two agree.
+    agree_with_check(a, ask)
+}
+
+/// check's finding for the same name has the fix for the framework's
+/// whole stack (one missing cuBLAS is rarely the only library missing):
+/// explain gives that one, so the two agree.
+fn agree_with_check(mut a: Answer, ask: &Asked) -> Answer {
     if a.verdict == Verdict::Cause
-        && let Some(p) = super::agree::finding(ask.report, name)
+        && let Some(p) = super::agree::finding(ask.report, ask.name)
+        && p.fix != a.fix
     {
         a.diagnosis
             .push_str(&format!(" (check: {}[{}])", p.severity.label(), p.code));
         a.fix = p.fix.clone();
     }
+    a
+}
+
+/// Reached through the installed hook alone: a process that did not
+/// activate the environment (a Jupyter kernel, bin/python run directly, a
+/// cron job) fails exactly so.
+fn only_through_hook(f: &Facts, mut a: Answer, name: &str, found: &Found) -> Answer {
+    let p = f.inv.prefix.display();
+    a.diagnosis = format!(
+        "the loader finds {name} here only through envhook's hook ({}, {}), which the \
+         environment has: the process that printed this ran without activating it (a \
+         Jupyter kernel, {p}/bin/python run directly, a service), or in another environment",
+        found.path.display(),
+        found.rule.label(),
+    );
+    a.verdict = Verdict::NotHere;
+    let q = crate::finding::quoted_path(&f.inv.prefix);
+    a.fix = Some(Fix::Choose {
+        advice: "run the process in the activated environment, or through envhook run".to_string(),
+        commands: vec![
+            format!("conda activate {q}"),
+            format!("envhook run -p {q} -- python"),
+        ],
+    });
     a
 }
 

@@ -35,30 +35,7 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
             a.here.push(format!("{name} {v} (pip)"));
         }
     }
-    // The plugin pairs present, and whether each is whole and of the
-    // jaxlib's release (JAX skips a plugin of another release).
-    let mut usable = Vec::new();
-    for m in MAJORS {
-        let plugin = dists.get(&format!("jax-cuda{m}-plugin"));
-        let pjrt = dists.get(&format!("jax-cuda{m}-pjrt"));
-        match (plugin, pjrt) {
-            (None, None) => a.here.push(format!("jax-cuda{m}-plugin: not installed")),
-            (p, r) => {
-                for (name, v) in [("plugin", p), ("pjrt", r)] {
-                    a.here.push(match v {
-                        Some(v) => format!("jax-cuda{m}-{name} {v} (pip)"),
-                        None => format!("jax-cuda{m}-{name}: not installed"),
-                    });
-                }
-                let same = |v: Option<&String>| {
-                    v.is_some_and(|v| jaxlib.is_none_or(|l| release_of(v) == release_of(l)))
-                };
-                if same(p) && same(r) {
-                    usable.push(m);
-                }
-            }
-        }
-    }
+    let usable = plugins(dists, jaxlib, &mut a.here);
     let conda_jaxlib = f
         .inv
         .frameworks
@@ -139,4 +116,36 @@ fn pick(f: &Facts, release: &str) -> Option<u32> {
         None if runs(12) => Some(12),
         _ => MAJORS.into_iter().find(|m| runs(*m)),
     }
+}
+
+/// The plugin pairs present, a line each into `here`, and the CUDA majors
+/// whose pair is whole and of the jaxlib's release (JAX skips a plugin of
+/// another release).
+fn plugins(
+    dists: &crate::inventory::pins::Installed,
+    jaxlib: Option<&String>,
+    here: &mut Vec<String>,
+) -> Vec<u32> {
+    let mut usable = Vec::new();
+    for m in MAJORS {
+        let plugin = dists.get(&format!("jax-cuda{m}-plugin"));
+        let pjrt = dists.get(&format!("jax-cuda{m}-pjrt"));
+        if plugin.is_none() && pjrt.is_none() {
+            here.push(format!("jax-cuda{m}-plugin: not installed"));
+            continue;
+        }
+        for (name, v) in [("plugin", plugin), ("pjrt", pjrt)] {
+            here.push(match v {
+                Some(v) => format!("jax-cuda{m}-{name} {v} (pip)"),
+                None => format!("jax-cuda{m}-{name}: not installed"),
+            });
+        }
+        let same = |v: Option<&String>| {
+            v.is_some_and(|v| jaxlib.is_none_or(|l| release_of(v) == release_of(l)))
+        };
+        if same(plugin) && same(pjrt) {
+            usable.push(m);
+        }
+    }
+    usable
 }
