@@ -4,10 +4,9 @@
 
 use serde::Serialize;
 
-use super::clues::{Clue, soname_fact, symbol_fact};
+use super::clues::{Clue, soname_fact};
 use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
-use crate::data::matrix::version;
 use crate::finding::Fix;
 use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
@@ -166,7 +165,6 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
             }
             None => library(f, report, clue, name, component.as_deref(), *wanted),
         },
-        Clue::Symbol { name, component } => symbol(f, report, clue, name, component.as_deref()),
         Clue::Dll { name } => Answer {
             clue: clue.clone(),
             here: Vec::new(),
@@ -183,9 +181,11 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         },
         // Answered by their own modules (see `explain`), which build on
         // this one.
-        Clue::Component { .. } | Clue::Version { .. } | Clue::Devices | Clue::CudaBackend => {
-            Answer::blank(clue, Vec::new())
-        }
+        Clue::Symbol { .. }
+        | Clue::Component { .. }
+        | Clue::Version { .. }
+        | Clue::Devices
+        | Clue::CudaBackend => Answer::blank(clue, Vec::new()),
     }
 }
 
@@ -512,91 +512,4 @@ fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Fo
         .find(|n| n.name == name)
         .map(|n| (n.with_hook.clone(), n.without_hook.clone()))
         .unwrap_or_else(|| libraries::resolve_one(f, name))
-}
-
-/// An answer from what a symbol that names its release means here.
-fn versioned(mut a: Answer, r: super::versioned::Reading) -> Answer {
-    a.here = r.here;
-    a.diagnosis = r.diagnosis;
-    a.fix = r.fix;
-    a.verdict = match r.cause {
-        Some(true) => Verdict::Cause,
-        Some(false) => Verdict::NotHere,
-        None => Verdict::CannotTell,
-    };
-    a
-}
-
-fn symbol(f: &Facts, report: &Report, clue: &Clue, name: &str, component: Option<&str>) -> Answer {
-    let what = component.map_or("a library envhook does not know".to_string(), |c| {
-        component_name(c).to_string()
-    });
-    let mut a = Answer::blank(clue, held(f, component, &what));
-    if component == Some("nvjitlink")
-        && let Some(need) = super::versioned::release_in_name(name)
-    {
-        return versioned(a, super::versioned::nvjitlink(f, report, name, &need));
-    }
-    let Some(fact) = symbol_fact(name) else {
-        a.diagnosis = format!(
-            "{name} belongs to {what}; the copy the process loaded lacks it: another version than the \
-             caller was built against"
-        );
-        return a;
-    };
-    let exporting = |v: &str| {
-        let spec = rattler_conda_types::VersionSpec::from_str(
-            &fact.exported_by,
-            rattler_conda_types::ParseStrictness::Lenient,
-        );
-        matches!((spec, version(v)), (Ok(s), Some(v)) if s.matches(&v))
-    };
-    let claims_here = component.map(|c| claims(f, c)).unwrap_or_default();
-    let lacking: Vec<&Claim> = claims_here
-        .iter()
-        .filter(|c| !exporting(&c.version))
-        .collect();
-    a.diagnosis = format!("{name}: {}.", fact.note);
-    if !lacking.is_empty() {
-        a.diagnosis.push_str(&format!(
-            " This environment's {what} {} lacks it.",
-            lacking
-                .iter()
-                .map(|c| c.version.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        a.verdict = Verdict::Cause;
-        a.fix = f
-            .inv
-            .frameworks
-            .first()
-            .map(|fw| fixes::for_framework(f, fw, &[fact.lib.as_str()]));
-    } else if !claims_here.is_empty() {
-        let versions = claims_here
-            .iter()
-            .map(|c| c.version.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let shadowed = report
-            .findings
-            .iter()
-            .any(|p| p.code == "system-library-wins");
-        a.diagnosis.push_str(&format!(
-            " This environment's {what} ({versions}) exports it, so the process loaded another \
-             copy: {}",
-            if shadowed {
-                "the system's, which wins the loader's search here (system-library-wins below)"
-            } else {
-                "an LD_LIBRARY_PATH (or a framework setting such as Paddle's FLAGS_cudnn_dir) \
-                 pointing at another one, or another environment's"
-            }
-        ));
-        a.verdict = if shadowed {
-            Verdict::Cause
-        } else {
-            Verdict::NotHere
-        };
-    }
-    a
 }

@@ -15,6 +15,7 @@ pub mod cpu_build;
 pub mod decode;
 pub mod devices;
 pub mod numbers;
+mod symbol;
 pub mod versioned;
 
 use std::io::Write;
@@ -67,6 +68,9 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         .map(|c| match c {
             Clue::Component { component } => component::answer(f, report, c, component),
             Clue::Version { .. } => decode::answer(f, report, c),
+            Clue::Symbol { name, component } => {
+                symbol::answer(f, report, c, name, component.as_deref())
+            }
             Clue::Devices => devices::answer(f, c),
             Clue::CudaBackend => cpu_build::answer(f, c),
             _ => answer::answer(f, report, c),
