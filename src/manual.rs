@@ -43,6 +43,13 @@ const FILES: &[(&str, Option<&[&str]>, &str)] = &[
          one subdirectory per environment and set of packages, nothing written in the environment",
     ),
     (
+        "DIR/.envhook-demo",
+        Some(&["demo"]),
+        "marks DIR as a demo installation envhook demo laid out (a root miniconda3/ and \
+         home/.conda/environments.txt beside it), so a later envhook demo DIR may replace it; \
+         a DIR without it is never replaced",
+    ),
+    (
         "PREFIX/conda-meta/.envhook.lock",
         Some(&["install", "uninstall", "audit"]),
         "the per-environment lock that makes concurrent runs take turns",

@@ -61,10 +61,16 @@ fn identical_findings_are_one_line_with_their_fix() {
         ),
         "{text}"
     );
-    assert!(
-        text.contains("  fix: envhook install -p '<env>'\n"),
-        "{text}"
-    );
+    // The grouped fix still pastes: one loop over the three prefixes.
+    let fix = "  fix: for env in '[SANDBOX]/envs/paddle-a' '[SANDBOX]/envs/paddle-b' \
+               '[SANDBOX]/envs/paddle-with-a-long-name'; do envhook install -p \"$env\"; done\n";
+    assert!(text.contains(fix), "{text}");
+    let line = fix.trim().strip_prefix("fix: ").unwrap();
+    let sh = std::process::Command::new("bash")
+        .args(["-n", "-c", line])
+        .status()
+        .unwrap();
+    assert!(sh.success(), "{line}");
     // -v: one block per environment, with its own prefix.
     let (text, _) = audit(&sb, &envs, Some(120), &["-v"]);
     assert_eq!(text.matches("warning[needs-hook]").count(), 3, "{text}");
@@ -92,7 +98,9 @@ fn the_table_fits_the_terminal_without_misaligning() {
     let envs = fleet(&sb);
     for columns in [120, 80, 50] {
         let (text, _) = audit(&sb, &envs, Some(columns), &[]);
-        for line in text.lines() {
+        // A fix command is the one thing never cut or wrapped: it is
+        // pasted as one line.
+        for line in text.lines().filter(|l| !l.starts_with("  fix: ")) {
             assert!(
                 line.chars().count() <= columns,
                 "{columns}: {line:?}\n{text}"

@@ -11,7 +11,7 @@ use anstyle::{AnsiColor, Style};
 use unicode_width::UnicodeWidthStr;
 
 use crate::audit::{Audit, Hook, Row};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Fix, Problem, Severity, for_each};
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -386,21 +386,55 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
         }
     }
     // A message that names only one environment reads better with its
-    // own prefix back in.
+    // own prefix back in; a command several share runs for each of them.
     for g in &mut groups {
-        if g.envs.len() == 1
-            && let Some(r) = a.envs.iter().find(|r| r.label() == g.envs[0])
-        {
-            let prefix = r.prefix.display().to_string();
-            g.message = g.message.replace("<env>", &prefix);
+        let prefixes: Vec<String> = g
+            .envs
+            .iter()
+            .filter_map(|l| a.envs.iter().find(|r| &r.label() == l))
+            .map(|r| r.prefix.display().to_string())
+            .collect();
+        if let [prefix] = &prefixes[..] {
+            g.message = g.message.replace("<env>", prefix);
             g.fix = g
                 .fix
                 .as_ref()
-                .map(|f| f.map(|s| s.replace("<env>", &prefix)));
+                .map(|f| f.map(|s| s.replace("<env>", prefix)));
+        } else if let Some(fix) = &g.fix {
+            g.fix = Some(for_each_env(fix, &prefixes));
         }
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.severity));
     groups
+}
+
+/// A fix several environments share, its commands pasteable: each one
+/// naming `<env>` runs in a loop over their prefixes, or is given once per
+/// environment where a loop cannot carry it. Advice keeps `<env>`: the
+/// group names its environments.
+fn for_each_env(fix: &Fix, prefixes: &[String]) -> Fix {
+    let each = |c: &String| -> Vec<String> {
+        if !c.contains("<env>") {
+            return vec![c.clone()];
+        }
+        match for_each(c, "<env>", prefixes) {
+            Some(line) => vec![line],
+            None => prefixes.iter().map(|p| c.replace("<env>", p)).collect(),
+        }
+    };
+    match fix {
+        Fix::Command(c) => match &each(c)[..] {
+            [one] => Fix::Command(one.clone()),
+            many => Fix::Choose {
+                advice: "in each environment:".into(),
+                commands: many.to_vec(),
+            },
+        },
+        Fix::Choose { advice, commands } => Fix::Choose {
+            advice: advice.clone(),
+            commands: commands.iter().flat_map(each).collect(),
+        },
+    }
 }
 
 fn findings(a: &Audit, layout: Layout, out: &mut String) {
