@@ -287,4 +287,16 @@ fn the_separate_environments_choice_names_both_conda_create_lines() {
         text.contains("    choose: no one set of wheels satisfies both"),
         "{text}"
     );
+    // The names as bash reads them: none with what conda refuses in a name
+    // (the prefix's own name has spaces).
+    for line in creates {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("conda() {{ printf %s \"$4\"; exit; }}; {line}"))
+            .output()
+            .unwrap();
+        let name = String::from_utf8(out.stdout).unwrap();
+        assert!(name.starts_with("it's-a-$HOME-two-"), "{name}: {line}");
+        assert!(!name.contains(['/', ' ', ':', '#']), "{name}: {line}");
+    }
 }

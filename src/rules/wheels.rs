@@ -118,7 +118,10 @@ impl Pinned<'_> {
                 .file_name()
                 .map_or("env".into(), |n| n.to_string_lossy()),
             self.fw.package
-        );
+        )
+        // conda refuses a name with any of these
+        // (conda/base/constants.py, PREFIX_NAME_DISALLOWED_CHARS).
+        .replace(['/', ' ', ':', '#'], "-");
         let python = python_version(f).map_or("python".into(), |v| format!("python={v}"));
         let extra = self
             .pin
