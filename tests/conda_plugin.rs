@@ -28,5 +28,5 @@ fn conda_plugin_pytest_suite() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("8 passed"), "{text}");
+    assert!(text.contains("10 passed"), "{text}");
 }

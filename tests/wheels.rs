@@ -319,3 +319,32 @@ sys.exit(plugin.envhook_subcommand(("--version",)))
     );
     assert!(stdout.contains(&format!("envhook {VERSION} ")), "{stdout}");
 }
+
+/// `pip install conda-envhook` into a Python without conda succeeds (a
+/// wheel runs nothing when installed) and nothing loads the plugin there:
+/// `python -m conda_envhook` says so, and how to install it where conda
+/// runs, instead of leaving the user to find out.
+#[test]
+fn the_plugin_wheel_without_conda_says_where_it_belongs() {
+    let Some(dir) = wheels() else { return };
+    let venv = venv(&dir);
+    let base = tempfile::tempdir().unwrap();
+    let out = Command::new(venv.join("bin/python"))
+        .args(["-m", "conda_envhook"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("CONDA_EXE", base.path().join("bin/conda"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("has no conda with plugins"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} -m pip install conda-envhook",
+            base.path().join("bin/python").display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("Traceback"), "{err}");
+}

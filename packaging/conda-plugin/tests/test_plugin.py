@@ -176,3 +176,38 @@ def test_missing_binary_is_reported(env, tmp_path, monkeypatch, capsys):
     assert "envhook is not installed: pip install envhook" in err
     plugin.health_check(str(env), False)
     assert "envhook is not installed" in capsys.readouterr().out
+
+
+def test_main_says_conda_loads_the_plugin(monkeypatch, capsys):
+    from conda_envhook import __main__ as check
+
+    monkeypatch.setattr(check, "_registered", lambda: True)
+    assert check.main() == 0
+    out = capsys.readouterr().out
+    assert "loads conda-envhook" in out
+    assert f"envhook: {os.environ['ENVHOOK_BIN']}" in out
+    # Installed, but not where this Python's conda reads entry points.
+    monkeypatch.setattr(check, "_registered", lambda: False)
+    assert check.main() == 1
+    assert "-m pip install --force-reinstall conda-envhook" in capsys.readouterr().err
+
+
+def test_main_without_conda_names_where_to_install(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from conda_envhook import __main__ as check
+
+    # No conda in this Python, as after `pip install conda-envhook` into a
+    # venv: the plugin API cannot be imported.
+    for name in [m for m in sys.modules if m == "conda" or m.startswith("conda.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "conda", None)
+    base = tmp_path / "miniconda3"
+    monkeypatch.setenv("CONDA_EXE", str(base / "bin" / "conda"))
+    assert check.main() == 1
+    err = capsys.readouterr().err
+    assert "has no conda with plugins" in err
+    assert f"{base / 'bin' / 'python'} -m pip install conda-envhook" in err
+    monkeypatch.delenv("CONDA_EXE")
+    assert check.main() == 1
+    assert '"$(conda info --base)/bin/python" -m pip install conda-envhook' in capsys.readouterr().err
