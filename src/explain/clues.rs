@@ -295,33 +295,43 @@ pub fn read(message: &str) -> Reading {
         }
     }
     for known in &reading.known.clone() {
-        if let Some(lib) = &known.library {
-            push(library(lib));
-        }
-        if let Some(component) = &known.component {
-            push(Clue::Component {
-                component: component.clone(),
-            });
-        }
-        if let Some(v) = known
-            .decode
-            .as_deref()
-            .and_then(|d| super::numbers::versions(d, &lower))
-        {
-            push(Clue::Version {
-                component: v.component,
-                found: v.found,
-                built: v.built,
-            });
-        }
-        if known.kind == "no-device" {
-            push(Clue::Devices);
-        }
-        if known.kind == "cpu-build" {
-            push(Clue::CudaBackend);
+        for clue in of_row(known, &lower) {
+            push(clue);
         }
     }
     reading
+}
+
+/// What a matched row names without the message naming it: its library or
+/// component, the versions it carries, the question it asks of the machine.
+fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
+    let mut out = Vec::new();
+    if let Some(lib) = &known.library {
+        out.push(library(lib));
+    }
+    if let Some(component) = &known.component {
+        out.push(Clue::Component {
+            component: component.clone(),
+        });
+    }
+    if let Some(v) = known
+        .decode
+        .as_deref()
+        .and_then(|d| super::numbers::versions(d, lower))
+    {
+        out.push(Clue::Version {
+            component: v.component,
+            found: v.found,
+            built: v.built,
+        });
+    }
+    if known.kind == "no-device" {
+        out.push(Clue::Devices);
+    }
+    if known.kind == "cpu-build" {
+        out.push(Clue::CudaBackend);
+    }
+    out
 }
 
 /// The lines of a pasted log that decide: those a known row matches, when

@@ -14,7 +14,8 @@ use crate::machine::driver::{Driver, Source};
 use crate::rules::Facts;
 
 /// What nvidia-smi prints for `--driver-version` and `--gpu`.
-const QUERY: &str = "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv";
+pub(super) const QUERY: &str =
+    "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv";
 
 /// Answer "no GPU".
 pub fn answer(f: &Facts, clue: &Clue) -> Answer {
@@ -152,15 +153,7 @@ fn machine(mut a: Answer, d: &Driver, nodes: &[String], f: &Facts) -> Answer {
                  started without them. If the message came from a GPU machine, run `{QUERY}` there \
                  and pass what it prints to explain"
             );
-            a.fix = Some(Fix::Choose {
-                advice: format!(
-                    "on the GPU machine that printed the message, run the first command, then \
-                     explain the message here with what it prints: envhook explain MESSAGE -p {} \
-                     --driver-version VERSION --gpu NAME",
-                    quoted_path(&f.inv.prefix)
-                ),
-                commands: vec![QUERY.into()],
-            });
+            a.fix = Some(ask(f));
         }
         (_, true) => {
             a.diagnosis = format!(
@@ -186,6 +179,20 @@ fn machine(mut a: Answer, d: &Driver, nodes: &[String], f: &Facts) -> Answer {
         }
     }
     a
+}
+
+/// The step that names the driver and GPU of the machine that printed a
+/// message, where envhook sees none here.
+pub(super) fn ask(f: &Facts) -> Fix {
+    Fix::Choose {
+        advice: format!(
+            "on the GPU machine that printed the message, run the first command, then explain the \
+             message here with what it prints: envhook explain MESSAGE -p {} --driver-version \
+             VERSION --gpu NAME",
+            quoted_path(&f.inv.prefix)
+        ),
+        commands: vec![QUERY.into()],
+    }
 }
 
 /// The GPU device files under the sysroot's /dev: `/dev/nvidia0`, ...
