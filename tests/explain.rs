@@ -479,12 +479,27 @@ fn a_retyped_soname_and_the_drivers_own_messages() {
         format!("envhook install -p '{}'", env.prefix.display())
     );
 
-    // The sandbox has no driver: that is the cause of an NVML failure.
-    let msg = "Failed to initialize NVML: Driver/library version mismatch";
-    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    // The sandbox has no driver: that is the cause of an NVML failure
+    // that found none ...
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        "Failed to initialize NVML: Driver Not Loaded",
+        &[],
+    );
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(cause_codes(&json), ["no-driver"]);
     assert_eq!(json["driver"], "none found");
+    // ... but not of one whose module and libraries differ: that needs a
+    // module, and the answer is the step that compares them.
+    let msg = "Failed to initialize NVML: Driver/library version mismatch";
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert!(cause_codes(&json).is_empty(), "{json:#}");
+    assert_eq!(
+        json["known"][0]["fix"]["choose"]["commands"][0],
+        "cat /proc/driver/nvidia/version"
+    );
     let (json, code) = explain(&sb, &env.prefix, msg, A100);
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(

@@ -27,6 +27,9 @@ const COMMANDS: &[&str] = &[
     "nvidia-smi",
     "ulimit",
     "echo",
+    "cat",
+    "ls",
+    "sudo",
 ];
 
 /// The machines the checks run for.

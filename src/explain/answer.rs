@@ -185,7 +185,8 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         | Clue::Component { .. }
         | Clue::Version { .. }
         | Clue::Devices
-        | Clue::CudaBackend => Answer::blank(clue, Vec::new()),
+        | Clue::CudaBackend
+        | Clue::Machine { .. } => Answer::blank(clue, Vec::new()),
     }
 }
 

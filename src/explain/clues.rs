@@ -46,6 +46,11 @@ pub struct KnownMessage {
     /// removes it, or the choices where there is no one command.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<crate::finding::Fix>,
+    /// What of the machine the environment is measured against (`driver`,
+    /// `gpu`): explain states what the environment needs of it, and where
+    /// envhook cannot see it here, how to name the one that printed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measures: Option<String>,
     /// The releases that print it, where the source tells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub releases: Option<String>,
@@ -158,6 +163,11 @@ pub enum Clue {
     Devices,
     /// JAX's CUDA backend (its `jax-cudaNN-plugin`), which it did not find.
     CudaBackend,
+    /// What the environment needs of the machine's `driver` or `gpu`.
+    Machine {
+        /// `driver` or `gpu`.
+        measures: String,
+    },
 }
 
 impl Clue {
@@ -176,6 +186,10 @@ impl Clue {
             } => format!("{} {found}", super::numbers::component_name(component)),
             Clue::Devices => "the GPUs this process sees".to_string(),
             Clue::CudaBackend => "JAX's CUDA plugin".to_string(),
+            Clue::Machine { measures } if measures == "driver" => {
+                "the driver this environment needs".to_string()
+            }
+            Clue::Machine { .. } => "the GPUs this environment has code for".to_string(),
         }
     }
 }
@@ -330,6 +344,11 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
     }
     if known.kind == "cpu-build" {
         out.push(Clue::CudaBackend);
+    }
+    if let Some(measures) = &known.measures {
+        out.push(Clue::Machine {
+            measures: measures.clone(),
+        });
     }
     out
 }

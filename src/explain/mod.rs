@@ -14,6 +14,7 @@ pub mod component;
 pub mod cpu_build;
 pub mod decode;
 pub mod devices;
+pub mod measured;
 pub mod numbers;
 mod symbol;
 pub mod versioned;
@@ -73,6 +74,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
             }
             Clue::Devices => devices::answer(f, c),
             Clue::CudaBackend => cpu_build::answer(f, c),
+            Clue::Machine { measures } => measured::answer(f, report, c, measures),
             _ => answer::answer(f, report, c),
         })
         .collect();
@@ -179,6 +181,7 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
     }
     // Where the cause is outside the environment, the step that finds or
     // removes it (the row's `fix`), once.
+    let mut outside = false;
     if e.verdict != Verdict::Cause {
         for k in &e.known {
             if let Some(next) = k.fix.as_ref().filter(|n| !said.contains(n)) {
@@ -186,23 +189,39 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
                     writeln!(out, "{line}")?;
                 }
                 said.push(next);
+                outside = true;
             }
         }
     }
-    match e.verdict {
-        Verdict::Cause => {}
-        Verdict::NotHere => writeln!(out, "  none of the known causes is present here")?,
-        Verdict::CannotTell => writeln!(
-            out,
-            "  envhook cannot tie this message to the environment{}",
-            if e.causes.is_empty() {
-                "; none of the causes it can check is present"
-            } else {
-                ""
-            }
-        )?,
+    if let Some(line) = closing(e, outside) {
+        writeln!(out, "  {line}")?;
     }
     Ok(())
+}
+
+/// The last line: what envhook concludes, and where to look next.
+fn closing(e: &Explanation, outside: bool) -> Option<&'static str> {
+    // An answer waiting for the machine that printed the message.
+    let asks = e
+        .answers
+        .iter()
+        .any(|a| a.verdict == Verdict::CannotTell && a.fix.is_some());
+    Some(match e.verdict {
+        Verdict::Cause => return None,
+        Verdict::NotHere if outside => {
+            "nothing in this environment causes it: the step above looks outside it"
+        }
+        Verdict::NotHere => "none of the known causes is present here",
+        Verdict::CannotTell if asks => {
+            "none of the causes envhook can check here is present; the rest depends on the \
+             machine that printed the message (above)"
+        }
+        Verdict::CannotTell if e.causes.is_empty() => {
+            "envhook cannot tie this message to the environment; none of the causes it can check \
+             is present"
+        }
+        Verdict::CannotTell => "envhook cannot tie this message to the environment",
+    })
 }
 
 fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {

@@ -217,3 +217,28 @@ fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Optio
         floor.confidence,
     ))
 }
+
+/// What the environment needs of a driver, one line per CUDA minor
+/// (`torch 2.5.1 (built for CUDA) needs CUDA 12.4: a driver >= 525.60.13
+/// (every CUDA 12.x)`), for `explain` where the driver that printed a
+/// message is not the one here, or is not known.
+pub fn needed(f: &Facts) -> Vec<String> {
+    cudas(f.inv, f.matrix)
+        .into_iter()
+        .map(|(cuda, what)| {
+            let needs = if what.contains(", ") { "need" } else { "needs" };
+            match f.matrix.driver_floor(&cuda) {
+                Some(floor) if floor.exact => format!(
+                    "{what} {needs} CUDA {cuda}: a driver >= {} (CUDA {} has no minor version \
+                     compatibility)",
+                    floor.linux, floor.cuda
+                ),
+                Some(floor) => format!(
+                    "{what} {needs} CUDA {cuda}: a driver >= {} (every CUDA {}.x)",
+                    floor.linux, floor.cuda
+                ),
+                None => format!("{what} {needs} CUDA {cuda}: no driver floor is known for it"),
+            }
+        })
+        .collect()
+}

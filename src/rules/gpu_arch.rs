@@ -8,6 +8,7 @@
 //! Where an object has no readable fatbin, the build's CUDA release and the
 //! matrix row say which architectures it can hold.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::libraries::objects;
@@ -18,7 +19,7 @@ use crate::data::matrix::{Arch, major_minor, version};
 use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::builds::Variant as BuildVariant;
 use crate::inventory::{Claim, FrameworkBuild, Installer};
-use crate::machine::fatbin::{self, Fatbins, Verdict};
+use crate::machine::fatbin::{self, FatbinEntry, Fatbins, Verdict};
 
 /// Whether some framework can run on some GPU of this machine only by
 /// JIT-compiling PTX.
@@ -251,7 +252,11 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
         match fb.runs_on(major, minor) {
             Verdict::Sass(_) => {}
             Verdict::Ptx(e) => jit.push(format!("{} ({})", file(object), e.name())),
-            Verdict::NoImage => none.push(format!("{} ({})", file(object), code_list(fb))),
+            Verdict::NoImage => none.push(format!(
+                "{} ({})",
+                file(object),
+                code_list(fb.entries.iter())
+            )),
         }
     }
     let mut out = Vec::new();
@@ -287,20 +292,60 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
     out
 }
 
-/// `sm_61 sm_70 sm_86, PTX compute_86` for messages.
-fn code_list(fb: &Fatbins) -> String {
-    let sass: Vec<String> = fb
-        .entries
+/// The GPU code each CUDA framework build carries, one line each (`torch
+/// 2.5.1: has sm_50 sm_60 ... sm_90, PTX compute_90 (its CUDA objects)`),
+/// for `explain` where the GPU that printed a message is not known: from
+/// the objects' fatbins, else the build's compute-capability range.
+pub fn carried(f: &Facts) -> Vec<String> {
+    f.inv
+        .frameworks
         .iter()
-        .filter(|e| e.kind == Kind::Sass)
-        .map(|e| e.name())
-        .collect();
-    let ptx: Vec<String> = fb
-        .entries
-        .iter()
-        .filter(|e| e.kind == Kind::Ptx)
-        .map(|e| e.name())
-        .collect();
+        .filter(|fw| {
+            matches!(
+                fw.build.variant,
+                BuildVariant::Cuda { .. } | BuildVariant::Unknown
+            )
+        })
+        .filter_map(|fw| {
+            let name = format!("{} {}", fw.package, fw.version);
+            let entries: BTreeSet<FatbinEntry> = objects(f, fw)
+                .into_iter()
+                .filter_map(|o| fatbin::read_cached(&o).ok().flatten())
+                .flat_map(|fb| fb.entries)
+                .collect();
+            if !entries.is_empty() {
+                return Some(format!(
+                    "{name}: {} (its CUDA objects)",
+                    code_list(entries.iter())
+                ));
+            }
+            let n = needs(fw, f.matrix)?;
+            let range = match (n.min_cc.as_deref(), n.max_cc.as_deref()) {
+                (Some(lo), Some(hi)) => format!("compute capability {lo} to {hi}"),
+                (Some(lo), None) => format!("compute capability {lo} and newer"),
+                (None, Some(hi)) => format!("compute capability up to {hi}"),
+                (None, None) => return None,
+            };
+            let from = n
+                .row
+                .map_or(String::new(), |(source, _)| format!(" ({source})"));
+            Some(format!("{name}: {range}{from}"))
+        })
+        .collect()
+}
+
+/// `has sm_61 sm_70 sm_86, PTX compute_86` for messages.
+fn code_list<'a>(entries: impl Iterator<Item = &'a FatbinEntry> + Clone) -> String {
+    let names = |kind: Kind| {
+        let mut out: Vec<String> = Vec::new();
+        for e in entries.clone().filter(|e| e.kind == kind) {
+            if !out.contains(&e.name()) {
+                out.push(e.name());
+            }
+        }
+        out
+    };
+    let (sass, ptx) = (names(Kind::Sass), names(Kind::Ptx));
     let mut text = if sass.is_empty() {
         "no SASS".to_string()
     } else {
