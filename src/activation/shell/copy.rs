@@ -3,7 +3,7 @@
 //! for byte, with the source's prefix and directories in them, and conda
 //! runs them with `CONDA_PREFIX` set to the copy. The hooks then test that
 //! `CONDA_PREFIX` holds what they were written with ([`marks`]) and use
-//! the copy's own directories ([`dirs`]): the same paths under
+//! the copy's own directories ([`dirs()`]): the same paths under
 //! `CONDA_PREFIX`. The copy's link directory holds relative links, so it
 //! is valid where it lies; the source's libraries are never used for it.
 //!
