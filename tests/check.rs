@@ -682,6 +682,12 @@ fn human_output_and_exit_codes() {
             && text.contains("    choose: upgrade the NVIDIA driver to 525.60.13 or newer"),
         "{text}"
     );
+    // 470 meets CUDA 11's floor, and minor version compatibility runs
+    // every 11.x on it, not only the 11.4 it came with.
+    assert!(
+        text.contains("or newer, or use a build made with CUDA 11.x\n"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -89,15 +89,14 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue, measures: &str) -> Answer
 fn seen(f: &Facts, gpu: bool) -> Vec<String> {
     let d = &f.machine.driver;
     if gpu {
+        // Labelled as check labels them (`GPU 0` where only sm_XY was given).
         d.gpus
             .iter()
-            .filter_map(|g| {
+            .enumerate()
+            .filter_map(|(i, g)| {
                 let cc = g.cc.as_deref()?;
-                Some(format!(
-                    "{} (sm_{})",
-                    g.name.as_deref().unwrap_or("a GPU"),
-                    cc.replace('.', "")
-                ))
+                let label = g.name.clone().unwrap_or_else(|| format!("GPU {i}"));
+                Some(format!("{label} (sm_{})", cc.replace('.', "")))
             })
             .collect()
     } else if d.source == Source::None {

@@ -129,7 +129,7 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
     let from = source_label(d.source);
     let needs = if what.contains(", ") { "need" } else { "needs" };
     let floor = m.driver_floor(cuda);
-    if let Some(p) = floor.and_then(|floor| below_floor(d, floor, cuda, what)) {
+    if let Some(p) = floor.and_then(|floor| below_floor(m, d, floor, cuda, what)) {
         return Some(p);
     }
     let max = d.max_cuda.as_deref()?;
@@ -179,7 +179,13 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
 }
 
 /// The driver below the floor the matrix's source states for `cuda`.
-fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Option<Problem> {
+fn below_floor(
+    m: &Matrix,
+    d: &Driver,
+    floor: &DriverFloor,
+    cuda: &str,
+    what: &str,
+) -> Option<Problem> {
     let dv = d.version.as_deref()?;
     if version(dv)? >= version(&floor.linux)? {
         return None;
@@ -194,10 +200,16 @@ fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Optio
     } else {
         format!("every CUDA {}.x needs", floor.cuda)
     };
-    let older = d
-        .max_cuda
-        .as_deref()
-        .map(|c| format!(", or use a build made with CUDA {c} or older"))
+    // Minor version compatibility: a driver that meets a major's floor
+    // runs every release of that major, not only up to the CUDA it came
+    // with (470 runs CUDA 11.8 builds).
+    let older = met_major(m, dv)
+        .map(|major| format!(", or use a build made with CUDA {major}.x"))
+        .or_else(|| {
+            d.max_cuda
+                .as_deref()
+                .map(|c| format!(", or use a build made with CUDA {c} or older"))
+        })
         .unwrap_or_default();
     Some(sourced(
         finding(
@@ -216,6 +228,17 @@ fn below_floor(d: &Driver, floor: &DriverFloor, cuda: &str, what: &str) -> Optio
         &floor.source,
         floor.confidence,
     ))
+}
+
+/// The newest CUDA major whose floor (one for every release of the major)
+/// the driver `dv` meets.
+fn met_major(m: &Matrix, dv: &str) -> Option<u32> {
+    let dv = version(dv)?;
+    m.driver_floor
+        .iter()
+        .filter(|f| !f.exact && version(&f.linux).is_some_and(|l| l <= dv))
+        .filter_map(|f| major(&f.cuda))
+        .max()
 }
 
 /// What the environment needs of a driver, one line per CUDA minor
