@@ -6,6 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub mod explaining;
 pub mod paddle;
 pub mod source;
 pub mod terminal;

@@ -1,0 +1,172 @@
+//! `envhook explain` on messages that measure the environment against the
+//! machine (#29): the driver ("driver version is insufficient"), the GPU's
+//! architecture ("no kernel image"), the driver's own state (NVML). What
+//! the environment needs is stated; the driver and GPU here or given are
+//! measured; where envhook sees none, it asks for them.
+
+mod support;
+
+use std::path::Path;
+
+use support::Sandbox;
+use support::explaining::{A100, clue, explain, fix_text, known, text, torch_cu128};
+
+/// The CUDA runtime's text for cudaErrorInsufficientDriver, as torch
+/// prints it (c10/cuda/CUDAException.h, C10_CUDA_CHECK).
+const INSUFFICIENT: &str =
+    "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version";
+
+/// On a machine without a driver (a login node), the answer states what
+/// the environment needs of one, and how to name the driver that printed
+/// the message, not "none of the known causes" (#29). Given that driver,
+/// it measures it.
+#[test]
+fn driver_insufficient_without_a_driver_states_the_floor_and_asks() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let (json, code) = explain(&sb, &env.prefix, INSUFFICIENT, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_ne!(json["verdict"], "not-here", "{json:#}");
+    let a = clue(&json, "machine");
+    assert_eq!(
+        a["here"][0],
+        "torch 2.7.1+cu128 (built for CUDA) needs CUDA 12.8: a driver >= 525.60.13 (every CUDA 12.x)"
+    );
+    assert_eq!(a["verdict"], "cannot-tell", "{a:#}");
+    assert!(text(&a["diagnosis"]).contains("no NVIDIA driver here"));
+    assert_eq!(
+        a["fix"]["choose"]["commands"][0],
+        "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"
+    );
+    let mut cmd = sb.envhook();
+    let out = cmd
+        .args(["explain", INSUFFICIENT, "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(!shown.contains("none of the known causes"), "{shown}");
+    assert!(
+        shown.contains("the rest depends on the machine that printed the message"),
+        "{shown}"
+    );
+
+    // The driver of the machine that printed it, as nvidia-smi names it.
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        INSUFFICIENT,
+        &["--driver-version", "470.82.01", "--gpu", "A100"],
+    );
+    assert_eq!(code, 1, "{json:#}");
+    assert!(
+        text(&clue(&json, "machine")["diagnosis"])
+            .contains("the driver here (470.82.01) falls short")
+    );
+    assert_eq!(json["causes"][0]["code"], "driver-too-old", "{json:#}");
+    // One that meets it: the message came from elsewhere.
+    let (json, code) = explain(&sb, &env.prefix, INSUFFICIENT, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["verdict"], "not-here", "{json:#}");
+    assert!(
+        text(&clue(&json, "machine")["diagnosis"])
+            .starts_with("the driver here (535.104.05) meets every one of them"),
+        "{json:#}"
+    );
+}
+
+/// "no kernel image" against the architectures the build's own fatbin
+/// carries (a real one, built by nvcc: tests/fixtures/fatbin): unknown
+/// without a GPU, named with one.
+#[test]
+fn no_kernel_image_lists_the_code_the_build_carries() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fatbin/sm70_sm80.so");
+    std::fs::copy(fixture, env.site().join("torch/lib/libtorch_cuda.so")).unwrap();
+    // cudaGetErrorString(cudaErrorNoKernelImageForDevice), as torch's
+    // C10_CUDA_CHECK prints it.
+    let msg = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    let a = clue(&json, "machine");
+    assert_eq!(
+        a["here"][0],
+        "torch 2.7.1+cu128: has sm_70 sm_80, no PTX (its CUDA objects)"
+    );
+    assert_eq!(a["verdict"], "cannot-tell", "{a:#}");
+    assert!(text(&a["diagnosis"]).contains("no GPU whose compute capability it knows"));
+    assert!(
+        fix_text(a).contains("--driver-version VERSION --gpu NAME"),
+        "{a:#}"
+    );
+
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        msg,
+        &["--driver-version", "570.86.15", "--gpu", "H100"],
+    );
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        clue(&json, "machine")["diagnosis"],
+        "a build here has no code that runs on H100 (sm_90), below"
+    );
+    assert_eq!(json["causes"][0]["code"], "gpu-unsupported", "{json:#}");
+    let (json, code) = explain(
+        &sb,
+        &env.prefix,
+        msg,
+        &["--driver-version", "570.86.15", "--gpu", "A100"],
+    );
+    assert_eq!(code, 0, "{json:#}");
+    assert!(
+        text(&clue(&json, "machine")["diagnosis"])
+            .starts_with("every build here has code for A100 (sm_80)"),
+        "{json:#}"
+    );
+}
+
+/// nvidia-smi after a driver upgrade without a reboot: the specific NVML
+/// row decides, with the step that compares module and libraries, and the
+/// answer says the cause is outside the environment.
+#[test]
+fn nvml_mismatch_is_the_specific_row_with_its_step() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    // nvidia-smi's output (NVML_ERROR_LIB_RM_VERSION_MISMATCH's string).
+    let msg = "Failed to initialize NVML: Driver/library version mismatch
+NVML library version: 570.133";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        known(&json),
+        ["the driver's kernel module and its libraries are of different versions"]
+    );
+    assert_eq!(
+        json["known"][0]["fix"]["choose"]["commands"][0],
+        "cat /proc/driver/nvidia/version"
+    );
+    let out = sb
+        .envhook()
+        .args([
+            "explain",
+            msg,
+            "--driver-version",
+            "535.104.05",
+            "--gpu",
+            "A100",
+            "-p",
+        ])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.ends_with(
+            "  nothing in this environment causes it: the step above looks outside it
+"
+        ),
+        "{shown}"
+    );
+}

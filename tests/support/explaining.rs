@@ -1,0 +1,112 @@
+//! What the explain tests share: `envhook explain --json` and readers of
+//! its document, and the pip environments the message families are
+//! explained against.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Env, FileSpec, PipDist, Sandbox};
+
+pub const A100: &[&str] = &["--driver-version", "535.104.05", "--gpu", "A100"];
+
+/// `envhook explain MESSAGE --json ... -p PREFIX` with `vars` set: the
+/// document and the exit code.
+pub fn explain_with(
+    sb: &Sandbox,
+    prefix: &Path,
+    message: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> (Value, i32) {
+    let mut cmd = sb.envhook();
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .args(["explain", "--json"])
+        .arg(message)
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["schema"], "envhook.explain/2");
+    (json, out.status.code().unwrap())
+}
+
+pub fn explain(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (Value, i32) {
+    explain_with(sb, prefix, message, extra, &[])
+}
+
+/// The answer about the clue of `kind`.
+pub fn clue<'a>(json: &'a Value, kind: &str) -> &'a Value {
+    json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} answer: {json:#}"))
+}
+
+pub fn known(json: &Value) -> Vec<&str> {
+    json["known"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["title"].as_str().unwrap())
+        .collect()
+}
+
+pub fn text(v: &Value) -> &str {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
+/// A fix's command, or (where no one command does it) its advice.
+pub fn fix_text(a: &Value) -> &str {
+    let fix = &a["fix"];
+    fix["command"]
+        .as_str()
+        .or(fix["choose"]["advice"].as_str())
+        .unwrap_or_else(|| panic!("no fix: {a:#}"))
+}
+
+/// torch 2.7.1+cu128 from the PyTorch index, with its cuDNN 9 wheel.
+pub fn torch_cu128(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.8.3.14")
+            .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.7.1+cu128")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.7.1+cu128'\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n",
+            ),
+    );
+    env
+}
+
+/// jaxlib 0.4.25 built for CUDA 11.8 and cuDNN 8.6, over `cudnn` (the
+/// nvidia-cudnn-cu11 version), or no cuDNN.
+pub fn jax_cuda11(prefix: &Path, cudnn: Option<&'static str>) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.9");
+    if let Some(v) = cudnn {
+        env.pip(
+            PipDist::new("nvidia-cudnn-cu11", v)
+                .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.8")]),
+        );
+    }
+    env.pip(
+        PipDist::new("jaxlib", "0.4.25+cuda11.cudnn86")
+            .files(vec![FileSpec::File("jaxlib/xla_extension.so")]),
+    );
+    env
+}
