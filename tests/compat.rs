@@ -10,6 +10,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
+use support::explaining::cuda13_with_compat;
 use support::{Env, FileSpec, PipDist, Sandbox};
 
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
@@ -331,39 +332,6 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         hint.contains("uninstall -y 'torch' 'torchvision' && "),
         "{hint}"
     );
-}
-
-/// A CUDA 13.0 build (torch 2.10 cu130) with its runtime wheel, and
-/// NVIDIA's forward-compatibility libcuda 580.65.06 (CUDA 13.0) where
-/// conda's cuda-compat-impl puts it: `$PREFIX/cuda-compat`.
-fn cuda13_with_compat(prefix: &Path, compat: bool) -> Env {
-    let mut env = Env::new(prefix);
-    env.python("3.12.8");
-    env.pip(
-        PipDist::new("nvidia-cuda-runtime", "13.0.96")
-            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
-    );
-    env.pip(
-        PipDist::new("torch", "2.10.0+cu130")
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                "__version__ = '2.10.0+cu130'\ncuda = '13.0'\nhip = None\n",
-            ),
-    );
-    if compat {
-        let dir = prefix.join("cuda-compat");
-        std::fs::create_dir_all(&dir).unwrap();
-        support::cc_shared(
-            &dir.join("libcuda.so.580.65.06"),
-            "libcuda.so.1",
-            &[],
-            None,
-            false,
-        );
-        std::os::unix::fs::symlink("libcuda.so.580.65.06", dir.join("libcuda.so.1")).unwrap();
-    }
-    env
 }
 
 fn check_with(sb: &Sandbox, prefix: &Path, extra: &[&str], vars: &[(&str, String)]) -> Value {

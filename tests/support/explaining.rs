@@ -110,3 +110,36 @@ pub fn jax_cuda11(prefix: &Path, cudnn: Option<&'static str>) -> Env {
     );
     env
 }
+
+/// A CUDA 13.0 build (torch 2.10 cu130) with its runtime wheel, and
+/// NVIDIA's forward-compatibility libcuda 580.65.06 (CUDA 13.0) where
+/// conda's cuda-compat-impl puts it: `$PREFIX/cuda-compat`.
+pub fn cuda13_with_compat(prefix: &Path, compat: bool) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.8");
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime", "13.0.96")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
+    );
+    env.pip(
+        PipDist::new("torch", "2.10.0+cu130")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.10.0+cu130'\ncuda = '13.0'\nhip = None\n",
+            ),
+    );
+    if compat {
+        let dir = prefix.join("cuda-compat");
+        std::fs::create_dir_all(&dir).unwrap();
+        super::cc_shared(
+            &dir.join("libcuda.so.580.65.06"),
+            "libcuda.so.1",
+            &[],
+            None,
+            false,
+        );
+        std::os::unix::fs::symlink("libcuda.so.580.65.06", dir.join("libcuda.so.1")).unwrap();
+    }
+    env
+}
