@@ -418,3 +418,131 @@ fn the_docs_list_every_message_family() {
         "docs/explain-messages.md and data/explain.toml's [[message]] rows differ"
     );
 }
+
+// ----------------------------------------------------------------- status ----
+
+/// openxla/xla xla/stream_executor/cuda/cuda_dnn.cc, CudnnSupport::Init:
+/// a cuDNN older than jaxlib's build is check's finding, with its fix;
+/// with a new enough one, the row's step looks at GPU memory.
+#[test]
+fn xla_cudnn_handle_is_checks_cudnn_finding_else_memory() {
+    let sb = Sandbox::new();
+    let msg = "E0508 03:34:06.2 14701 cuda_dnn.cc:535] Could not create cudnn handle: \
+               CUDNN_STATUS_INTERNAL_ERROR";
+    let old = jax_cuda11(&sb.path("envs/old"), Some("8.5.0.96"));
+    let (json, code) = explain(&sb, &old.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(known(&json), ["XLA could not create a cuDNN handle"]);
+    assert_eq!(
+        json["causes"][0]["code"], "cudnn-older-than-build",
+        "{json:#}"
+    );
+    assert_eq!(
+        json["causes"][0]["fix"]["command"],
+        format!(
+            "'{}' -m pip install 'nvidia-cudnn-cu11>=8.6,<9'",
+            old.prefix.join("bin/python").display()
+        )
+    );
+    let good = jax_cuda11(&sb.path("envs/good"), Some("8.9.6.50"));
+    let (json, code) = explain(&sb, &good.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        json["known"][0]["fix"]["choose"]["commands"][1],
+        "export XLA_PYTHON_CLIENT_MEM_FRACTION=.5"
+    );
+}
+
+/// pytorch/pytorch aten/src/ATen/cuda/Exceptions.h, AT_CUDNN_CHECK: a
+/// torch without its cuDNN wheel gets the wheel its build needs.
+#[test]
+fn torch_cudnn_status_without_cudnn_names_the_wheel() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(known(&json), ["a cuDNN call failed"]);
+    let a = clue(&json, "component");
+    assert_eq!(
+        text(&a["diagnosis"]),
+        "this environment has no cuDNN, and torch 2.7.1+cu128 needs it"
+    );
+    assert!(
+        fix_text(a).ends_with("-m pip install 'nvidia-cudnn-cu12>=9.7,<10'"),
+        "{a:#}"
+    );
+}
+
+/// jax-ml/jax jax_plugins/cuda/__init__.py, _check_cuda_versions: a
+/// CUDA 11 jaxlib without cuBLAS gets the CUDA 11 toolkit's cuBLAS
+/// (PyPI's cuda-toolkit 11.8.0 has the `cublas` extra).
+#[test]
+fn jax_unable_to_load_cublas_names_the_cuda_11_wheel() {
+    let sb = Sandbox::new();
+    let env = jax_cuda11(&sb.path("envs/jax"), Some("8.9.6.50"));
+    let msg = "CUDA backend failed to initialize: Unable to load cuBLAS. Is it installed? (Set \
+               TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(known(&json), ["JAX could not load cuBLAS"]);
+    let a = clue(&json, "component");
+    assert_eq!(a["clue"]["component"], "cublas");
+    assert!(
+        fix_text(a).ends_with("-m pip install 'cuda-toolkit[cublas]>=11,<12'"),
+        "{a:#}"
+    );
+}
+
+/// pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
+/// (alltoall_base without NCCL 2.7): the environment's NCCL is named; new
+/// enough, the process loaded another copy; none, torch's wheel is the fix.
+#[test]
+fn nccl_alltoall_floor_names_the_environments_nccl() {
+    let sb = Sandbox::new();
+    let msg =
+        "RuntimeError: ProcessGroupNCCL only supports alltoall* for NCCL lib version >= 2.7.0";
+    let mut env = support::Env::new(sb.path("envs/nccl"));
+    env.python("3.12.1");
+    env.pip(
+        support::PipDist::new("nvidia-nccl-cu12", "2.21.5").files(vec![support::FileSpec::File(
+            "nvidia/nccl/lib/libnccl.so.2",
+        )]),
+    );
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    let a = clue(&json, "component");
+    assert_eq!(a["here"][0], "NCCL 2.21.5 (nvidia-nccl-cu12 2.21.5, pip)");
+    assert!(text(&a["diagnosis"]).contains("LD_LIBRARY_PATH"), "{a:#}");
+
+    let torch = torch_cu128(&sb.path("envs/torch"));
+    let (json, code) = explain(&sb, &torch.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    assert!(
+        fix_text(clue(&json, "component")).ends_with("-m pip install 'nvidia-nccl-cu12'"),
+        "{json:#}"
+    );
+}
+
+/// tensorflow/tensorflow tensorflow/core/profiler/internal/gpu/cupti_tracer.cc
+/// (RETURN_IF_CUPTI_ERROR): nothing in an environment causes it; the
+/// row's step is the driver option.
+#[test]
+fn cupti_insufficient_privileges_is_the_drivers_option() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "E cupti_tracer.cc:1000] function cupti_interface_->Subscribe( &subscriber_, \
+               (CUpti_CallbackFunc)ApiCallback, this)failed with error \
+               CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        known(&json),
+        ["the NVIDIA driver lets only administrators profile"]
+    );
+    assert_eq!(
+        json["known"][0]["fix"]["choose"]["commands"][0],
+        "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee \
+         /etc/modprobe.d/nvidia-profiling.conf"
+    );
+}

@@ -9,7 +9,9 @@ mod support;
 use std::path::Path;
 
 use support::Sandbox;
-use support::explaining::{A100, clue, explain, fix_text, known, text, torch_cu128};
+use support::explaining::{
+    A100, clue, cuda13_with_compat, explain, explain_with, fix_text, known, text, torch_cu128,
+};
 
 /// The CUDA runtime's text for cudaErrorInsufficientDriver, as torch
 /// prints it (c10/cuda/CUDAException.h, C10_CUDA_CHECK).
@@ -166,6 +168,79 @@ NVML library version: 570.133";
         shown.ends_with(
             "  nothing in this environment causes it: the step above looks outside it
 "
+        ),
+        "{shown}"
+    );
+}
+
+/// cudaGetErrorString(cudaErrorCompatNotSupportedOnDevice), CUDA runtime
+/// API reference: the cuda-compat libcuda loaded on a GeForce card. check
+/// names it (forward compatibility is for data-centre GPUs) and explain
+/// ties the message to that finding; on a data-centre GPU the same
+/// environment runs, and the message came from elsewhere.
+#[test]
+fn forward_compatibility_on_a_geforce_card_is_checks_finding() {
+    let sb = Sandbox::new();
+    let env = cuda13_with_compat(&sb.path("envs/compat"), true);
+    let ld = env.prefix.join("cuda-compat").display().to_string();
+    let vars = [("LD_LIBRARY_PATH", ld.as_str())];
+    let msg = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW";
+    let r535 = |gpu: &'static str| ["--driver-version", "535.104.05", "--gpu", gpu];
+    let (json, code) = explain_with(&sb, &env.prefix, msg, &r535("RTX 4090"), &vars);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        known(&json),
+        ["a CUDA forward-compatibility libcuda on a GPU that does not support it"]
+    );
+    assert_eq!(json["causes"][0]["code"], "driver-too-old", "{json:#}");
+    assert!(
+        text(&json["causes"][0]["message"])
+            .contains("forward compatibility is for data-centre GPUs"),
+        "{json:#}"
+    );
+    let (json, code) = explain_with(&sb, &env.prefix, msg, &r535("H100"), &vars);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["verdict"], "not-here", "{json:#}");
+}
+
+/// CUresult CUDA_ERROR_UNKNOWN (999), as TensorFlow's and XLA's
+/// stream_executor/cuda/cuda_driver.cc log cuInit's failure ("failed call
+/// to cuInit: " << ToString(res)): a libcuda stub first on the library path
+/// is a cause check finds; with none, the answer is the step that reads
+/// the driver's state, and says the cause is outside the environment.
+#[test]
+fn cuda_error_unknown_names_a_stub_else_the_drivers_log() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let msg = "E0000 00:00:1719.62 12 cuda_driver.cc:268] failed call to cuInit: \
+               CUDA_ERROR_UNKNOWN: unknown error";
+    let stubs = format!("{}:/usr/lib", env.path("lib/stubs").display());
+    let (json, code) = explain_with(&sb, &env.prefix, msg, A100, &[("LD_LIBRARY_PATH", &stubs)]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        known(&json),
+        ["the CUDA driver failed for a reason it does not name"]
+    );
+    assert_eq!(json["causes"][0]["code"], "stub-on-path", "{json:#}");
+
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        json["known"][0]["fix"]["choose"]["commands"],
+        serde_json::json!(["nvidia-smi", "sudo dmesg | grep -i -e nvrm -e xid"])
+    );
+    let out = sb
+        .envhook()
+        .args(["explain", msg])
+        .args(A100)
+        .arg("-p")
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.ends_with(
+            "  nothing in this environment causes it: the step above looks outside it\n"
         ),
         "{shown}"
     );
