@@ -8,51 +8,9 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
+use support::explaining::{A100, explain, explain_text};
 use support::paddle::{cudnn8, paddle_env};
 use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
-
-const A100: &[&str] = &["--driver-version", "535.104.05", "--gpu", "A100"];
-
-/// `envhook explain MESSAGE --json ... -p PREFIX`: the document and the
-/// exit code.
-fn explain(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (Value, i32) {
-    let out = sb
-        .envhook()
-        .args(["explain", "--json"])
-        .arg(message)
-        .args(extra)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.is_empty(), "{stderr}");
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["schema"], "envhook.explain/2");
-    (json, out.status.code().unwrap())
-}
-
-/// The same, for a person.
-fn explain_text(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (String, i32) {
-    let out = sb
-        .envhook()
-        .arg("explain")
-        .arg(message)
-        .args(extra)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        out.status.code().unwrap(),
-    )
-}
 
 /// The answer about the first clue.
 fn first(json: &Value) -> &Value {

@@ -42,6 +42,28 @@ pub fn explain(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (V
     explain_with(sb, prefix, message, extra, &[])
 }
 
+/// The same, for a person.
+pub fn explain_text(sb: &Sandbox, prefix: &Path, message: &str, extra: &[&str]) -> (String, i32) {
+    let out = sb
+        .envhook()
+        .arg("explain")
+        .arg(message)
+        .args(extra)
+        .arg("-p")
+        .arg(prefix)
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap(),
+    )
+}
+
 /// The answer about the clue of `kind`.
 pub fn clue<'a>(json: &'a Value, kind: &str) -> &'a Value {
     json["answers"]
