@@ -10,7 +10,8 @@ use std::path::Path;
 
 use support::Sandbox;
 use support::explaining::{
-    A100, clue, cuda13_with_compat, explain, explain_with, fix_text, known, text, torch_cu128,
+    A100, clue, cuda13_with_compat, explain, explain_text, explain_with, fix_text, known, text,
+    torch_cu128,
 };
 
 /// The CUDA runtime's text for cudaErrorInsufficientDriver, as torch
@@ -40,13 +41,7 @@ fn driver_insufficient_without_a_driver_states_the_floor_and_asks() {
         a["fix"]["choose"]["commands"][0],
         "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"
     );
-    let mut cmd = sb.envhook();
-    let out = cmd
-        .args(["explain", INSUFFICIENT, "-p"])
-        .arg(&env.prefix)
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let (shown, _) = explain_text(&sb, &env.prefix, INSUFFICIENT, &[]);
     assert!(!shown.contains("none of the known causes"), "{shown}");
     assert!(
         shown.contains("the rest depends on the machine that printed the message"),
@@ -149,21 +144,7 @@ NVML library version: 570.133";
         json["known"][0]["fix"]["choose"]["commands"][0],
         "cat /proc/driver/nvidia/version"
     );
-    let out = sb
-        .envhook()
-        .args([
-            "explain",
-            msg,
-            "--driver-version",
-            "535.104.05",
-            "--gpu",
-            "A100",
-            "-p",
-        ])
-        .arg(&env.prefix)
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let (shown, _) = explain_text(&sb, &env.prefix, msg, A100);
     assert!(
         shown.ends_with(
             "  nothing in this environment causes it: the step above looks outside it
@@ -229,15 +210,7 @@ fn cuda_error_unknown_names_a_stub_else_the_drivers_log() {
         json["known"][0]["fix"]["choose"]["commands"],
         serde_json::json!(["nvidia-smi", "sudo dmesg | grep -i -e nvrm -e xid"])
     );
-    let out = sb
-        .envhook()
-        .args(["explain", msg])
-        .args(A100)
-        .arg("-p")
-        .arg(&env.prefix)
-        .output()
-        .unwrap();
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let (shown, _) = explain_text(&sb, &env.prefix, msg, A100);
     assert!(
         shown.ends_with(
             "  nothing in this environment causes it: the step above looks outside it\n"
