@@ -69,26 +69,36 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         a.verdict = Verdict::Cause;
         a.fix = fix();
     } else {
-        let shadowed = report
-            .findings
-            .iter()
-            .any(|p| p.code == "system-library-wins");
+        let (which, verdict) = another_copy(
+            report,
+            "an LD_LIBRARY_PATH pointing at an older one, or another environment's",
+        );
         a.diagnosis.push_str(&format!(
-            " This environment's {what} ({}) is new enough, so the process loaded another copy: {}",
-            here.join(", "),
-            if shadowed {
-                "the system's, which wins the loader's search here (system-library-wins below)"
-            } else {
-                "an LD_LIBRARY_PATH pointing at an older one, or another environment's"
-            }
+            " This environment's {what} ({}) is new enough, so the process loaded another copy: \
+             {which}",
+            here.join(", ")
         ));
-        a.verdict = if shadowed {
-            Verdict::Cause
-        } else {
-            Verdict::NotHere
-        };
+        a.verdict = verdict;
     }
     a
+}
+
+/// Which other copy a process loaded, where the environment's is not the
+/// one in the message: the system's when check finds it winning the
+/// loader's search (the cause, below), else `elsewhere` (not here).
+fn another_copy(report: &Report, elsewhere: &'static str) -> (&'static str, Verdict) {
+    if report
+        .findings
+        .iter()
+        .any(|p| p.code == "system-library-wins")
+    {
+        (
+            "the system's, which wins the loader's search here (system-library-wins below)",
+            Verdict::Cause,
+        )
+    } else {
+        (elsewhere, Verdict::NotHere)
+    }
 }
 
 /// The framework here whose build names a version of `component`.
@@ -184,23 +194,14 @@ fn nccl(f: &Facts, report: &Report, a: &mut Answer, found: &str) {
             commands: vec!["export NCCL_DEBUG=INFO".to_string()],
         });
     } else {
-        let shadowed = report
-            .findings
-            .iter()
-            .any(|p| p.code == "system-library-wins");
+        let (which, verdict) = another_copy(
+            report,
+            "an LD_LIBRARY_PATH naming another libnccl.so.2, or another environment's",
+        );
         a.diagnosis.push_str(&format!(
-            "; this environment's NCCL is {}: the process loaded another copy ({})",
-            here.join(", "),
-            if shadowed {
-                "the system's, which wins the loader's search here (system-library-wins below)"
-            } else {
-                "an LD_LIBRARY_PATH naming another libnccl.so.2, or another environment's"
-            }
+            "; this environment's NCCL is {}: the process loaded another copy ({which})",
+            here.join(", ")
         ));
-        a.verdict = if shadowed {
-            Verdict::Cause
-        } else {
-            Verdict::NotHere
-        };
+        a.verdict = verdict;
     }
 }
