@@ -96,7 +96,8 @@ pub fn fix_text(a: &Value) -> &str {
         .unwrap_or_else(|| panic!("no fix: {a:#}"))
 }
 
-/// torch 2.7.1+cu128 from the PyTorch index, with its cuDNN 9 wheel.
+/// torch 2.7.1+cu128 from the PyTorch index with its cuBLAS wheel and none
+/// of its others (no cuDNN, no NCCL: the explain tests rely on that).
 pub fn torch_cu128(prefix: &Path) -> Env {
     let mut env = Env::new(prefix);
     env.python("3.12.8");
