@@ -256,6 +256,14 @@ fn every_fix_is_one_line_bash_parses_and_starts_with_a_command() {
         if !starts_with_a_command(&s.line, &refs) {
             bad.push(format!("{}: not a command: {}", s.from, s.line));
         }
+        // An install names what it installs (a real TF 2.16 log once got
+        // `pip install` and nothing after it, for TensorRT).
+        if s.line
+            .split(" && ")
+            .any(|c| c.trim_end().ends_with(" install"))
+        {
+            bad.push(format!("{}: installs nothing: {}", s.from, s.line));
+        }
         // A prefix in a command is one quoted word, whatever it holds.
         for p in &prefixes {
             let raw = p.display().to_string();

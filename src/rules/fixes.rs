@@ -181,11 +181,21 @@ fn pip_parts(want: &Want) -> Vec<String> {
         }
     }
     let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
-    let extras: Vec<&str> = TOOLKIT_EXTRAS
+    let mut extras: Vec<&str> = TOOLKIT_EXTRAS
         .iter()
         .copied()
         .filter(|c| wants(c))
         .collect();
+    // libnvvm: in CUDA 12's nvcc wheel (nvidia/cuda_nvcc/nvvm/lib64), a
+    // wheel and an extra of its own from CUDA 13 on (PyPI cuda-toolkit
+    // 12.9.1 and 13.0.2 METADATA).
+    if wants("nvvm") {
+        extras.push(if cuda_major.is_some_and(|m| m <= 12) {
+            "nvcc"
+        } else {
+            "nvvm"
+        });
+    }
     if !extras.is_empty() {
         let version = match want.cuda {
             Some(c) if c.contains('.') => format!("=={}.*", major_minor(c)),
@@ -290,7 +300,23 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Fix
             .unwrap_or_default();
         return build_fix(f, fw, &sm).fix;
     }
-    Fix::Command(install(&want, stack_installer(f, fw), &f.inv.prefix))
+    let installer = stack_installer(f, fw);
+    let parts = match installer {
+        Installer::Pip => pip_parts(&want),
+        Installer::Conda => conda_parts(&want),
+    };
+    if parts.is_empty() {
+        // Never a command that installs nothing (TensorRT from pip).
+        return Fix::advice(format!(
+            "install {} for {} {} from where its vendor ships it: envhook's data names no {} \
+             package for it",
+            components.join(", "),
+            fw.package,
+            fw.version,
+            installer.label()
+        ));
+    }
+    Fix::Command(install(&want, installer, &f.inv.prefix))
 }
 
 /// No cuDNN release both satisfies `want`'s build or pin and has kernels
@@ -478,5 +504,31 @@ mod tests {
             Some("9.3.0.75")
         );
         assert_eq!(requirement_floor("nvidia-cudnn-cu12"), None);
+    }
+
+    /// libnvvm is in CUDA 12's nvcc wheel and a wheel of its own from 13
+    /// on; TensorRT has no pip part, so the caller gets no command.
+    #[test]
+    fn nvvm_by_major_and_nothing_to_install_is_no_command() {
+        let want = |cuda, components| Want {
+            cuda,
+            cudnn: None,
+            components,
+            pinned: Vec::new(),
+            cudnn_fit: CudnnFit::default(),
+        };
+        assert_eq!(
+            pip_parts(&want(Some("12.4"), vec!["nvvm"])),
+            ["'cuda-toolkit[nvcc]==12.4.*'"]
+        );
+        assert_eq!(
+            pip_parts(&want(Some("13.0"), vec!["nvrtc", "nvvm"])),
+            ["'cuda-toolkit[nvrtc,nvvm]==13.0.*'"]
+        );
+        assert_eq!(
+            pip_parts(&want(None, vec!["nvvm"])),
+            ["'cuda-toolkit[nvvm]'"]
+        );
+        assert!(pip_parts(&want(Some("12.4"), vec!["tensorrt"])).is_empty());
     }
 }
