@@ -265,3 +265,38 @@ fn the_nccl_version_torch_names_is_compared_with_the_environments() {
         "{json:#}"
     );
 }
+
+/// TensorFlow 2.16.1 logs TensorRT's libraries as it tries them (TF-TRT
+/// is optional): no pip package is known for TensorRT 8, so the answer
+/// is advice naming it, never an install of nothing (a real TF 2.16.1
+/// log once got `pip install` with no package).
+#[test]
+fn tensorrt_that_tensorflow_tries_is_advice_not_an_empty_install() {
+    let sb = Sandbox::new();
+    let env = tensorflow_216_bare(&sb.path("envs/tf"));
+    let msg = "2026-12-06 02:50:37.318811: I external/local_tsl/tsl/platform/default/\
+               dso_loader.cc:70] Could not load dynamic library 'libnvinfer.so.8.6.1'; dlerror: \
+               libnvinfer.so.8.6.1: cannot open shared object file: No such file or directory";
+    let (json, _) = run_json(&sb, "explain", &env.prefix, Some(msg));
+    let a = &json["answers"][0];
+    assert_eq!(a["clue"]["name"], "libnvinfer.so.8.6.1", "{json:#}");
+    assert!(a["fix"]["command"].is_null(), "{a:#}");
+    // check's own advice for it, so the two agree.
+    assert!(
+        text(&a["fix"]["choose"]["advice"]).starts_with("only if you use TensorRT"),
+        "{a:#}"
+    );
+    assert!(
+        text(&a["diagnosis"]).ends_with("(check: info[optional-library-missing])"),
+        "{a:#}"
+    );
+    // TensorRT 8 has no -cuNN wheels: PyPI's tensorrt 8.6.1.post1 sdist
+    // installs tensorrt_libs from NVIDIA's index, and so does the fix.
+    assert_eq!(
+        a["fix"]["choose"]["commands"][0],
+        format!(
+            "'{}' -m pip install --extra-index-url https://pypi.nvidia.com 'tensorrt-libs==8.*'",
+            env.prefix.join("bin/python").display()
+        )
+    );
+}

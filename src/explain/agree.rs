@@ -36,6 +36,15 @@ fn names(message: &str, name: &str) -> bool {
     })
 }
 
+/// check's note that `name` is a library only some of a framework's code
+/// loads (TensorRT for TF-TRT, NVVM for numba's compiler), with its fix:
+/// the advice check gives, never a guessed install.
+pub fn optional<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {
+    report.findings.iter().find(|p| {
+        p.code == "optional-library-missing" && p.fix.is_some() && names(&p.message, name)
+    })
+}
+
 /// check's finding that `name` does not reach a framework here, with its
 /// fix: the one explain repeats.
 pub fn finding<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {

@@ -107,8 +107,64 @@ fn soname_major(file: &str) -> Option<u32> {
 }
 
 /// The frameworks whose objects ask for `name`, as "object of package
-/// version, built for ...".
+/// version, built for ...". Where none does, those that ask for a library
+/// cuda-pathfinder loads `name` before, as its dependency: CuPy asks for
+/// libcublas.so.12, and pathfinder fails first on libcublasLt.so.12.
 fn askers<'a>(f: &Facts<'a>, report: &Report, name: &str) -> Vec<(String, &'a FrameworkBuild)> {
+    let direct = asked_directly(f, report, name);
+    if !direct.is_empty() {
+        return direct;
+    }
+    let stem = name.split(".so").next().unwrap_or(name);
+    let mut out = Vec::new();
+    // One request takes any of a row's sonames ("libcudart.so.13 or
+    // libcudart.so.12").
+    for row in f
+        .matrix
+        .pathfinder
+        .iter()
+        .filter(|r| r.sonames.iter().any(|s| s == name))
+    {
+        for soname in row.sonames.iter().filter(|s| *s != name) {
+            for (by, fw) in asked_directly(f, report, soname) {
+                let line = format!("{by}, which cuda-pathfinder serves with {soname} or {name}");
+                if !out.iter().any(|(l, _)| *l == line) {
+                    out.push((line, fw));
+                }
+            }
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    for row in f
+        .matrix
+        .pathfinder
+        .iter()
+        .filter(|r| r.dependencies.iter().any(|d| d == stem))
+    {
+        for soname in &row.sonames {
+            for (by, fw) in asked_directly(f, report, soname) {
+                let line = format!(
+                    "{by}, through {soname}: cuda-pathfinder loads {stem} first, as {}'s \
+                     dependency",
+                    row.library
+                );
+                if !out.iter().any(|(l, _)| *l == line) {
+                    out.push((line, fw));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The frameworks whose objects ask for `name` themselves.
+fn asked_directly<'a>(
+    f: &Facts<'a>,
+    report: &Report,
+    name: &str,
+) -> Vec<(String, &'a FrameworkBuild)> {
     let mut out = Vec::new();
     for lib in &report.libraries {
         if !lib.names.iter().any(|n| n.name == name) {
@@ -443,6 +499,7 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
 fn agree_with_check(mut a: Answer, ask: &Asked) -> Answer {
     if a.verdict == Verdict::Cause
         && let Some(p) = super::agree::finding(ask.report, ask.name)
+            .or_else(|| super::agree::optional(ask.report, ask.name))
         && p.fix != a.fix
     {
         a.diagnosis

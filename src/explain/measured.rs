@@ -41,15 +41,22 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue, measures: &str) -> Answer
     }
     let known = seen(f, gpu);
     if known.is_empty() {
-        a.diagnosis = format!(
-            "envhook finds no {} here, so it cannot tell whether the machine that printed the \
-             message meets this: run `{QUERY}` there and pass what it prints to explain",
-            if gpu {
-                "GPU whose compute capability it knows"
-            } else {
-                "NVIDIA driver"
-            }
-        );
+        a.diagnosis = if gpu {
+            format!(
+                "envhook finds no GPU whose compute capability it knows here, so it cannot tell \
+                 whether the machine that printed the message meets this: run `{QUERY}` there \
+                 and pass what it prints to explain"
+            )
+        } else {
+            // cudart answers a libcuda.so.1 it cannot load as an
+            // insufficient driver (torch names it "Found no NVIDIA driver").
+            format!(
+                "envhook finds no NVIDIA driver here. If this machine printed the message, that \
+                 is its cause: the CUDA runtime reports a driver it cannot load as an insufficient \
+                 one. If a GPU machine printed it, run `{QUERY}` there and pass what it prints to \
+                 explain"
+            )
+        };
         a.fix = Some(ask(f));
         return a;
     }

@@ -13,10 +13,21 @@ use crate::machine::driver::{Driver, Source};
 /// then does a driver older than the CUDA minor matter.
 pub fn check(f: &Facts, jit: bool) -> Vec<Problem> {
     let cudas = cudas(f.inv, f.matrix);
-    if cudas.is_empty() {
-        return Vec::new();
-    }
     let d = &f.machine.driver;
+    if cudas.is_empty() {
+        // A build that names only its CUDA major (cupy-cuda12x) has no
+        // minor to measure, but still no driver to run on.
+        let major_only = f
+            .inv
+            .frameworks
+            .iter()
+            .any(|fw| needs(fw, f.matrix).is_some_and(|n| n.cuda.is_some()));
+        return if major_only {
+            no_driver(d).into_iter().collect()
+        } else {
+            Vec::new()
+        };
+    }
     if let Some(p) = no_driver(d) {
         return vec![p];
     }
@@ -246,8 +257,19 @@ fn met_major(m: &Matrix, dv: &str) -> Option<u32> {
 /// (every CUDA 12.x)`), for `explain` where the driver that printed a
 /// message is not the one here, or is not known.
 pub fn needed(f: &Facts) -> Vec<String> {
-    cudas(f.inv, f.matrix)
-        .into_iter()
+    let mut all = cudas(f.inv, f.matrix);
+    // Builds that name only their CUDA major (cupy-cuda12x): the major's
+    // floor, where nothing else here stands for that major.
+    for fw in &f.inv.frameworks {
+        if let Some(m) = needs(fw, f.matrix)
+            .and_then(|n| n.cuda)
+            .filter(|c| !c.contains('.'))
+            && !all.iter().any(|(c, _)| major(c) == major(&m))
+        {
+            all.push((m, format!("{} {} (built for CUDA)", fw.package, fw.version)));
+        }
+    }
+    all.into_iter()
         .map(|(cuda, what)| {
             let needs = if what.contains(", ") { "need" } else { "needs" };
             match f.matrix.driver_floor(&cuda) {

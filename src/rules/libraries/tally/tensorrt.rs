@@ -55,19 +55,28 @@ pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> Fix {
     let cuda = cuda_major(f, label);
     let py = crate::rules::fixes::pip(&f.inv.prefix);
     // Without the build's CUDA major, the wheels of both majors are the
-    // choice.
-    let pip: Vec<String> = match cuda {
-        Some(m) => vec![m],
-        None => vec![12, 13],
-    }
-    .into_iter()
-    .map(|m| {
-        format!(
-            "{py} install {}",
-            quoted(&format!("tensorrt-cu{m}-libs{version}"))
-        )
-    })
-    .collect();
+    // choice. Before TensorRT 10 there were no -cuNN wheels: PyPI's
+    // tensorrt 8.6.1.post1 is an sdist whose setup.py installs
+    // `tensorrt_libs==8.6.1` from NVIDIA's index, which is the command.
+    let pip: Vec<String> = if trt.is_some_and(|t| t < 10) {
+        vec![format!(
+            "{py} install --extra-index-url https://pypi.nvidia.com {}",
+            quoted(&format!("tensorrt-libs{version}"))
+        )]
+    } else {
+        match cuda {
+            Some(m) => vec![m],
+            None => vec![12, 13],
+        }
+        .into_iter()
+        .map(|m| {
+            format!(
+                "{py} install {}",
+                quoted(&format!("tensorrt-cu{m}-libs{version}"))
+            )
+        })
+        .collect()
+    };
     let conda_version = trt.map_or(String::new(), |t| format!("={t}.*"));
     let mut conda = format!(
         "conda install -p {} -c conda-forge",
