@@ -737,4 +737,71 @@ fn plain_venvs_are_pip_only_environments() {
     assert_eq!(code, 2);
     assert!(err.contains("Python virtual environment"), "{err}");
     assert!(err.contains("envhook run -p"), "{err}");
+
+    // A framework here: its cuBLAS is missing, its runtime reached only
+    // through a hook. No fix ends in `envhook install`, which refuses a
+    // venv (cupy-cuda12x in a real venv once got one); the hook's part is
+    // `envhook run`, or bin/activate exporting the path.
+    env.pip(
+        support::PipDist::new("cupy-cuda12x", "14.2.0")
+            .files(vec![support::FileSpec::File(
+                "cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so",
+            )])
+            .requires(vec!["cuda-toolkit[cublas,cudart]==12.*; extra == \"ctk\""]),
+    );
+    let scratch = sb.path("scratch/libcublas.so.12");
+    support::cc_shared(&scratch, "libcublas.so.12", &[], None, false);
+    let cudart = env.site().join("nvidia/cuda_runtime/lib/libcudart.so.12");
+    support::cc_shared(&cudart, "libcudart.so.12", &[], None, false);
+    support::cc_shared(
+        &env.site()
+            .join("cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so"),
+        "cublas.cpython-312-x86_64-linux-gnu.so",
+        &[&scratch, &cudart],
+        None,
+        false,
+    );
+    fs::remove_file(&scratch).unwrap();
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let missing = finding(&json, "library-not-found");
+    let install = missing["fix"]["command"].as_str().unwrap();
+    assert!(
+        install.contains("-m pip install 'cuda-toolkit[cublas"),
+        "{install}"
+    );
+    assert!(!install.contains("envhook install"), "{install}");
+    let hook = &finding(&json, "needs-hook")["fix"]["choose"];
+    assert_eq!(
+        hook["commands"][0],
+        format!("envhook run -p '{}' -- python", env.prefix.display())
+    );
+    // The second, as printed: bin/activate then puts the runtime's
+    // directory on the path.
+    let bash = |script: &str| {
+        std::process::Command::new("bash")
+            .args(["-c", script])
+            .env(
+                "PATH",
+                format!("{}:/usr/bin:/bin", sb.path("bin").display()),
+            )
+            .env("ENVHOOK_SYSROOT", sb.path("sysroot"))
+            .env("HOME", sb.home())
+            .output()
+            .unwrap()
+    };
+    let out = bash(hook["commands"][1].as_str().unwrap());
+    assert!(out.status.success(), "{out:?}");
+    let bin = assert_cmd::cargo::cargo_bin("envhook");
+    let out = bash(&format!(
+        "envhook() {{ '{}' \"$@\"; }}; . '{}/bin/activate'; printf %s \"$LD_LIBRARY_PATH\"",
+        bin.display(),
+        env.prefix.display()
+    ));
+    assert!(out.stderr.is_empty(), "{out:?}");
+    let path = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        path.split(':')
+            .any(|d| std::path::Path::new(d).join("libcudart.so.12").exists()),
+        "{path}"
+    );
 }

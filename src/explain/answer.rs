@@ -473,7 +473,7 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
                  it on the loader's path, and this environment does not have the hook"
             ),
         };
-        a.fix = Some(Fix::Command(fixes::refresh(&f.inv.prefix)));
+        a.fix = Some(fixes::hook_fix(&f.inv.prefix));
     } else if ask.nobody {
         a.diagnosis = format!(
             "this environment has no {name}, and nothing envhook reads in it asks for it: the \

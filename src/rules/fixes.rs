@@ -269,6 +269,41 @@ pub fn refresh(prefix: &Path) -> String {
     format!("envhook install -p {}", quoted_path(prefix))
 }
 
+/// ` && envhook install -p PREFIX`, to end a fix that changes the library
+/// set; nothing for a plain venv, which conda never activates and which
+/// has no hooks to write (`envhook install` refuses it; `envhook run`
+/// reaches its libraries each time).
+pub fn then_refresh(prefix: &Path) -> String {
+    if crate::discovery::is_venv(prefix) {
+        String::new()
+    } else {
+        format!(" && {}", refresh(prefix))
+    }
+}
+
+/// The fix where only envhook's hook puts a library on the loader's path:
+/// the hooks; for a plain venv, which has none, commands run through
+/// `envhook run`, or its `bin/activate` exporting the path.
+pub fn hook_fix(prefix: &Path) -> Fix {
+    if !crate::discovery::is_venv(prefix) {
+        return Fix::Command(refresh(prefix));
+    }
+    let line = format!("eval \"$(envhook export -p {})\"", quoted_path(prefix));
+    Fix::Choose {
+        advice: "a Python venv has no activation hooks: run its commands through envhook run, or \
+                 have its bin/activate export the library path"
+            .into(),
+        commands: vec![
+            format!("envhook run -p {} -- python", quoted_path(prefix)),
+            format!(
+                "printf '%s\\n' {} >> {}",
+                quoted(&line),
+                quoted_path(&prefix.join("bin/activate"))
+            ),
+        ],
+    }
+}
+
 /// The installer fixes use: the one the environment's CUDA stack already
 /// uses, else the framework's.
 pub fn stack_installer(f: &Facts, fw: &FrameworkBuild) -> Installer {
@@ -351,11 +386,11 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String>
         .collect::<Vec<_>>()
         .join("-");
     Some(format!(
-        "{py} uninstall -y {old} && {py} install {new} && {refresh}",
+        "{py} uninstall -y {old} && {py} install {new}{refresh}",
         py = pip(&f.inv.prefix),
         old = quoted(&fw.package),
         new = quoted(&format!("{other}=={}", fw.version)),
-        refresh = refresh(&f.inv.prefix)
+        refresh = then_refresh(&f.inv.prefix)
     ))
 }
 

@@ -217,7 +217,7 @@ fn overwritten_fix(
     by_for: &[Pinned],
 ) -> (Severity, Fix) {
     let python = super::fixes::pip(&f.inv.prefix);
-    let refresh = super::fixes::refresh(&f.inv.prefix);
+    let refresh = super::fixes::then_refresh(&f.inv.prefix);
     match (lost_for.is_empty(), by_for.is_empty()) {
         // Both wheels are some framework's own: no one set of files
         // satisfies both pins.
@@ -247,7 +247,7 @@ fn overwritten_fix(
         (false, true) => (
             Severity::Warning,
             Fix::Command(format!(
-                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {} && {refresh}",
+                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {}{refresh}",
                 quoted(&by.name),
                 quoted(&format!("{}=={}", lost.name, lost.version))
             )),
@@ -261,7 +261,7 @@ fn overwritten_fix(
                 Severity::Warning
             },
             Fix::Command(format!(
-                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {} && {refresh}",
+                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {}{refresh}",
                 quoted(&lost.name),
                 quoted(&format!("{}=={}", by.name, by.version))
             )),

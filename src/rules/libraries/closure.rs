@@ -215,7 +215,7 @@ fn missing_symbol(
     };
     let inside = provider.path.starts_with(&f.inv.prefix);
     let fix = if hook_fixes {
-        Fix::Command(crate::rules::fixes::refresh(&f.inv.prefix))
+        crate::rules::fixes::hook_fix(&f.inv.prefix)
     } else if !inside {
         Fix::advice(format!(
             "take {} off LD_LIBRARY_PATH (it holds another release of {})",

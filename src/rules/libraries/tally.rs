@@ -149,7 +149,7 @@ impl Tally {
 
     pub(super) fn findings(&self, f: &Facts, installed: bool) -> Vec<Problem> {
         let mut out = Vec::new();
-        let fix = Fix::Command(crate::rules::fixes::refresh(&f.inv.prefix));
+        let fix = crate::rules::fixes::hook_fix(&f.inv.prefix);
         let mut only_with_hook: Vec<String> = Vec::new();
         // The builds that run on the CPU until the hook is there.
         let mut on_cpu: Vec<&str> = Vec::new();

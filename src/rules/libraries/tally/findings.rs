@@ -293,9 +293,14 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     // set, so the hooks are written (or refreshed) after it; they also
     // provide the unversioned names that come only from -dev packages.
     let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
+    let then = crate::rules::fixes::then_refresh(&f.inv.prefix);
     let hint = match fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components)) {
-        Some(Fix::Command(c)) => Fix::Command(format!("{c} && {refresh}")),
+        Some(Fix::Command(c)) => Fix::Command(format!("{c}{then}")),
         Some(choose) => choose,
+        None if then.is_empty() => Fix::advice(format!(
+            "install {} for the CUDA the framework was built for",
+            components.join(", ")
+        )),
         None => Fix::Choose {
             advice: format!(
                 "install {} for the CUDA the framework was built for, then write the hooks",
