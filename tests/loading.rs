@@ -104,6 +104,78 @@ const NUMBA_CUDA_REQUIRES: &[&str] = &[
     "nvidia-nvjitlink<14.0.0,>=13.0.0; extra == \"cu13\"",
 ];
 
+/// `pip install numba-cuda` alone (0.30.4 from PyPI, as the field test
+/// made it): `from numba import cuda` fails on cuda-pathfinder's
+/// libcudart. One error, and the fix numba-cuda's own docs give, the extra
+/// of the CUDA major here (the newest where nothing says): followed as
+/// printed on the real wheels, numba then failed only on the missing
+/// driver of that machine.
+#[test]
+fn numba_cuda_without_an_extra_gets_the_extra() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/numba");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    env.pip(PipDist::new("cuda-bindings", "13.5.0"));
+    env.pip(PipDist::new("cuda-pathfinder", "1.9.1"));
+    env.pip(PipDist::new("numba", "0.68.1"));
+    let dispatcher = "numba_cuda/numba/cuda/cext/_dispatcher.cpython-312-x86_64-linux-gnu.so";
+    env.pip(
+        PipDist::new("numba-cuda", "0.30.4")
+            .requires(NUMBA_CUDA_REQUIRES.to_vec())
+            .files(vec![FileSpec::File(dispatcher)]),
+    );
+    support::cc_shared(
+        &env.site().join(dispatcher),
+        "_dispatcher.so",
+        &[],
+        None,
+        false,
+    );
+    let python = prefix.join("bin/python");
+    let (json, code) = check(&sb, &prefix, &[]);
+    assert_eq!(code, 1, "{:#}", json["findings"]);
+    let missing = of(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(missing[0]["severity"], "error");
+    assert!(
+        missing[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcudart.so.13"),
+        "{:#}",
+        missing[0]
+    );
+    assert_eq!(
+        missing[0]["fix"]["command"],
+        format!(
+            "'{}' -m pip install 'numba-cuda[cu13]==0.30.4' && envhook install -p '{}'",
+            python.display(),
+            prefix.display()
+        )
+    );
+    // The driver here (580.65.06) runs CUDA 13; one that supports CUDA 12
+    // at most gets the cu12 extra.
+    let args = [
+        "check",
+        "--json",
+        "--driver-version",
+        "550.54.15",
+        "--gpu",
+        "H100",
+    ];
+    let (_, out, _) = sb.run_on(&args, &prefix);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        of(&json, "library-not-found")[0]["fix"]["command"]
+            .as_str()
+            .unwrap()
+            .contains("'numba-cuda[cu12]==0.30.4'"),
+        "{:#}",
+        json["findings"]
+    );
+}
+
 /// `pip install 'numba-cuda[cu13]'`: the `cu12` extra's pins (CUDA 12's
 /// toolkit) are not the user's, and never a finding. On the H200 they
 /// were a false `cuda-mismatch` and a false `pin-broken`.

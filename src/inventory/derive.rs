@@ -99,6 +99,7 @@ impl Inventory {
                 build,
                 pins: pkg.pins.clone(),
                 fix_pins: pkg.fix_pins.clone(),
+                alt_pins: pkg.alt_pins.clone(),
             };
             // conda splits some frameworks (`pytorch` + `libtorch`,
             // `tensorflow` + `tensorflow-base`): one build, reported once,

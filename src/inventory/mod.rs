@@ -131,6 +131,9 @@ pub struct Package {
     /// Pins of extras it was not installed with, which fixes follow.
     #[serde(skip)]
     pub fix_pins: Vec<pins::Pin>,
+    /// Pins of extras that stand in for each other, none installed.
+    #[serde(skip)]
+    pub alt_pins: Vec<pins::Pin>,
 }
 
 impl Package {
@@ -176,6 +179,9 @@ pub struct FrameworkBuild {
     /// Pins of extras it was not installed with, which fixes follow.
     #[serde(skip)]
     pub fix_pins: Vec<pins::Pin>,
+    /// Pins of extras that stand in for each other, none installed.
+    #[serde(skip)]
+    pub alt_pins: Vec<pins::Pin>,
 }
 
 /// How a library directory holds its libraries.

@@ -225,6 +225,10 @@ pub struct Pins {
     /// wheels installs it as the extra would (TensorFlow 2.20 installed
     /// bare, then given cuBLAS by a fix, wants `nvidia-cublas-cu12>=12.5.3.2`).
     pub for_fixes: Vec<Pin>,
+    /// Those of extras that stand in for each other (numba-cuda's `cu12`
+    /// and `cu13`), where it was installed with none of them: a fix
+    /// installs the package with the one for the environment's CUDA major.
+    pub alternatives: Vec<Pin>,
 }
 
 /// The CUDA-stack pins among `Requires-Dist` lines, for an environment
@@ -261,6 +265,8 @@ pub fn parse(requires: &[String], python: Option<&str>, installed: &Installed) -
             pins.held.push(pin);
         } else if usable {
             pins.for_fixes.push(pin);
+        } else if active.is_empty() || !active.iter().any(|a| standing_in.contains(a)) {
+            pins.alternatives.push(pin);
         }
     }
     pins
@@ -401,6 +407,20 @@ mod tests {
         assert!(
             bare.held.is_empty() && bare.for_fixes.is_empty(),
             "{bare:?}"
+        );
+        // They are the alternatives a fix chooses from, by CUDA major.
+        let extras: Vec<&str> = bare
+            .alternatives
+            .iter()
+            .filter_map(|p| p.extra.as_deref())
+            .collect();
+        // (cuda-bindings is no CUDA-stack wheel: the toolkit and nvJitLink.)
+        assert_eq!(extras, ["cu12", "cu12", "cu13", "cu13"]);
+        // With one installed, the other is no alternative.
+        assert!(
+            parse(&metadata, Some("3.12"), &cu13)
+                .alternatives
+                .is_empty()
         );
     }
 }

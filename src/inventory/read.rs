@@ -103,6 +103,7 @@ impl Inventory {
             libraries,
             pins: Vec::new(),
             fix_pins: Vec::new(),
+            alt_pins: Vec::new(),
         });
     }
 
@@ -214,6 +215,7 @@ impl Inventory {
             libraries,
             pins: pins.held,
             fix_pins: pins.for_fixes,
+            alt_pins: pins.alternatives,
         });
     }
 }

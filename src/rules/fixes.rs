@@ -336,6 +336,13 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Fix
         return build_fix(f, fw, &sm).fix;
     }
     let installer = stack_installer(f, fw);
+    if want.pinned.is_empty()
+        && installer == Installer::Pip
+        && fw.installer == Installer::Pip
+        && let Some(command) = with_extra(f, fw, components)
+    {
+        return Fix::Command(command);
+    }
     let parts = match installer {
         Installer::Pip => pip_parts(&want),
         Installer::Conda => conda_parts(&want),
@@ -399,26 +406,89 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String>
 /// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`); those it
 /// is held to first, then those of an extra it was installed without.
 pub(crate) fn pin_for<'a>(fw: &'a FrameworkBuild, component: &str) -> Option<&'a str> {
-    use crate::data::catalog::Role;
     fw.pins
         .iter()
         .chain(fw.fix_pins.iter())
-        .find(|p| {
-            if p.name == "cuda-toolkit" {
-                return p
-                    .requirement
-                    .split_once('[')
-                    .and_then(|(_, rest)| rest.split_once(']'))
-                    .is_some_and(|(extras, _)| extras.split(',').any(|e| e.trim() == component));
-            }
-            CATALOG.pip(&p.name).is_some_and(|(row, _)| match row.role {
-                Role::Cudnn => component == "cudnn",
-                Role::Nccl => component == "nccl",
-                Role::CudaLibrary => row.lib.as_deref() == Some(component),
-                _ => false,
-            })
-        })
+        .find(|p| provides(p, component))
         .map(|p| p.requirement.as_str())
+}
+
+/// Whether installing pin `p` installs `component`: a `cuda-toolkit[...]`
+/// extra naming it, or the wheel the catalogue has for it.
+fn provides(p: &crate::inventory::pins::Pin, component: &str) -> bool {
+    use crate::data::catalog::Role;
+    if p.name == "cuda-toolkit" {
+        return p
+            .requirement
+            .split_once('[')
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .is_some_and(|(extras, _)| {
+                // CUDA 12's libnvvm is in its nvcc wheel.
+                extras
+                    .split(',')
+                    .any(|e| e.trim() == component || (component == "nvvm" && e.trim() == "nvcc"))
+            });
+    }
+    CATALOG.pip(&p.name).is_some_and(|(row, _)| match row.role {
+        Role::Cudnn => component == "cudnn",
+        Role::Nccl => component == "nccl",
+        Role::CudaLibrary => row.lib.as_deref() == Some(component),
+        _ => false,
+    })
+}
+
+/// Whether one of the extras that stand in for each other (numba-cuda's
+/// `cu12`, `cu13`) installs `component`: the package asks for it, in
+/// whichever CUDA major.
+pub(crate) fn named_by_alternatives(fw: &FrameworkBuild, component: &str) -> bool {
+    fw.alt_pins.iter().any(|p| provides(p, component))
+}
+
+/// `pip install 'numba-cuda[cu13]==0.30.4'`: the package with the extra,
+/// of those that stand in for each other, that installs `components` for
+/// the CUDA major here (the environment's CUDA runtime, else the
+/// driver's, else the newest), as its own users install it.
+fn with_extra(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Option<String> {
+    let mut extras: Vec<(&str, Option<u32>)> = Vec::new();
+    for p in &fw.alt_pins {
+        let Some(extra) = p.extra.as_deref() else {
+            continue;
+        };
+        let pins = || {
+            fw.alt_pins
+                .iter()
+                .filter(|q| q.extra.as_deref() == Some(extra))
+        };
+        let all = components.iter().all(|c| pins().any(|q| provides(q, c)));
+        if all && !extras.iter().any(|(e, _)| *e == extra) {
+            // `cu12`, or the toolkit's `==12.*`.
+            let major = extra
+                .strip_prefix("cu")
+                .and_then(|m| m.parse().ok())
+                .or_else(|| {
+                    pins()
+                        .find(|q| q.name == "cuda-toolkit")
+                        .and_then(|q| q.requirement.split_once("=="))
+                        .and_then(|(_, v)| major(v))
+                });
+            extras.push((extra, major));
+        }
+    }
+    let here = f
+        .inv
+        .cuda
+        .first()
+        .and_then(|c| major(&c.version))
+        .or_else(|| f.machine.driver.max_cuda.as_deref().and_then(major));
+    let (extra, _) = extras
+        .iter()
+        .find(|(_, m)| here.is_some() && *m == here)
+        .or_else(|| extras.iter().max_by_key(|(_, m)| *m))?;
+    Some(format!(
+        "{} install {}",
+        pip(&f.inv.prefix),
+        quoted(&format!("{}[{extra}]=={}", fw.package, fw.version))
+    ))
 }
 
 #[cfg(test)]

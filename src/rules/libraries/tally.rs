@@ -121,9 +121,10 @@ impl Tally {
         let label = format!("{} {}", fw.package, fw.version);
         let other = fw.framework == crate::data::catalog::Framework::Other;
         let expected = !other
-            || CATALOG
-                .library_component(name)
-                .is_some_and(|c| crate::rules::fixes::pin_for(fw, c).is_some());
+            || CATALOG.library_component(name).is_some_and(|c| {
+                crate::rules::fixes::pin_for(fw, c).is_some()
+                    || crate::rules::fixes::named_by_alternatives(fw, c)
+            });
         let file = object
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

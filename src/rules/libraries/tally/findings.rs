@@ -281,8 +281,13 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
         || on_cpu
         || names
             .iter()
-            .any(|n| n.starts_with("libcudnn.so") || n.starts_with("libcublas.so"))
-    {
+            // Without its CUDA runtime nothing of a framework runs
+            // (numba-cuda 0.30.4 fails at `from numba import cuda`).
+            .any(|n| {
+                n.starts_with("libcudnn.so")
+                    || n.starts_with("libcublas.so")
+                    || n.starts_with("libcudart.so")
+            }) {
         Severity::Error
     } else {
         Severity::Warning
