@@ -104,6 +104,24 @@ const NUMBA_CUDA_REQUIRES: &[&str] = &[
     "nvidia-nvjitlink<14.0.0,>=13.0.0; extra == \"cu13\"",
 ];
 
+/// numba-cuda 0.30.4 with its Requires-Dist and its dispatcher object,
+/// whose libraries cuda-pathfinder loads (none of them DT_NEEDED).
+fn numba_cuda(env: &mut Env) {
+    let dispatcher = "numba_cuda/numba/cuda/cext/_dispatcher.cpython-312-x86_64-linux-gnu.so";
+    env.pip(
+        PipDist::new("numba-cuda", "0.30.4")
+            .requires(NUMBA_CUDA_REQUIRES.to_vec())
+            .files(vec![FileSpec::File(dispatcher)]),
+    );
+    support::cc_shared(
+        &env.site().join(dispatcher),
+        "_dispatcher.so",
+        &[],
+        None,
+        false,
+    );
+}
+
 /// `pip install numba-cuda` alone (0.30.4 from PyPI, as the field test
 /// made it): `from numba import cuda` fails on cuda-pathfinder's
 /// libcudart. One error, and the fix numba-cuda's own docs give, the extra
@@ -119,19 +137,7 @@ fn numba_cuda_without_an_extra_gets_the_extra() {
     env.pip(PipDist::new("cuda-bindings", "13.5.0"));
     env.pip(PipDist::new("cuda-pathfinder", "1.9.1"));
     env.pip(PipDist::new("numba", "0.68.1"));
-    let dispatcher = "numba_cuda/numba/cuda/cext/_dispatcher.cpython-312-x86_64-linux-gnu.so";
-    env.pip(
-        PipDist::new("numba-cuda", "0.30.4")
-            .requires(NUMBA_CUDA_REQUIRES.to_vec())
-            .files(vec![FileSpec::File(dispatcher)]),
-    );
-    support::cc_shared(
-        &env.site().join(dispatcher),
-        "_dispatcher.so",
-        &[],
-        None,
-        false,
-    );
+    numba_cuda(&mut env);
     let python = prefix.join("bin/python");
     let (json, code) = check(&sb, &prefix, &[]);
     assert_eq!(code, 1, "{:#}", json["findings"]);
@@ -189,19 +195,7 @@ fn an_extra_the_environment_was_not_installed_with_is_not_held() {
     env.pip(PipDist::new("cuda-core", "1.2.2"));
     env.pip(PipDist::new("numba", "0.68.1"));
     env.pip(PipDist::new("packaging", "26.4"));
-    let dispatcher = "numba_cuda/numba/cuda/cext/_dispatcher.cpython-312-x86_64-linux-gnu.so";
-    env.pip(
-        PipDist::new("numba-cuda", "0.30.4")
-            .requires(NUMBA_CUDA_REQUIRES.to_vec())
-            .files(vec![FileSpec::File(dispatcher)]),
-    );
-    support::cc_shared(
-        &env.site().join(dispatcher),
-        "_dispatcher.so",
-        &[],
-        None,
-        false,
-    );
+    numba_cuda(&mut env);
     let (json, code) = check(&sb, &prefix, &[]);
     assert_eq!(loud(&json), Vec::<String>::new(), "{:#}", json["findings"]);
     let numba = json["frameworks"]
