@@ -96,6 +96,18 @@ pub fn fix_text(a: &Value) -> &str {
         .unwrap_or_else(|| panic!("no fix: {a:#}"))
 }
 
+/// A torch wheel of `version`, built for `cuda` as its version.py says.
+fn torch(env: &mut Env, version: &'static str, cuda: &str) {
+    let version_py = format!(
+        "__version__ = '{version}'\ncuda: Optional[str] = '{cuda}'\nhip: Optional[str] = None\n"
+    );
+    env.pip(
+        PipDist::new("torch", version)
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text("torch/version.py", version_py),
+    );
+}
+
 /// torch 2.7.1+cu128 from the PyTorch index with its cuBLAS wheel and none
 /// of its others (no cuDNN, no NCCL: the explain tests rely on that).
 pub fn torch_cu128(prefix: &Path) -> Env {
@@ -105,14 +117,7 @@ pub fn torch_cu128(prefix: &Path) -> Env {
         PipDist::new("nvidia-cublas-cu12", "12.8.3.14")
             .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
     );
-    env.pip(
-        PipDist::new("torch", "2.7.1+cu128")
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                "__version__ = '2.7.1+cu128'\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n",
-            ),
-    );
+    torch(&mut env, "2.7.1+cu128", "12.8");
     env
 }
 
@@ -144,14 +149,7 @@ pub fn cuda13_with_compat(prefix: &Path, compat: bool) -> Env {
         PipDist::new("nvidia-cuda-runtime", "13.0.96")
             .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
     );
-    env.pip(
-        PipDist::new("torch", "2.10.0+cu130")
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                "__version__ = '2.10.0+cu130'\ncuda = '13.0'\nhip = None\n",
-            ),
-    );
+    torch(&mut env, "2.10.0+cu130", "13.0");
     if compat {
         let dir = prefix.join("cuda-compat");
         std::fs::create_dir_all(&dir).unwrap();
