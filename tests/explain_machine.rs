@@ -375,3 +375,27 @@ fn cupy_cuda12x(sb: &Sandbox, at: &str) -> support::Env {
     std::fs::remove_file(&scratch).unwrap();
     env
 }
+
+/// TensorFlow's dso_loader on libcuda.so.1, captured with tensorflow
+/// 2.16.1 on this project's machine (no driver): the driver's library,
+/// never an environment's; with no driver here, the step for a GPU
+/// machine that printed it.
+#[test]
+fn libcuda_not_loaded_without_a_driver_asks_for_the_gpu_machine() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "2026-12-06 02:50:37.342225: I external/local_tsl/tsl/platform/default/\
+               dso_loader.cc:70] Could not load dynamic library 'libcuda.so.1'; dlerror: \
+               libcuda.so.1: cannot open shared object file: No such file or directory";
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "library");
+    assert!(
+        text(&a["diagnosis"]).starts_with("libcuda.so.1 comes with the NVIDIA driver"),
+        "{a:#}"
+    );
+    assert_eq!(
+        a["fix"]["choose"]["commands"][0],
+        "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"
+    );
+}
