@@ -302,15 +302,7 @@ fn library(
     };
     if CATALOG.is_driver_library(name) || component == Some("driver") {
         let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
-        let mut a = driver_library(a, name, &with_hook, &without_hook);
-        // No driver here at all: a GPU machine may have printed it; how
-        // to ask it.
-        if a.verdict == Verdict::Cause
-            && f.machine.driver.source == crate::machine::driver::Source::None
-        {
-            a.fix = Some(super::devices::ask(f));
-        }
-        return a;
+        return driver_library(a, name, &with_hook, &without_hook);
     }
     // A framework's own CUDA object (ONNX Runtime's "Failed to load library
     // libonnxruntime_providers_cuda.so with error: ..."): it is here, and

@@ -75,7 +75,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
             Clue::Devices => devices::answer(f, c),
             Clue::CudaBackend => cpu_build::answer(f, c),
             Clue::Machine { measures } => measured::answer(f, report, c, measures),
-            _ => answer::answer(f, report, c),
+            _ => driver_step(f, answer::answer(f, report, c)),
         })
         .collect();
     let names: Vec<&str> = reading
@@ -140,6 +140,24 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         driver,
         verdict,
     }
+}
+
+/// The driver's own library (libcuda.so.1) not found where there is no
+/// driver at all: a GPU machine may have printed it, and the step that
+/// names that machine is the one to take.
+fn driver_step(f: &Facts, mut a: Answer) -> Answer {
+    let driver_library = matches!(
+        &a.clue,
+        Clue::Library { name, .. } if crate::data::catalog::CATALOG.is_driver_library(name)
+    );
+    if driver_library
+        && a.verdict == Verdict::Cause
+        && a.fix.is_none()
+        && f.machine.driver.source == crate::machine::driver::Source::None
+    {
+        a.fix = Some(devices::ask(f));
+    }
+    a
 }
 
 /// The explanation for a person.
