@@ -48,12 +48,7 @@ pub fn check(f: &Facts) -> Vec<Problem> {
             .inv
             .frameworks
             .iter()
-            .filter(|fw| {
-                matches!(
-                    fw.build.variant,
-                    BuildVariant::Cuda { .. } | BuildVariant::Unknown
-                )
-            })
+            .filter(|fw| cuda_build(fw))
             .flat_map(|fw| framework(f, fw, &label, cc))
             .collect();
         // A framework with no code for the GPU is the finding and its fix
@@ -233,11 +228,7 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
     };
     let name = format!("{} {}", fw.package, fw.version);
     let sm = cc.replace('.', "");
-    let with_code: Vec<(PathBuf, Fatbins)> = objects(f, fw)
-        .into_iter()
-        .filter_map(|o| fatbin::read_cached(&o).ok().flatten().map(|fb| (o, fb)))
-        .filter(|(_, fb)| !fb.entries.is_empty())
-        .collect();
+    let with_code = with_code(f, fw);
     if with_code.is_empty() {
         return from_data(f, fw, &name, label, cc);
     }
@@ -292,6 +283,24 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
     out
 }
 
+/// A build that may carry CUDA code: one made for CUDA, or of unknown
+/// variant (ROCm and CPU builds carry none).
+fn cuda_build(fw: &FrameworkBuild) -> bool {
+    matches!(
+        fw.build.variant,
+        BuildVariant::Cuda { .. } | BuildVariant::Unknown
+    )
+}
+
+/// The framework's objects that carry CUDA device code, with it.
+fn with_code(f: &Facts, fw: &FrameworkBuild) -> Vec<(PathBuf, Fatbins)> {
+    objects(f, fw)
+        .into_iter()
+        .filter_map(|o| fatbin::read_cached(&o).ok().flatten().map(|fb| (o, fb)))
+        .filter(|(_, fb)| !fb.entries.is_empty())
+        .collect()
+}
+
 /// The GPU code each CUDA framework build carries, one line each (`torch
 /// 2.5.1: has sm_50 sm_60 ... sm_90, PTX compute_90 (its CUDA objects)`),
 /// for `explain` where the GPU that printed a message is not known: from
@@ -300,18 +309,12 @@ pub fn carried(f: &Facts) -> Vec<String> {
     f.inv
         .frameworks
         .iter()
-        .filter(|fw| {
-            matches!(
-                fw.build.variant,
-                BuildVariant::Cuda { .. } | BuildVariant::Unknown
-            )
-        })
+        .filter(|fw| cuda_build(fw))
         .filter_map(|fw| {
             let name = format!("{} {}", fw.package, fw.version);
-            let entries: BTreeSet<FatbinEntry> = objects(f, fw)
+            let entries: BTreeSet<FatbinEntry> = with_code(f, fw)
                 .into_iter()
-                .filter_map(|o| fatbin::read_cached(&o).ok().flatten())
-                .flat_map(|fb| fb.entries)
+                .flat_map(|(_, fb)| fb.entries)
                 .collect();
             if !entries.is_empty() {
                 return Some(format!(
