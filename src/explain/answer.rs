@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::clues::{Clue, soname_fact};
 use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
+use crate::data::matrix::PathfinderRow;
 use crate::finding::Fix;
 use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
@@ -116,42 +117,50 @@ fn askers<'a>(f: &Facts<'a>, report: &Report, name: &str) -> Vec<(String, &'a Fr
         return direct;
     }
     let stem = name.split(".so").next().unwrap_or(name);
-    let mut out = Vec::new();
+    let rows = &f.matrix.pathfinder;
     // One request takes any of a row's sonames ("libcudart.so.13 or
     // libcudart.so.12").
-    for row in f
-        .matrix
-        .pathfinder
-        .iter()
-        .filter(|r| r.sonames.iter().any(|s| s == name))
-    {
-        for soname in row.sonames.iter().filter(|s| *s != name) {
-            for (by, fw) in asked_directly(f, report, soname) {
-                let line = format!("{by}, which cuda-pathfinder serves with {soname} or {name}");
-                if !out.iter().any(|(l, _)| *l == line) {
-                    out.push((line, fw));
-                }
-            }
-        }
+    let siblings = through(
+        f,
+        report,
+        rows.iter().filter(|r| r.sonames.iter().any(|s| s == name)),
+        |soname| soname != name,
+        |by, soname, _| format!("{by}, which cuda-pathfinder serves with {soname} or {name}"),
+    );
+    if !siblings.is_empty() {
+        return siblings;
     }
-    if !out.is_empty() {
-        return out;
-    }
-    for row in f
-        .matrix
-        .pathfinder
-        .iter()
-        .filter(|r| r.dependencies.iter().any(|d| d == stem))
-    {
-        for soname in &row.sonames {
+    through(
+        f,
+        report,
+        rows.iter()
+            .filter(|r| r.dependencies.iter().any(|d| d == stem)),
+        |_| true,
+        |by, soname, row| {
+            format!(
+                "{by}, through {soname}: cuda-pathfinder loads {stem} first, as {}'s dependency",
+                row.library
+            )
+        },
+    )
+}
+
+/// Those who ask for the sonames of cuda-pathfinder `rows` that `take`
+/// keeps, each said by `line` once.
+fn through<'a, 'r>(
+    f: &Facts<'a>,
+    report: &Report,
+    rows: impl Iterator<Item = &'r PathfinderRow>,
+    take: impl Fn(&str) -> bool,
+    line: impl Fn(&str, &str, &PathfinderRow) -> String,
+) -> Vec<(String, &'a FrameworkBuild)> {
+    let mut out: Vec<(String, &FrameworkBuild)> = Vec::new();
+    for row in rows {
+        for soname in row.sonames.iter().filter(|s| take(s)) {
             for (by, fw) in asked_directly(f, report, soname) {
-                let line = format!(
-                    "{by}, through {soname}: cuda-pathfinder loads {stem} first, as {}'s \
-                     dependency",
-                    row.library
-                );
-                if !out.iter().any(|(l, _)| *l == line) {
-                    out.push((line, fw));
+                let said = line(&by, soname, row);
+                if !out.iter().any(|(l, _)| *l == said) {
+                    out.push((said, fw));
                 }
             }
         }
