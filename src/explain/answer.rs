@@ -9,9 +9,9 @@ use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::PathfinderRow;
 use crate::finding::Fix;
+use crate::inventory::needs::needs;
 use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
-use crate::rules::needs::needs;
 use crate::rules::{Facts, Report, fixes, libraries};
 
 /// What envhook concludes about one clue.

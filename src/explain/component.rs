@@ -6,7 +6,7 @@
 use super::answer::{Answer, Verdict, held};
 use super::clues::Clue;
 use super::numbers::component_name;
-use crate::rules::needs::needs;
+use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
 
 /// Answer a component named in words.

@@ -12,8 +12,8 @@ use crate::data::catalog::Framework;
 use crate::data::matrix::major;
 use crate::finding::Fix;
 use crate::inventory::Installer;
+use crate::inventory::needs::release_of;
 use crate::rules::Facts;
-use crate::rules::needs::release_of;
 
 /// The CUDA majors JAX ships plugins for, newest first.
 const MAJORS: [u32; 2] = [13, 12];

@@ -8,7 +8,7 @@ use super::numbers::component_name;
 use crate::data::matrix::{major_minor, version};
 use crate::finding::Fix;
 use crate::inventory::FrameworkBuild;
-use crate::rules::needs::needs;
+use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
 
 /// `a` is older than `b`, by major and minor.

@@ -11,6 +11,7 @@
 pub mod builds;
 mod consistency;
 mod derive;
+pub mod needs;
 pub mod pins;
 pub mod pip;
 pub mod pyconst;

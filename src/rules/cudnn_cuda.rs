@@ -1,9 +1,9 @@
 //! cuDNN against the CUDA runtime it is paired with.
 
-use super::needs::{needs, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{Matrix, major};
 use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::inventory::needs::{needs, preferred};
 use crate::inventory::pip::normalize;
 use crate::inventory::{Claim, Inventory};
 

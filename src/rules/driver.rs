@@ -1,11 +1,11 @@
 //! The NVIDIA driver against every CUDA that must run on it: the
 //! environment's runtimes and the CUDA the framework builds target.
 
-use super::needs::needs;
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
 use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::Inventory;
+use crate::inventory::needs::needs;
 use crate::machine::driver::{Driver, Source};
 
 /// The driver rules. `jit` says whether some framework needs PTX

@@ -11,10 +11,10 @@ use std::path::Path;
 
 use super::Facts;
 use super::for_gpu::{CudnnFit, above_cap, build_fix, ccs, cudnn_fit};
-use super::needs::needs;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{major, major_minor, version};
 use crate::finding::{Fix, quoted, quoted_path};
+use crate::inventory::needs::needs;
 use crate::inventory::{FrameworkBuild, Installer};
 
 /// What to install: the CUDA the libraries must belong to, the cuDNN when

@@ -7,10 +7,10 @@
 //! that runs there, named as the command that installs it.
 
 use super::Facts;
-use super::needs::{needs, release_of, tag_of};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{FrameworkRow, major, major_minor, release_top, version};
 use crate::finding::{Fix, quoted, quoted_path};
+use crate::inventory::needs::{needs, release_of, tag_of};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
 

@@ -3,10 +3,10 @@
 //! older minor ("undefined symbol"), or none at all.
 
 use super::fixes::{for_framework, rebuilt_for};
-use super::needs::{Needs, linked_in, needs, older_minor, preferred};
 use super::{Facts, finding, sourced};
 use crate::data::matrix::{major, major_minor};
 use crate::finding::{Fix, Problem, Severity};
+use crate::inventory::needs::{Needs, linked_in, needs, older_minor, preferred};
 use crate::inventory::{FrameworkBuild, Installer};
 
 /// The framework rules. `missing_stack` names the builds (`package
@@ -153,7 +153,7 @@ fn runtime(
 /// The environment's cuDNN against the build's.
 /// Whether the build's loading scheme runs without a library (stem).
 fn runs_without(f: &Facts, fw: &FrameworkBuild, n: &Needs, stem: &str) -> bool {
-    super::needs::loading_rows(fw, f.matrix, n.cuda.as_deref())
+    crate::inventory::needs::loading_rows(fw, f.matrix, n.cuda.as_deref())
         .iter()
         .any(|row| row.optional.contains_key(stem))
 }

@@ -12,12 +12,12 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::libraries::objects;
-use super::needs::{Needs, needs};
 use super::{Facts, finding, for_gpu, sourced};
 use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
 use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::builds::Variant as BuildVariant;
+use crate::inventory::needs::{Needs, needs};
 use crate::inventory::{Claim, FrameworkBuild, Installer};
 use crate::machine::fatbin::{self, FatbinEntry, Fatbins, Verdict};
 

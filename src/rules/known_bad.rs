@@ -4,11 +4,11 @@
 //! several GPUs. JAX checks them at start-up and refuses to start for two
 //! of them; every framework that loads those libraries is exposed to them.
 
-use super::needs::needs;
 use super::{Facts, finding, sourced};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{Confidence, KnownBad, major, matches_spec};
 use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::inventory::needs::needs;
 use crate::inventory::{Claim, Installer};
 
 /// The known-bad rule.

@@ -16,7 +16,7 @@
 //! | [`wheels`] | pip wheels that wrote over each other's files, sonames two CUDA lines provide |
 //! | [`extensions`] | extensions built against a framework's own libraries (torchvision) against the release installed |
 //!
-//! [`needs`] derives what each framework build needs once, for all rules.
+//! [`crate::inventory::needs`] derives what each framework build needs once, for all rules.
 
 pub mod cudnn_cuda;
 pub mod driver;
@@ -29,7 +29,6 @@ pub mod gpu_arch;
 pub mod hooks;
 pub mod known_bad;
 pub mod libraries;
-pub mod needs;
 pub mod pins;
 pub mod wheels;
 

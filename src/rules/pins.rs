@@ -4,10 +4,10 @@
 //! command that restores the pin. And the build as its files describe it
 //! where the data has no row for it (a release newer than the data).
 
-use super::needs::{Needs, needs};
 use super::{Facts, finding};
 use crate::data::matrix::major;
 use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::inventory::needs::{Needs, needs};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
 

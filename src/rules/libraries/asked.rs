@@ -10,10 +10,10 @@ use std::path::PathBuf;
 
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{By, DlopenRow, major};
+use crate::inventory::needs::{loading_rows, needs};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::elf::ElfInfo;
 use crate::rules::Facts;
-use crate::rules::needs::{loading_rows, needs};
 
 /// One name an object asks for.
 pub(super) struct Asked {

@@ -8,7 +8,7 @@ use super::Seen;
 use crate::data::matrix::major;
 use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::Installer;
-use crate::rules::needs::needs;
+use crate::inventory::needs::needs;
 use crate::rules::{Facts, finding};
 
 /// What the name is loaded for, as the messages say it.

@@ -2,10 +2,10 @@
 //! from what the build records about itself and, where it is silent, from
 //! the matrix.
 
+use super::builds::Variant;
+use super::pins::Pin;
+use super::{Claim, FrameworkBuild, Installer};
 use crate::data::matrix::{self, Matrix, major_minor, version};
-use crate::inventory::builds::Variant;
-use crate::inventory::pins::Pin;
-use crate::inventory::{Claim, FrameworkBuild, Installer};
 
 /// The release part of a version: `2.5.2.post116` -> `2.5.2`,
 /// `2.1.0+cu118` -> `2.1.0`.
