@@ -8,7 +8,9 @@
 //! environment's `libcrypto`, `libtinfo` or `libstdc++` never shadow the
 //! system's (the `ssh`/`git`/`bash` breakage of exposing all of `lib/`).
 //! Where a library has no unversioned name (`libcudnn.so`, which Paddle
-//! 2.x `dlopen`s, lives in `-dev` packages) the directory provides one.
+//! 2.x `dlopen`s, lives in `-dev` packages) the directory provides one,
+//! bound to the major the asking build was made for, or none at all
+//! ([`bind_unversioned`]).
 //! `lib/envhook/cuda` is itself a symlink to `cuda-<fingerprint>`, swapped
 //! atomically on refresh, so shells that are active during a refresh keep a
 //! valid path.
@@ -17,7 +19,7 @@
 //! path as they are (conda `lib/`, `targets/x86_64-linux/lib`, pip
 //! `nvidia/*/lib`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -26,7 +28,7 @@ use sha2::{Digest, Sha256};
 use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
 use crate::finding::{Fix, Problem, Severity};
-use crate::inventory::{Inventory, LibStatus};
+use crate::inventory::{Inventory, LibStatus, needs};
 use crate::paths;
 
 /// How the hooks expose libraries.
@@ -273,34 +275,111 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
             );
         }
     }
-    // Unversioned aliases: `libcudnn.so.8` (and `.so.8.9.2`) without
-    // `libcudnn.so` gets `libcudnn.so -> <shortest versioned name>`.
+    bind_unversioned(&mut by_name, &wanted(inv));
+    by_name.into_values().collect()
+}
+
+/// The sonames the environment's builds want each unversioned name they
+/// dlopen to reach (`libcudnn.so` -> `libcudnn.so.8` for a cuDNN 8.6
+/// Paddle). A name a build asks for without the data saying which major is
+/// left out: nothing can be said of it.
+fn wanted(inv: &Inventory) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let Some(m) = crate::data::matrix::shipped() else {
+        return out;
+    };
+    for fw in &inv.frameworks {
+        for (name, want) in needs::unversioned_asks(fw, m) {
+            if let Some(want) = want {
+                out.entry(name).or_default().insert(want);
+            }
+        }
+    }
+    out
+}
+
+/// Unversioned names are bound to a major. A build that dlopens one
+/// (Paddle 2.x's `libcudnn.so`, `libcublas.so`) gets the library of the
+/// major it was built for or nothing: a link to another major is what hands
+/// a cuDNN 8 build cuDNN 9, whose missing legacy functions it then calls.
+/// So the environment's own unversioned file (a `-dev` link) is exposed
+/// only when it is of a wanted major, and a missing one is provided
+/// (`libcudnn.so -> libcudnn.so.8`) from a library of that major. A name no
+/// build asks for is provided only where the environment has one major of
+/// it; where builds want different majors, none is.
+fn bind_unversioned(
+    by_name: &mut BTreeMap<String, LinkEntry>,
+    wanted: &BTreeMap<String, BTreeSet<String>>,
+) {
+    let majors = |name: &str| -> BTreeSet<String> {
+        wanted.get(name).map_or_else(BTreeSet::new, |w| {
+            w.iter()
+                .filter_map(|s| needs::name_major(s).map(String::from))
+                .collect()
+        })
+    };
+    by_name.retain(|name, e| {
+        let want = majors(name);
+        !needs::unversioned(name)
+            || want.is_empty()
+            || target_major(&e.target).is_some_and(|m| want.contains(&m))
+    });
     let mut aliases: BTreeMap<String, LinkEntry> = BTreeMap::new();
     for entry in by_name.values() {
-        let Some((stem, _version)) = entry.name.split_once(".so.") else {
+        let Some((stem, _)) = entry.name.split_once(".so.") else {
             continue;
         };
         let unversioned = format!("{stem}.so");
-        if by_name.contains_key(&unversioned) {
+        if by_name.contains_key(&unversioned) || aliases.contains_key(&unversioned) {
             continue;
         }
-        let better = match aliases.get(&unversioned) {
-            Some(current) => entry.name.len() < current.target_name_len(),
-            None => true,
+        let of_stem: Vec<&LinkEntry> = by_name
+            .values()
+            .filter(|e| e.name.split_once(".so.").is_some_and(|(s, _)| s == stem))
+            .collect();
+        let want = majors(&unversioned);
+        let major = match want.len() {
+            1 => want.into_iter().next(),
+            0 => one_major(&of_stem),
+            _ => None, // builds that want different majors: no one name serves both
         };
-        if better {
+        let Some(major) = major else { continue };
+        // The soname itself (`libcudnn.so.8`) before longer names of it.
+        let best = of_stem
+            .iter()
+            .filter(|e| needs::name_major(&e.name) == Some(major.as_str()))
+            .min_by_key(|e| e.name.len());
+        if let Some(best) = best {
             aliases.insert(
                 unversioned.clone(),
                 LinkEntry {
                     name: unversioned,
-                    target: entry.target.clone(),
+                    target: best.target.clone(),
                     alias: true,
                 },
             );
         }
     }
     by_name.extend(aliases);
-    by_name.into_values().collect()
+}
+
+/// The major every entry shares, if they share one.
+fn one_major(entries: &[&LinkEntry]) -> Option<String> {
+    let mut majors = entries.iter().map(|e| needs::name_major(&e.name));
+    let first = majors.next()??;
+    majors.all(|m| m == Some(first)).then(|| first.to_string())
+}
+
+/// The major of the library an unversioned file is: its `SONAME`, else
+/// the name of the file its links end at.
+fn target_major(target: &Path) -> Option<String> {
+    if let Ok(info) = crate::machine::elf::read(target)
+        && let Some(soname) = info.soname
+    {
+        return needs::name_major(&soname).map(String::from);
+    }
+    let real = paths::real_path(target).ok()?;
+    needs::name_major(real.file_name()?.to_str()?).map(String::from)
 }
 
 /// Whether two paths lead to the same file (after symlinks).
@@ -310,12 +389,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
             (Ok(x), Ok(y)) => x == y,
             _ => false,
         }
-}
-
-impl LinkEntry {
-    fn target_name_len(&self) -> usize {
-        self.target.file_name().map_or(usize::MAX, |n| n.len())
-    }
 }
 
 /// The directories `export` and `run` put on `LD_LIBRARY_PATH`: in
@@ -379,4 +452,99 @@ pub fn prepend(dirs: &[PathBuf], current: Option<&std::ffi::OsStr>) -> std::ffi:
         out.push(p);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, target: &Path) -> (String, LinkEntry) {
+        let e = LinkEntry {
+            name: name.into(),
+            target: target.to_path_buf(),
+            alias: false,
+        };
+        (name.into(), e)
+    }
+
+    fn dir_with(names: &[&str]) -> (tempfile::TempDir, BTreeMap<String, LinkEntry>) {
+        let dir = tempfile::tempdir().unwrap();
+        let entries = names
+            .iter()
+            .map(|n| {
+                std::fs::write(dir.path().join(n), b"").unwrap();
+                entry(n, &dir.path().join(n))
+            })
+            .collect();
+        (dir, entries)
+    }
+
+    fn wants(pairs: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (name, want) in pairs {
+            out.entry(name.to_string())
+                .or_default()
+                .insert(want.to_string());
+        }
+        out
+    }
+
+    fn alias_of(entries: &BTreeMap<String, LinkEntry>, name: &str) -> Option<String> {
+        let e = entries.get(name)?;
+        Some(e.target.file_name()?.to_str()?.to_string())
+    }
+
+    #[test]
+    fn an_asked_name_reaches_the_builds_major_or_nothing() {
+        let cudnn8 = wants(&[("libcudnn.so", "libcudnn.so.8")]);
+        // Only cuDNN 9 for a cuDNN 8 build: no libcudnn.so at all.
+        let (_d, mut only9) = dir_with(&["libcudnn.so.9"]);
+        bind_unversioned(&mut only9, &cudnn8);
+        assert_eq!(alias_of(&only9, "libcudnn.so"), None);
+        // Both majors: the build's, by its soname before longer names.
+        let (_d, mut both) = dir_with(&["libcudnn.so.8.9.6", "libcudnn.so.8", "libcudnn.so.9"]);
+        bind_unversioned(&mut both, &cudnn8);
+        assert_eq!(
+            alias_of(&both, "libcudnn.so").as_deref(),
+            Some("libcudnn.so.8")
+        );
+        // Two builds that want different majors: no name serves both.
+        let mut two = cudnn8.clone();
+        two.get_mut("libcudnn.so")
+            .unwrap()
+            .insert("libcudnn.so.9".into());
+        let (_d, mut both) = dir_with(&["libcudnn.so.8", "libcudnn.so.9"]);
+        bind_unversioned(&mut both, &two);
+        assert_eq!(alias_of(&both, "libcudnn.so"), None);
+    }
+
+    #[test]
+    fn a_name_nobody_asks_for_is_linked_only_for_one_major() {
+        let none = BTreeMap::new();
+        let (_d, mut one) = dir_with(&["libcublas.so.12", "libcublasLt.so.12"]);
+        bind_unversioned(&mut one, &none);
+        assert_eq!(
+            alias_of(&one, "libcublas.so").as_deref(),
+            Some("libcublas.so.12")
+        );
+        let (_d, mut two) = dir_with(&["libcublas.so.11", "libcublas.so.12"]);
+        bind_unversioned(&mut two, &none);
+        assert_eq!(alias_of(&two, "libcublas.so"), None);
+    }
+
+    #[test]
+    fn the_environments_own_unversioned_file_of_another_major_is_not_exposed() {
+        let (dir, mut own) = dir_with(&["libcudnn.so.9.1.0"]);
+        std::os::unix::fs::symlink("libcudnn.so.9.1.0", dir.path().join("libcudnn.so")).unwrap();
+        let (name, e) = entry("libcudnn.so", &dir.path().join("libcudnn.so"));
+        own.insert(name, e);
+        let mut kept = own.clone();
+        bind_unversioned(&mut own, &wants(&[("libcudnn.so", "libcudnn.so.8")]));
+        assert!(!own.contains_key("libcudnn.so"));
+        bind_unversioned(&mut kept, &wants(&[("libcudnn.so", "libcudnn.so.9")]));
+        assert!(
+            !kept["libcudnn.so"].alias,
+            "the environment's own file stays"
+        );
+    }
 }

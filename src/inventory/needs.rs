@@ -60,6 +60,45 @@ pub fn loading_rows<'m>(
     )
 }
 
+/// Whether `name` carries no major (`libcudnn.so`, `libcublas.so`): the
+/// name Paddle and other loaders that expect a system or conda toolkit
+/// dlopen, which any major's `-dev` link answers.
+pub fn unversioned(name: &str) -> bool {
+    name.ends_with(".so")
+}
+
+/// The major a soname or file name carries: `libcudnn.so.8.9.2` -> `8`,
+/// `libcudart.so.11.0` -> `11`.
+pub fn name_major(name: &str) -> Option<&str> {
+    let (_, version) = name.split_once(".so.")?;
+    let major = version.split('.').next()?;
+    (!major.is_empty() && major.bytes().all(|b| b.is_ascii_digit())).then_some(major)
+}
+
+/// The unversioned names a build dlopens (its `[[dlopen]]` rows' literal
+/// names), each with the soname it must reach: the library of the major
+/// the build was made for (`libcudnn.so` -> `libcudnn.so.8` for a cuDNN
+/// 8.6 build, `libcublas.so` -> `libcublas.so.11` for CUDA 11.8). `None`
+/// where the build's versions or the data do not say which: the name is
+/// then bound to nothing.
+pub fn unversioned_asks(fw: &FrameworkBuild, m: &Matrix) -> Vec<(String, Option<String>)> {
+    let Some(n) = needs(fw, m) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for row in loading_rows(fw, m, n.cuda.as_deref()) {
+        for name in row.names.iter().filter(|n| unversioned(n)) {
+            if out.iter().any(|(have, _)| have == name) {
+                continue;
+            }
+            let stem = name.trim_end_matches(".so");
+            let want = m.soname_of(stem, n.cuda.as_deref(), n.cudnn.as_deref());
+            out.push((name.clone(), want));
+        }
+    }
+    out
+}
+
 /// What a framework build needs, from its own record and the matrix.
 #[derive(Debug, Default)]
 pub struct Needs {

@@ -117,3 +117,128 @@ pub fn cudnn8(file: &'static str) -> Vec<FileSpec> {
 fn file_name(rel: &'static str) -> &'static str {
     rel.rsplit('/').next().unwrap()
 }
+
+/// PyPI's `paddlepaddle-gpu` 2.6.2 as its wheel lays it out: a CUDA 11.8 /
+/// cuDNN 8.6.0 build (its version file) that declares no nvidia wheels,
+/// `libpaddle.so` with RUNPATH `$ORIGIN/../libs/` and `libphi.so` beside
+/// `libs/` (both as `readelf -d` shows them in the real wheel), in a conda
+/// environment with Python 3.11.
+pub fn paddle_262(prefix: &Path) -> Env {
+    use FileSpec::*;
+    let mut env = Env::new(prefix);
+    env.python("3.11.7");
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "2.6.2")
+            .files(vec![
+                File("paddle/base/libpaddle.so"),
+                File("paddle/libs/libphi.so"),
+            ])
+            .text(
+                "paddle/version/__init__.py",
+                "# THIS FILE IS GENERATED FROM PADDLEPADDLE SETUP.PY\n#\nfull_version     = '2.6.2'\nmajor            = '2'\nminor            = '6'\npatch            = '2'\nrc               = '0'\ncuda_version     = '11.8'\ncudnn_version    = '8.6.0'\nxpu_version      = 'False'\nistaged          = True\nwith_mkl         = 'ON'\n",
+            ),
+    );
+    let site = env.site();
+    let phi = site.join("paddle/libs/libphi.so");
+    super::cc_shared(&phi, "libphi.so", &[], Some("$ORIGIN"), true);
+    super::cc_shared(
+        &site.join("paddle/base/libpaddle.so"),
+        "libpaddle.so",
+        &[&phi],
+        Some("$ORIGIN/../libs/"),
+        true,
+    );
+    env
+}
+
+/// pip `nvidia-*` wheels, each `(distribution, version, [(file under
+/// site-packages, soname)])`, with real shared objects.
+pub fn wheels(
+    env: &mut Env,
+    wheels: &[(&'static str, &'static str, &[(&'static str, &'static str)])],
+) {
+    for (dist, version, files) in wheels {
+        env.pip(
+            PipDist::new(dist, version)
+                .files(files.iter().map(|(f, _)| FileSpec::File(f)).collect()),
+        );
+        let site = env.site();
+        for (file, soname) in *files {
+            super::cc_shared(&site.join(file), soname, &[], None, false);
+        }
+    }
+}
+
+/// The CUDA 12 / cuDNN 9 wheels another package pulls in.
+pub const CUDA12_CUDNN9: &[(&str, &str, &[(&str, &str)])] = &[
+    (
+        "nvidia-cudnn-cu12",
+        "9.1.0.70",
+        &[
+            ("nvidia/cudnn/lib/libcudnn.so.9", "libcudnn.so.9"),
+            (
+                "nvidia/cudnn/lib/libcudnn_graph.so.9",
+                "libcudnn_graph.so.9",
+            ),
+        ],
+    ),
+    (
+        "nvidia-cublas-cu12",
+        "12.1.3.1",
+        &[
+            ("nvidia/cublas/lib/libcublas.so.12", "libcublas.so.12"),
+            ("nvidia/cublas/lib/libcublasLt.so.12", "libcublasLt.so.12"),
+        ],
+    ),
+];
+
+/// What `pip install 'cuda-toolkit[...]==11.8.*' 'nvidia-cudnn-cu11>=8.6,<9'`
+/// installed beside them (file names from the real wheels).
+pub const CUDA11_CUDNN8: &[(&str, &str, &[(&str, &str)])] = &[
+    // The metapackage the fix names (PyPI cuda-toolkit 11.8.0): no files.
+    ("cuda-toolkit", "11.8.0", &[]),
+    (
+        "nvidia-cudnn-cu11",
+        "8.9.6.50",
+        &[
+            ("nvidia/cudnn/lib/libcudnn.so.8", "libcudnn.so.8"),
+            (
+                "nvidia/cudnn/lib/libcudnn_ops_infer.so.8",
+                "libcudnn_ops_infer.so.8",
+            ),
+        ],
+    ),
+    (
+        "nvidia-cublas-cu11",
+        "11.11.3.6",
+        &[
+            ("nvidia/cublas/lib/libcublas.so.11", "libcublas.so.11"),
+            ("nvidia/cublas/lib/libcublasLt.so.11", "libcublasLt.so.11"),
+        ],
+    ),
+    (
+        "nvidia-curand-cu11",
+        "10.3.0.86",
+        &[("nvidia/curand/lib/libcurand.so.10", "libcurand.so.10")],
+    ),
+    (
+        "nvidia-cufft-cu11",
+        "10.9.0.58",
+        &[("nvidia/cufft/lib/libcufft.so.10", "libcufft.so.10")],
+    ),
+    (
+        "nvidia-cusolver-cu11",
+        "11.4.1.48",
+        &[("nvidia/cusolver/lib/libcusolver.so.11", "libcusolver.so.11")],
+    ),
+    (
+        "nvidia-cusparse-cu11",
+        "11.7.5.86",
+        &[("nvidia/cusparse/lib/libcusparse.so.11", "libcusparse.so.11")],
+    ),
+    (
+        "nvidia-cuda-nvrtc-cu11",
+        "11.8.89",
+        &[("nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2", "libnvrtc.so.11.2")],
+    ),
+];

@@ -194,6 +194,24 @@ impl Matrix {
             .map(|r| format!("{library}.so.{}", r.version))
     }
 
+    /// The soname `library` has in a build made for `cuda` and `cudnn`:
+    /// cuDNN's follows the cuDNN major, every other library the CUDA
+    /// release's `[[soname]]` row. `None` where the build's version or a
+    /// row is missing.
+    pub fn soname_of(
+        &self,
+        library: &str,
+        cuda: Option<&str>,
+        cudnn: Option<&str>,
+    ) -> Option<String> {
+        if library == CUDNN {
+            let major = super::major(cudnn?)?;
+            Some(format!("{CUDNN}.so.{major}"))
+        } else {
+            self.soname(library, cuda?)
+        }
+    }
+
     /// The names a row makes a build load: its literal names, then each of
     /// its libraries under the name it has for the build's CUDA and cuDNN.
     /// A library whose name cannot be derived (the build's CUDA or cuDNN
@@ -205,14 +223,10 @@ impl Matrix {
         cuda: Option<&str>,
         cudnn: Option<&str>,
     ) -> Vec<String> {
-        let derived = row.libraries.iter().filter_map(|lib| {
-            if lib == CUDNN {
-                let major = super::major(cudnn?)?;
-                Some(format!("{CUDNN}.so.{major}"))
-            } else {
-                self.soname(lib, cuda?)
-            }
-        });
+        let derived = row
+            .libraries
+            .iter()
+            .filter_map(|lib| self.soname_of(lib, cuda, cudnn));
         let mut names: Vec<String> = row.names.iter().cloned().chain(derived).collect();
         let mut seen = std::collections::HashSet::new();
         names.retain(|n| seen.insert(n.clone()));

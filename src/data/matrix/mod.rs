@@ -95,6 +95,16 @@ pub fn shipped_version() -> &'static str {
         .unwrap_or("unknown")
 }
 
+/// The shipped matrix alone, parsed once: what the hooks' link directory
+/// is derived from. The hooks are a function of the environment, not of a
+/// command's `--matrix`, so every command that writes or compares them
+/// derives the same ones (`None` only if the built-in file did not parse,
+/// which the matrix tests rule out).
+pub fn shipped() -> Option<&'static Matrix> {
+    static SHIPPED: std::sync::OnceLock<Option<Matrix>> = std::sync::OnceLock::new();
+    SHIPPED.get_or_init(|| Matrix::load(None).ok()).as_ref()
+}
+
 impl Matrix {
     /// The shipped matrix, plus `user` (rows first, so they win).
     pub fn load(user: Option<&Path>) -> Result<Matrix> {

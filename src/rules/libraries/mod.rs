@@ -36,6 +36,7 @@ use tally::Tally;
 
 mod asked;
 mod closure;
+mod major;
 mod pathfinder;
 mod run;
 mod searches;
@@ -108,6 +109,11 @@ enum Outcome {
     /// The environment's copy is a valid library in a directory no search
     /// reaches (not one the hook exposes).
     NotExposed(PathBuf),
+    /// An unversioned name (`libcudnn.so`) the build dlopens reaches a
+    /// library of another major than it was built for (`want`), or the
+    /// environment has it only in another major: no link fixes that, the
+    /// build's own major must be installed.
+    OtherMajor(major::Wrong),
     /// The unversioned name is missing; a versioned file exists.
     DevMissing(String),
     /// Nowhere.
@@ -204,6 +210,7 @@ impl Checker<'_> {
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
+        let bound = crate::inventory::needs::unversioned_asks(fw, f.matrix);
         let (s, pf) = (&self.searches, &self.pathfinder);
         let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
         let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
@@ -223,6 +230,14 @@ impl Checker<'_> {
                 (with_hook, without_hook),
                 outcome,
             );
+            let want = bound.iter().find(|(n, _)| *n == a.name);
+            let outcome = match want {
+                Some((_, Some(want))) => {
+                    let found = (with_hook, without_hook);
+                    major::bound(f, &mut self.read_elf, want, found, outcome)
+                }
+                _ => outcome,
+            };
             let object = &paths[a.object];
             let how = (a.falls_back_to_cpu, a.loses.as_deref());
             self.tally.record(fw, object, &a.name, a.kind, outcome, how);

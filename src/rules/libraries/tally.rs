@@ -15,9 +15,13 @@ use findings::{
     missing_finding, needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
     system_wins_finding,
 };
+use major::other_major_finding;
 use tensorrt::{other_cuda_finding, other_version_finding};
 
+use super::major::Wrong;
+
 mod findings;
+mod major;
 mod tensorrt;
 
 /// One object's name and what became of it.
@@ -89,7 +93,7 @@ impl Tally {
                 all.iter().any(|s| match s.outcome {
                     // NCCL (one soname in every major) only for several GPUs.
                     Outcome::OtherMajorOnly => CATALOG.optional_use(&s.name).is_none(),
-                    Outcome::Missing => !s.optional(),
+                    Outcome::Missing | Outcome::OtherMajor(_) => !s.optional(),
                     _ => false,
                 })
             })
@@ -177,6 +181,7 @@ impl Tally {
                     }
                     Outcome::SystemWins { .. } => sorted.system_wins.push(s),
                     Outcome::DevMissing(have) => sorted.dev_missing.push((s, have)),
+                    Outcome::OtherMajor(wrong) => sorted.other_major.push((s, wrong)),
                     Outcome::Missing => sorted.missing.push(s),
                     Outcome::Stub(path) => out.push(stub_libcuda(s, path)),
                     Outcome::NotLoadable(copy) => out.push(not_loadable(s, copy)),
@@ -207,6 +212,8 @@ struct Sorted<'a> {
     shadows: Vec<&'a Seen>,
     /// TensorRT libraries the environment has only for another CUDA major.
     other_cuda: Vec<&'a Seen>,
+    /// Unversioned names that reach, or can only reach, another major.
+    other_major: Vec<(&'a Seen, &'a Wrong)>,
 }
 
 impl Sorted<'_> {
@@ -245,6 +252,11 @@ impl Sorted<'_> {
         }
         for s in self.other_cuda {
             out.push(other_cuda_finding(f, label, s));
+        }
+        if !self.other_major.is_empty() {
+            // One command for the build's whole stack: what is missing
+            // besides comes from the same major.
+            out.push(other_major_finding(f, label, &self.other_major, &required));
         }
         if !self.dev_missing.is_empty() {
             // Without a hook to carry it (a prefix no hook can name),

@@ -468,7 +468,10 @@ pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
 }
 
 /// The framework build a tally label (`package version`) names.
-fn framework<'a>(f: &'a Facts, label: &str) -> Option<&'a crate::inventory::FrameworkBuild> {
+pub(super) fn framework<'a>(
+    f: &'a Facts,
+    label: &str,
+) -> Option<&'a crate::inventory::FrameworkBuild> {
     f.inv
         .frameworks
         .iter()
@@ -476,7 +479,7 @@ fn framework<'a>(f: &'a Facts, label: &str) -> Option<&'a crate::inventory::Fram
 }
 
 /// Distinct values, first occurrence order.
-fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+pub(super) fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     for i in items {
         if !out.contains(&i) {
