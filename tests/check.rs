@@ -162,7 +162,8 @@ fn missing_unversioned_name_for_paddle() {
         ]
     };
     // A prefix no hook can carry (':' is LD_LIBRARY_PATH's separator): the
-    // unversioned name is missing, and the link beside the file is the fix.
+    // unversioned name is missing, and the link beside the file is the fix,
+    // to the soname of the build's major as a -dev package links it.
     let odd = paddle_env(&sb.path("odd:env"), "8.4.1", files());
     let (json, _) = check(&sb, &odd.prefix, A100);
     let f = finding(&json, "missing-dev-symlink");
@@ -174,7 +175,7 @@ fn missing_unversioned_name_for_paddle() {
     assert_eq!(
         f["fix"]["command"],
         format!(
-            "ln -s 'libcudnn.so.8.4.1' '{}'",
+            "ln -s 'libcudnn.so.8' '{}'",
             odd.prefix.join("lib/libcudnn.so").display()
         )
     );

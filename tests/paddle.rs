@@ -154,3 +154,85 @@ fn a_system_copy_of_another_major_is_named() {
         json["findings"]
     );
 }
+
+/// Paddle 3.3.1's cu126 wheel as Paddle's index serves it: it pins
+/// `nvidia-cudnn-cu12==9.5.1.17` (python/setup.py's 12.6 pin set) and its
+/// version file says it was compiled with cuDNN 9.9.0, with `cudnn`
+/// installed at `cudnn`.
+fn paddle_331_cu126(prefix: &Path, cudnn: &'static str) -> support::Env {
+    use support::{FileSpec, PipDist};
+    let mut env = support::Env::new(prefix);
+    env.python("3.11.7");
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "3.3.1")
+            .files(vec![FileSpec::File("paddle/base/libpaddle.so")])
+            .requires(vec![
+                "nvidia-cuda-runtime-cu12==12.6.77; platform_system == \"Linux\"",
+                "nvidia-cudnn-cu12==9.5.1.17; platform_system == \"Linux\"",
+                "nvidia-cublas-cu12==12.6.4.1; platform_system == \"Linux\"",
+            ])
+            .text(
+                "paddle/version/__init__.py",
+                "full_version    = '3.3.1'\ncuda_version    = '12.6'\ncudnn_version   = '9.9.0'\nwith_pip_cuda_libraries = 'ON'\n",
+            ),
+    );
+    let files = |f: &'static [&'static str]| f.iter().map(|f| FileSpec::File(f)).collect();
+    env.pip(
+        PipDist::new("nvidia-cuda-runtime-cu12", "12.6.77")
+            .files(files(&["nvidia/cuda_runtime/lib/libcudart.so.12"])),
+    );
+    env.pip(
+        PipDist::new("nvidia-cublas-cu12", "12.6.4.1").files(files(&[
+            "nvidia/cublas/lib/libcublas.so.12",
+            "nvidia/cublas/lib/libcublasLt.so.12",
+        ])),
+    );
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu12", cudnn).files(files(&["nvidia/cudnn/lib/libcudnn.so.9"])),
+    );
+    env
+}
+
+/// Every pip fix `json` carries, as `(prefix's python, specs)`.
+fn pip_fixes(json: &Value) -> Vec<String> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["fix"]["command"].as_str())
+        .filter(|c| c.contains(" -m pip install "))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_wheel_pinned_below_the_cudnn_it_was_compiled_with_gets_no_fix_that_cannot_change_anything() {
+    let sb = Sandbox::new();
+    for (cudnn, says) in [
+        ("9.5.1.17", "which is installed (9.5.1.17)"),
+        ("9.9.0.52", "the cuDNN it was compiled with"),
+    ] {
+        let env = paddle_331_cu126(&sb.path(&format!("envs/p{cudnn}")), cudnn);
+        let (json, _) = check(&sb, &env.prefix);
+        let note = findings(&json, "cudnn-pin-below-build");
+        assert_eq!(note.len(), 1, "{cudnn}: {:#}", json["findings"]);
+        assert_eq!(note[0]["severity"], "info");
+        assert!(note[0]["fix"].is_null(), "{:#}", note[0]);
+        let msg = note[0]["message"].as_str().unwrap();
+        assert!(msg.contains(says) && msg.contains("cuDNN 9.9"), "{msg}");
+        for code in ["cudnn-older-than-build", "pin-broken"] {
+            assert!(
+                findings(&json, code).is_empty(),
+                "{cudnn}: {:#}",
+                json["findings"]
+            );
+        }
+        // Nothing pip would find already satisfied or cannot satisfy.
+        for fix in pip_fixes(&json) {
+            assert!(
+                !fix.contains(&format!("nvidia-cudnn-cu12=={cudnn}")),
+                "{fix}"
+            );
+        }
+    }
+}

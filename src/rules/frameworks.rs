@@ -192,6 +192,13 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> 
             ),
             fix(),
         )],
+        // The wheel's own pin below the cuDNN it was compiled with:
+        // nothing a fix can change.
+        Some(have) if super::compiled::pinned_below(fw).is_some() => {
+            super::compiled::info(fw, &have.version)
+                .into_iter()
+                .collect()
+        }
         Some(have) if older_minor(&have.version, need) => vec![finding(
             Severity::Warning,
             "cudnn-older-than-build",

@@ -18,6 +18,7 @@
 //!
 //! [`crate::inventory::needs`] derives what each framework build needs once, for all rules.
 
+pub mod compiled;
 pub mod cudnn_cuda;
 pub mod driver;
 pub mod extensions;

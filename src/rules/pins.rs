@@ -58,6 +58,11 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
                 ),
                 fix(&pin.requirement),
             )),
+            // The cuDNN the build was compiled with, above its own pin:
+            // the frameworks rule's info says so, not a broken pin.
+            Some(p)
+                if super::compiled::pinned_below(fw).is_some_and(|(c, _)| c.name == pin.name)
+                    && super::compiled::info(fw, &p.version).is_some() => {}
             Some(p) if pin.allows(&p.version) == Some(false) => {
                 let other_major = pin
                     .floor()
