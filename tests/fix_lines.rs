@@ -131,6 +131,10 @@ fn layouts(sb: &Sandbox) -> Vec<std::path::PathBuf> {
     )
     .unwrap();
     out.push(broken.prefix.clone());
+    // Paddle 2.6.2 (CUDA 11.8 / cuDNN 8.6) beside CUDA 12 / cuDNN 9 wheels.
+    let mut paddle = support::paddle::paddle_262(&odd("paddle262"));
+    support::paddle::wheels(&mut paddle, support::paddle::CUDA12_CUDNN9);
+    out.push(paddle.prefix.clone());
     // Two frameworks pinning the CUDA 12 and 13 builds of cuDNN, whose
     // wheels wrote over each other: the choice of two environments.
     let mut two = Env::new(odd("two"));
@@ -252,6 +256,11 @@ fn every_fix_is_one_line_bash_parses_and_starts_with_a_command() {
         }
         if let Err(e) = parses(&s.line) {
             bad.push(format!("{}: bash -n: {e}: {}", s.from, s.line));
+        }
+        // pip would refuse it, or find nothing to do (#37: a Paddle 3.x fix
+        // `==9.5.1.17` where 9.5.1.17 is installed, `==9.5.1.17,>=9.7`).
+        if let Some(why) = support::pip_spec::fault(&s.line, &prefixes) {
+            bad.push(format!("{}: {why}: {}", s.from, s.line));
         }
         if !starts_with_a_command(&s.line, &refs) {
             bad.push(format!("{}: not a command: {}", s.from, s.line));

@@ -82,7 +82,23 @@ fn a_cuda11_paddle_is_never_handed_cuda12_or_cudnn9() {
     assert!(findings(&json, "needs-hook").is_empty());
     assert!(findings(&json, "missing-dev-symlink").is_empty());
 
-    // The hooks written now expose CUDA 12's libraries under their own
+    // install writes no hooks (none would change what Paddle loads), and
+    // says why without claiming that everything resolves.
+    let out = sb
+        .envhook()
+        .args(["install", "-p"])
+        .arg(&prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("what is missing (below) no hook can provide")
+            && text.contains("library-other-major")
+            && !text.contains("every CUDA library its frameworks load resolves"),
+        "{text}"
+    );
+    // Written anyway, the hooks expose CUDA 12's libraries under their own
     // names only: no unversioned name leads to another major.
     sb.install(&prefix);
     assert_eq!(
@@ -234,5 +250,36 @@ fn a_wheel_pinned_below_the_cudnn_it_was_compiled_with_gets_no_fix_that_cannot_c
                 "{fix}"
             );
         }
+    }
+}
+
+#[test]
+fn pip_specs_are_held_to_what_pip_would_do() {
+    use support::pip_spec::{fault, pip_installs, satisfiable};
+    let sb = Sandbox::new();
+    let env = paddle_331_cu126(&sb.path("envs/p"), "9.5.1.17");
+    let prefixes = vec![env.prefix.clone()];
+    let python = format!(
+        "'{}' -m pip install",
+        env.prefix.join("bin/python").display()
+    );
+    // The shapes #37 found: a no-op, and a spec no version satisfies.
+    let noop = format!("{python} 'nvidia-cudnn-cu12==9.5.1.17'");
+    assert!(fault(&noop, &prefixes).unwrap().contains("changes nothing"));
+    let never = format!("{python} 'nvidia-cudnn-cu12==9.5.1.17,>=9.7'");
+    assert!(fault(&never, &prefixes).unwrap().contains("no version"));
+    let specs = pip_installs(&format!("{python} 'x>=9.7,<9.6' 'y>=8.6,<9'"), &prefixes);
+    assert_eq!(
+        specs[0].1.iter().map(satisfiable).collect::<Vec<_>>(),
+        [false, true]
+    );
+    // What changes something passes: another version, a missing wheel, an
+    // extra.
+    for ok in [
+        format!("{python} 'nvidia-cudnn-cu12==9.9.0.52'"),
+        format!("{python} 'nvidia-cudnn-cu12==9.5.1.17' 'nvidia-nccl-cu12'"),
+        format!("{python} 'paddlepaddle-gpu[x]==3.3.1'"),
+    ] {
+        assert_eq!(fault(&ok, &prefixes), None, "{ok}");
     }
 }

@@ -40,8 +40,12 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     };
     // Hooks nobody needs are not written unasked; ones already there are
     // refreshed (whoever installed them asked).
-    if !args.always && !has_hooks(&prefix) && hook_not_needed(&inv, ctx)? {
-        return not_needed(&prefix, &findings, out);
+    if !args.always && !has_hooks(&prefix) {
+        let report = judged(&inv, ctx)?;
+        if report.hook_not_needed() {
+            findings.extend(missing(report));
+            return not_needed(&prefix, &findings, out);
+        }
     }
     findings.extend(spec.notes.iter().cloned());
     let take_over = if args.replace_handwritten {
@@ -262,11 +266,20 @@ fn not_needed(
     out: &mut impl Write,
 ) -> Result<ExitStatus> {
     let w = |e| Error::Output(e);
+    // Libraries found nowhere, or only in another major, are no reason for
+    // a hook either: no hook provides them. Saying they all resolve would
+    // be false (a CUDA 11.8 Paddle beside only CUDA 12 wheels).
+    let what = if findings.iter().any(|p| MISSING.contains(&p.code)) {
+        "no hook would change what its frameworks load: what is found is found without one \
+         (RPATHs into the wheels, preloads), and what is missing (below) no hook can provide"
+    } else {
+        "every CUDA library its frameworks load resolves without a hook (RPATHs into the \
+         wheels, preloads)"
+    };
     writeln!(
         out,
-        "{}: every CUDA library its frameworks load resolves without a hook (RPATHs into the \
-         wheels, preloads), so no hooks are written; such a hook could only shadow them \
-         (--always writes them anyway)",
+        "{}: {what}, so no hooks are written; such a hook could only shadow them (--always \
+         writes them anyway)",
         prefix.display()
     )
     .map_err(w)?;
@@ -283,29 +296,39 @@ fn has_hooks(prefix: &std::path::Path) -> bool {
     })
 }
 
-/// Whether every library the environment's frameworks load resolves
-/// without a hook ([`rules::Report::hook_not_needed`]).
-fn hook_not_needed(inv: &Inventory, ctx: &Context) -> Result<bool> {
+/// The rules' report on the environment, judged without a driver:
+/// install is about the environment (whether it needs a hook:
+/// [`rules::Report::hook_not_needed`]; what it lacks: [`missing`]).
+fn judged(inv: &Inventory, ctx: &Context) -> Result<rules::Report> {
     let matrix = Matrix::load(None)?;
     let machine = Machine::new(Driver::none(), ctx);
-    Ok(rules::run(inv, &matrix, &machine, ctx).hook_not_needed())
+    Ok(rules::run(inv, &matrix, &machine, ctx))
 }
 
 fn missing_stack(inv: &Inventory, ctx: &Context) -> Result<Vec<Problem>> {
-    let matrix = Matrix::load(None)?;
-    let machine = Machine::new(Driver::none(), ctx);
-    let report = rules::run(inv, &matrix, &machine, ctx);
-    Ok(report
+    Ok(missing(judged(inv, ctx)?))
+}
+
+/// The report's findings about CUDA libraries a framework needs and the
+/// environment lacks.
+fn missing(report: rules::Report) -> Vec<Problem> {
+    report
         .findings
         .into_iter()
-        .filter(|p| {
-            matches!(
-                p.code,
-                "library-not-found" | "missing-dev-symlink" | "no-cuda-runtime" | "no-cudnn"
-            )
-        })
-        .collect())
+        .filter(|p| MISSING.contains(&p.code))
+        .collect()
 }
+
+/// The codes of the libraries a framework needs that the environment
+/// lacks, or has only in another major: what install reports beside the
+/// hooks, since no hook provides them.
+const MISSING: &[&str] = &[
+    "library-not-found",
+    "library-other-major",
+    "missing-dev-symlink",
+    "no-cuda-runtime",
+    "no-cudnn",
+];
 
 fn status(findings: &[Problem]) -> ExitStatus {
     if crate::finding::has_findings(findings) {

@@ -45,6 +45,15 @@ pub fn optional<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {
     })
 }
 
+/// check's finding that the unversioned `name` reaches, or can only reach,
+/// another major than the framework asking for it was built for.
+pub fn other_major<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {
+    report
+        .findings
+        .iter()
+        .find(|p| p.code == "library-other-major" && names(&p.message, name))
+}
+
 /// check's finding that `name` does not reach a framework here, with its
 /// fix: the one explain repeats.
 pub fn finding<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {

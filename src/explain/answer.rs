@@ -446,6 +446,13 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
         a.fix = p.fix.clone();
         return a;
     }
+    // An unversioned name bound to another major than the build's is the
+    // cause whatever the loader finds under it: check's words and fix.
+    if let Some(p) = super::agree::other_major(ask.report, name) {
+        (a.diagnosis, a.fix) = (p.message.clone(), p.fix.clone());
+        a.verdict = Verdict::Cause;
+        return a;
+    }
     let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
     let installed = f.installed.is_some();
     let reachable = without_hook

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 pub mod explaining;
 pub mod paddle;
+pub mod pip_spec;
 pub mod source;
 pub mod terminal;
 
