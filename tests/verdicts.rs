@@ -438,10 +438,12 @@ fn without_a_fatbin_the_builds_cuda_decides() {
         )),
         "{hint}"
     );
-    assert!(
-        hint.contains(" -i 'https://www.paddlepaddle.org.cn/packages/stable/cu"),
-        "{hint}"
-    );
+    // Never Paddle's cu118 3.x builds, which Hopper users report return
+    // empty results (PaddleOCR#16198): here the 2.6 CUDA 11.8 build from
+    // PyPI, whose libphi.so holds sm_90 code and which the 535 driver
+    // runs natively.
+    assert!(!hint.contains("stable/cu118"), "{hint}");
+    assert!(hint.ends_with("install 'paddlepaddle-gpu>=2.5,<2.7'"), "{hint}");
 }
 
 /// torch 2.15.0 from PyPI as it is: its METADATA pins the toolkit and

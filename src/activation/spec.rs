@@ -370,13 +370,13 @@ fn one_major(entries: &[&LinkEntry]) -> Option<String> {
     majors.all(|m| m == Some(first)).then(|| first.to_string())
 }
 
-/// The major of the library an unversioned file is: its `SONAME`, else
-/// the name of the file its links end at.
+/// The major of the library an unversioned file is: its `SONAME`'s, else
+/// (no SONAME, or one without a major) that of the name of the file its
+/// links end at.
 fn target_major(target: &Path) -> Option<String> {
-    if let Ok(info) = crate::machine::elf::read(target)
-        && let Some(soname) = info.soname
-    {
-        return needs::name_major(&soname).map(String::from);
+    let soname = crate::machine::elf::read(target).ok().and_then(|i| i.soname);
+    if let Some(major) = soname.as_deref().and_then(needs::name_major) {
+        return Some(major.to_string());
     }
     let real = paths::real_path(target).ok()?;
     needs::name_major(real.file_name()?.to_str()?).map(String::from)

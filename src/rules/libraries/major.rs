@@ -77,9 +77,11 @@ pub(super) fn bound(
 }
 
 /// The soname of the library at `path` and its major: its `SONAME`, else
-/// the name of the file its links end at.
+/// (no SONAME, or one without a major) the name of the file its links end
+/// at.
 fn major_of(objects: &mut Objects, path: &Path) -> Option<(String, String)> {
-    let name = match objects.get(path).and_then(|i| i.soname.clone()) {
+    let soname = objects.get(path).and_then(|i| i.soname.clone());
+    let name = match soname.filter(|s| name_major(s).is_some()) {
         Some(soname) => soname,
         None => crate::paths::real_path(path)
             .ok()?
