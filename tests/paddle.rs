@@ -283,3 +283,72 @@ fn pip_specs_are_held_to_what_pip_would_do() {
         assert_eq!(fault(&ok, &prefixes), None, "{ok}");
     }
 }
+
+/// A Paddle 3.x wheel whose version file lists the architectures it was
+/// compiled for, as setup.py writes it: an unquoted list of ints
+/// (`compiled_cuda_archs     = [75, 80]`, read in paddlepaddle 3.2.0's
+/// file, where the CPU build writes `[]`).
+fn paddle_with_archs(prefix: &Path, cuda: &str, archs: &str) -> support::Env {
+    use support::{FileSpec, PipDist};
+    let mut env = support::Env::new(prefix);
+    env.python("3.11.7");
+    env.pip(
+        PipDist::new("paddlepaddle-gpu", "3.3.1")
+            .files(vec![FileSpec::File("paddle/base/libpaddle.so")])
+            .text(
+                "paddle/version/__init__.py",
+                format!(
+                    "full_version     = '3.3.1'\ncuda_version     = '{cuda}'\ncudnn_version    = 'False'\nwith_pip_cuda_libraries = 'ON'\ncompiled_cuda_archs     = {archs}\n"
+                ),
+            ),
+    );
+    env
+}
+
+fn check_on(sb: &Sandbox, prefix: &Path, gpu: &str) -> Value {
+    let out = sb
+        .envhook()
+        .args([
+            "check",
+            "--json",
+            "--driver-version",
+            "580.65.06",
+            "--gpu",
+            gpu,
+            "-p",
+        ])
+        .arg(prefix)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_architectures_a_paddle_build_lists_decide_where_it_runs() {
+    let sb = Sandbox::new();
+    // A CUDA 12.9 build from sm_75: the data's range for cu129 would let a
+    // V100 pass; its own list does not.
+    let cu129 = paddle_with_archs(
+        &sb.path("envs/cu129"),
+        "12.9",
+        "[75, 80, 86, 89, 90, 100, 120]",
+    );
+    let json = check_on(&sb, &cu129.prefix, "V100");
+    let f = findings(&json, "gpu-unsupported");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let msg = f[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("7.5, 8.0, 8.6") && msg.contains("compiled_cuda_archs"),
+        "{msg}"
+    );
+    assert!(findings(&check_on(&sb, &cu129.prefix, "A100"), "gpu-unsupported").is_empty());
+    // A CUDA 11.8 build for 6.1 to 8.0 on a Hopper: unsupported, and the
+    // fix is never another cu118 build.
+    let cu118 = paddle_with_archs(&sb.path("envs/cu118"), "11.8", "[61, 70, 75, 80]");
+    let json = check_on(&sb, &cu118.prefix, "NVIDIA H100 80GB HBM3");
+    let f = findings(&json, "gpu-unsupported");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let fix = f[0]["fix"].to_string();
+    assert!(!fix.contains("stable/cu118"), "{fix}");
+    assert!(findings(&check_on(&sb, &cu118.prefix, "A100"), "gpu-unsupported").is_empty());
+}

@@ -443,7 +443,10 @@ fn without_a_fatbin_the_builds_cuda_decides() {
     // PyPI, whose libphi.so holds sm_90 code and which the 535 driver
     // runs natively.
     assert!(!hint.contains("stable/cu118"), "{hint}");
-    assert!(hint.ends_with("install 'paddlepaddle-gpu>=2.5,<2.7'"), "{hint}");
+    assert!(
+        hint.ends_with("install 'paddlepaddle-gpu>=2.5,<2.7'"),
+        "{hint}"
+    );
 }
 
 /// torch 2.15.0 from PyPI as it is: its METADATA pins the toolkit and

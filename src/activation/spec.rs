@@ -374,7 +374,9 @@ fn one_major(entries: &[&LinkEntry]) -> Option<String> {
 /// (no SONAME, or one without a major) that of the name of the file its
 /// links end at.
 fn target_major(target: &Path) -> Option<String> {
-    let soname = crate::machine::elf::read(target).ok().and_then(|i| i.soname);
+    let soname = crate::machine::elf::read(target)
+        .ok()
+        .and_then(|i| i.soname);
     if let Some(major) = soname.as_deref().and_then(needs::name_major) {
         return Some(major.to_string());
     }

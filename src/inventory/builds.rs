@@ -51,6 +51,12 @@ pub struct BuildInfo {
     /// the system or conda (unversioned names).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pip_cuda_libraries: Option<bool>,
+    /// Paddle 3.x's `compiled_cuda_archs` (`[75, 80, 86, 90]`, a list of
+    /// ints as `paddle.version.cuda_archs()` returns it), as compute
+    /// capabilities (`7.5`): the architectures its kernels were built
+    /// for, which outrank the data's range. Empty where not recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub archs: Vec<String>,
 }
 
 impl BuildInfo {
@@ -60,6 +66,7 @@ impl BuildInfo {
             variant,
             evidence: evidence.into(),
             pip_cuda_libraries: None,
+            archs: Vec::new(),
         }
     }
 }
@@ -196,7 +203,36 @@ fn cuda_version_build(f: &BuildFile) -> Option<BuildInfo> {
         Some(Value::Bool(b)) => Some(b),
         _ => None,
     };
+    if matches!(info.variant, Variant::Cuda { .. }) {
+        info.archs = match f.get("compiled_cuda_archs") {
+            Some(Value::Other(list) | Value::Str(list)) => arch_list(&list),
+            _ => Vec::new(),
+        };
+    }
     Some(info)
+}
+
+/// `[75, 80, 86]` (Paddle's setup.py writes the list; older fixtures
+/// quote it) as compute capabilities `7.5`, `8.0`, `8.6`; anything that
+/// is not a list of two- or three-digit architectures is no list.
+fn arch_list(text: &str) -> Vec<String> {
+    let Some(inner) = text
+        .trim()
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let ok = (2..=3).contains(&item.len()) && item.bytes().all(|b| b.is_ascii_digit());
+        if !ok {
+            return Vec::new();
+        }
+        let (major, minor) = item.split_at(item.len() - 1);
+        out.push(format!("{major}.{minor}"));
+    }
+    out
 }
 
 /// What a pip distribution's name and version say.

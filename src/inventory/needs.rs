@@ -157,11 +157,38 @@ pub fn needs(fw: &FrameworkBuild, m: &Matrix) -> Option<Needs> {
     if row.is_none() && cuda.is_none() {
         return None;
     }
+    // The architectures the build file lists outrank the row's range.
+    let archs = &fw.build.archs;
+    let by_cc = |a: &&String, b: &&String| {
+        let cc = |s: &str| -> (u32, u32) {
+            let (ma, mi) = s.split_once('.').unwrap_or((s, "0"));
+            (ma.parse().unwrap_or(0), mi.parse().unwrap_or(0))
+        };
+        cc(a).cmp(&cc(b))
+    };
+    let (min_cc, max_cc) = match (archs.iter().min_by(by_cc), archs.iter().max_by(by_cc)) {
+        (Some(lo), Some(hi)) => {
+            evidence.push(format!(
+                "{} compiled_cuda_archs {}",
+                fw.build
+                    .evidence
+                    .split(':')
+                    .next()
+                    .unwrap_or("its build file"),
+                archs.join(" ")
+            ));
+            (Some(lo.clone()), Some(hi.clone()))
+        }
+        _ => (
+            row.and_then(|r| r.min_cc.clone()),
+            row.and_then(|r| r.max_cc.clone()),
+        ),
+    };
     Some(Needs {
         cuda: cuda.or_else(|| row.map(|r| r.cuda.clone())),
         cudnn: cudnn.or_else(|| row.and_then(|r| r.cudnn.clone())),
-        min_cc: row.and_then(|r| r.min_cc.clone()),
-        max_cc: row.and_then(|r| r.max_cc.clone()),
+        min_cc,
+        max_cc,
         row: row.map(|r| (r.source.clone(), r.confidence)),
         evidence,
     })

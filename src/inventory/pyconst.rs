@@ -120,6 +120,14 @@ fn parse_value(text: &str) -> Value {
             };
         }
     }
+    // A list literal (Paddle's `compiled_cuda_archs = [75, 80]`), whole,
+    // as written; one that does not close within the bound is no list.
+    if head.starts_with('[') {
+        return match head.find(']') {
+            Some(end) => Value::Other(head[..=end].to_string()),
+            None => Value::Other(String::new()),
+        };
+    }
     let word: String = head
         .chars()
         .take_while(|c| !matches!(c, ',' | '}' | ')' | '#') && !c.is_whitespace())
@@ -135,6 +143,20 @@ fn parse_value(text: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_literal_is_read_whole() {
+        let text = "compiled_cuda_archs     = [75, 80, 86]\nx = 1\n";
+        assert_eq!(
+            lookup(text, "compiled_cuda_archs"),
+            Some(Value::Other("[75, 80, 86]".into()))
+        );
+        let open = format!("compiled_cuda_archs = [{}", "75, ".repeat(100));
+        assert_eq!(
+            lookup(&open, "compiled_cuda_archs"),
+            Some(Value::Other(String::new()))
+        );
+    }
 
     #[test]
     fn torch_version_py() {

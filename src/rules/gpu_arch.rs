@@ -416,7 +416,18 @@ fn row_range(
     if !(below || above) {
         return None;
     }
+    let archs = &fw.build.archs;
     let range = match (&n.min_cc, &n.max_cc) {
+        // The build file's own list (Paddle 3.x), not the data's range.
+        _ if !archs.is_empty() => format!(
+            "{} (compiled_cuda_archs in {})",
+            archs.join(", "),
+            fw.build
+                .evidence
+                .split(':')
+                .next()
+                .unwrap_or("its build file")
+        ),
         (Some(a), Some(b)) => format!("{a} to {b}"),
         (Some(a), None) => format!("{a} and newer"),
         (None, Some(b)) => format!("up to {b}"),
@@ -435,8 +446,8 @@ fn row_range(
         Some(fix.fix),
     );
     Some(match &n.row {
-        Some((source, confidence)) => sourced(p, source, *confidence),
-        None => p,
+        Some((source, confidence)) if archs.is_empty() => sourced(p, source, *confidence),
+        _ => p,
     })
 }
 
