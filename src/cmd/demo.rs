@@ -15,7 +15,7 @@ pub fn run(args: &DemoArgs, out: &mut impl Write) -> Result<ExitStatus> {
     let (root, home) = crate::demo::object()
         .and_then(|lib| {
             fs_err::write(dir.join(crate::demo::MARKER), MARKER_TEXT)?;
-            crate::demo::lay_out(&dir, lib)
+            crate::demo::lay_out(&crate::demo::tree::Tree::create(&dir)?, lib)
         })
         .map_err(|e| Error::write(&dir, e))?;
     let envs = root.join("envs");
