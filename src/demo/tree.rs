@@ -7,12 +7,13 @@
 //! unlinking it and creating it anew (`O_EXCL`), never written through a
 //! hard link someone put in its place.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{self as rfs, AtFlags, FileType, Gid, Mode, OFlags, Uid};
 use rustix::io::Errno;
 
 /// A directory being written, by handle.
@@ -62,20 +63,37 @@ impl Tree {
     /// The directory `name` in this one, not following a link; made
     /// (0755) when missing and `create` is set.
     fn subdir(&self, name: &OsStr, create: bool) -> io::Result<Tree> {
+        self.enter(name, create).map(|(tree, _)| tree)
+    }
+
+    /// The directory `name` in this one, never through a link (`DIR` of
+    /// `envhook demo DIR`), made (0755) when missing; and whether this
+    /// call made it.
+    pub fn open_dir(&self, name: &OsStr) -> io::Result<(Tree, bool)> {
+        self.enter(name, true)
+    }
+
+    /// [`Tree::subdir`], and whether it made the directory.
+    fn enter(&self, name: &OsStr, create: bool) -> io::Result<(Tree, bool)> {
         let path = self.path.join(name);
         let open = || rfs::openat(&self.fd, name, dir_flags(), Mode::empty());
+        let mut made = false;
         let fd = match open() {
             Err(Errno::NOENT) if create => {
                 match rfs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)) {
+                    Ok(()) => {
+                        made = true;
+                        open()
+                    }
                     // Made meanwhile (by another writer): use what is there.
-                    Ok(()) | Err(Errno::EXIST) => open(),
+                    Err(Errno::EXIST) => open(),
                     Err(e) => Err(e),
                 }
             }
             other => other,
         }
         .map_err(|e| named(e, "open directory (not following a link)", &path))?;
-        Ok(Tree { fd, path })
+        Ok((Tree { fd, path }, made))
     }
 
     /// The directory at `rel` below this one, each component reached
@@ -155,5 +173,96 @@ impl Tree {
             Err(Errno::NOENT) => Ok(None),
             Err(e) => Err(named(e, "look at", &self.path.join(name))),
         }
+    }
+
+    /// The names in this directory.
+    pub fn names(&self) -> io::Result<Vec<OsString>> {
+        let read = |e| named(e, "read directory", &self.path);
+        let mut names = Vec::new();
+        for entry in rfs::Dir::read_from(&self.fd).map_err(read)? {
+            let entry = entry.map_err(read)?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name != "." && name != ".." {
+                names.push(name.to_os_string());
+            }
+        }
+        Ok(names)
+    }
+
+    /// Remove everything in this directory, never following a link (a link
+    /// is removed, not what it leads to); `last` goes last, so that a clear
+    /// cut short leaves it (the demo's mark: the next run finishes it).
+    pub fn clear(&self, last: &str) -> io::Result<()> {
+        let mut names = self.names()?;
+        names.sort_by_key(|n| n == last);
+        for name in names {
+            let flags = match self.kind(&name)? {
+                None => continue,
+                Some(FileType::Directory) => {
+                    self.subdir(&name, false)?.clear(last)?;
+                    AtFlags::REMOVEDIR
+                }
+                Some(_) => AtFlags::empty(),
+            };
+            rfs::unlinkat(&self.fd, &name, flags)
+                .map_err(|e| named(e, "remove", &self.path.join(&name)))?;
+        }
+        Ok(())
+    }
+
+    /// Give what this process made below this directory, and the directory
+    /// if it made it, to `uid:gid` (root laying a demo out for a user).
+    /// Children go first, so each directory is still this process's, and no
+    /// one else can change what is in it, while its entries change hands.
+    /// What this process did not make is left as it is: a directory or file
+    /// of someone else's (and all in such a directory), and a file with a
+    /// second hard link (someone linked it there; only one name is ever
+    /// made for a file here).
+    pub fn give(&self, uid: u32, gid: u32) -> io::Result<()> {
+        let me = rustix::process::geteuid().as_raw();
+        let to = (Some(Uid::from_raw(uid)), Some(Gid::from_raw(gid)));
+        let mine = rfs::fstat(&self.fd)
+            .map_err(|e| named(e, "look at", &self.path))?
+            .st_uid
+            == me;
+        for name in self.names()? {
+            let path = self.path.join(&name);
+            let chown = |e| named(e, "give away", &path);
+            match self.kind(&name)? {
+                Some(FileType::Directory) => {
+                    let sub = self.subdir(&name, false)?;
+                    if sub.owner()?.0 == me {
+                        sub.give(uid, gid)?;
+                    }
+                }
+                // Only where no one else can swap the link for a file.
+                Some(FileType::Symlink) if mine => {
+                    rfs::chownat(&self.fd, &name, to.0, to.1, AtFlags::SYMLINK_NOFOLLOW)
+                        .map_err(chown)?;
+                }
+                Some(FileType::RegularFile) => {
+                    let flags =
+                        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+                    let fd = rfs::openat(&self.fd, &name, flags, Mode::empty())
+                        .map_err(|e| named(e, "open", &path))?;
+                    let stat = rfs::fstat(&fd).map_err(|e| named(e, "look at", &path))?;
+                    let file = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+                    if file && stat.st_uid == me && stat.st_nlink == 1 {
+                        rfs::fchown(&fd, to.0, to.1).map_err(chown)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if mine {
+            rfs::fchown(&self.fd, to.0, to.1).map_err(|e| named(e, "give away", &self.path))?;
+        }
+        Ok(())
+    }
+
+    /// The owner of this directory: uid and gid.
+    pub fn owner(&self) -> io::Result<(u32, u32)> {
+        let stat = rfs::fstat(&self.fd).map_err(|e| named(e, "look at", &self.path))?;
+        Ok((stat.st_uid, stat.st_gid))
     }
 }
