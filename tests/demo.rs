@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use support::demo_layout::elf::{Import, SearchPath, SharedObject, write};
+use support::demo_layout::tree::Tree;
 use support::{Sandbox, outcome, snapshot, stdout_silent};
 
 /// `readelf ARGS PATH`, which must say nothing on stderr (no warning).
@@ -356,4 +357,36 @@ fn root_lays_the_demo_out_for_the_directorys_owner() {
             );
         }
     }
+}
+
+/// What root gives a user is only what it made (#38): among the demo's
+/// files, a file of someone else's and a hard link to a file of root's
+/// (what a user racing the demo could put there) keep their owners; the
+/// rest, links and directories included, change hands.
+#[test]
+fn root_gives_away_only_what_it_made() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: needs root to give files away");
+        return;
+    }
+    let sb = Sandbox::new();
+    let tree = Tree::create(&sb.path("alices")).unwrap();
+    tree.write("sub/ours", "made here").unwrap();
+    tree.symlink("ours", "sub/link").unwrap();
+    let sub = sb.path("alices/sub");
+    fs::write(sub.join("theirs"), "someone else's").unwrap();
+    std::os::unix::fs::chown(sub.join("theirs"), Some(5000), Some(5000)).unwrap();
+    let secret = sb.path("roots-secret");
+    fs::write(&secret, "root's").unwrap();
+    fs::hard_link(&secret, sub.join("linked")).unwrap();
+    tree.give(4242, 4243).unwrap();
+    let owner = |p: &Path| {
+        let m = fs::symlink_metadata(p).unwrap();
+        (m.uid(), m.gid())
+    };
+    for given in ["alices", "alices/sub", "alices/sub/ours", "alices/sub/link"] {
+        assert_eq!(owner(&sb.path(given)), (4242, 4243), "{given}");
+    }
+    assert_eq!(owner(&sub.join("theirs")), (5000, 5000));
+    assert_eq!(owner(&secret), (0, 0));
 }
