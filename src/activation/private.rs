@@ -233,9 +233,16 @@ fn sweep(root: &Dir, key: &str, keep: &str) -> Result<()> {
         }
         let stale =
             temporary || old.starts_with(&format!("{key}-")) || environment_gone(root, &old);
+        if !stale {
+            continue;
+        }
         // A directory a running command still uses waits for a later run.
-        if stale && let Some(_unused) = unused(root, &old)? {
-            root.remove_tree(&old, MARK)?;
+        match unused(root, &old)? {
+            Some(_unused) => root.remove_tree(&old, MARK)?,
+            None => crate::notice::note(&format!(
+                "{} left for now: a running command uses it",
+                root.join(&old).display()
+            )),
         }
     }
     Ok(())
