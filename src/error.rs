@@ -245,6 +245,15 @@ pub enum Error {
         marker: &'static str,
     },
 
+    /// `envhook demo DIR` where DIR's path itself cannot hold a demo.
+    #[error("refusing to lay out the demo in {path}: {why}", path = .path.display())]
+    DemoPath {
+        /// The directory, as given.
+        path: PathBuf,
+        /// What is wrong with its path.
+        why: &'static str,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),
@@ -258,7 +267,8 @@ impl Error {
             | Error::NoMessage { .. }
             | Error::UnknownGpu { .. }
             | Error::UnknownManPage { .. }
-            | Error::NotADemo { .. } => self.usage_hint(),
+            | Error::NotADemo { .. }
+            | Error::DemoPath { .. } => self.usage_hint(),
             Error::AmbiguousEnv { .. }
             | Error::NoEnvSelected
             | Error::NotAnEnv { .. }
@@ -301,6 +311,11 @@ impl Error {
             Error::UnknownManPage { known, .. } => {
                 Some(format!("pages: envhook, {}", known.join(", ")))
             }
+            Error::DemoPath { .. } => Some(
+                "name a directory whose path holds no line break and ends in its name: \
+                 `envhook demo DIR`"
+                    .into(),
+            ),
             Error::NotADemo { path, marker, .. } => Some(format!(
                 "envhook demo writes only into a directory that does not exist, an empty one, \
                  or an earlier demo (which holds {}), and {} is none of these; name another \

@@ -45,3 +45,11 @@ pub fn note(message: &str) {
         let _ = writeln!(std::io::stderr().lock(), "note: {message}");
     }
 }
+
+/// Say, before envhook blocks, what it waits for (unless `-q`): a wait of
+/// up to minutes without a word looks like a hang.
+pub fn waiting(what: &str) {
+    if verbosity() >= Verbosity::Normal {
+        let _ = writeln!(std::io::stderr().lock(), "envhook: waiting for {what}");
+    }
+}

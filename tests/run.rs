@@ -365,3 +365,122 @@ fn a_command_that_cannot_start_exits_127_or_126() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Waits (bounded: 30 s) for `path` to hold something; its text.
+fn wait_for_file(path: &Path) -> String {
+    for _ in 0..600 {
+        if let Ok(text) = fs::read_to_string(path)
+            && !text.is_empty()
+        {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("{} never appeared", path.display());
+}
+
+/// A job still running keeps its private directory (#38): the packages
+/// change meanwhile, and the next run builds a new directory but leaves the
+/// job's, links and all; the first run after the job ends sweeps it.
+#[test]
+fn a_running_jobs_directory_outlives_a_change_of_packages() {
+    let sb = Sandbox::new();
+    let mut env = support::cuda11_paddle(&sb.path("env"));
+    let xdg = runtime_dir(&sb);
+    let (seen, done) = (sb.path("seen"), sb.path("done"));
+    // The job says what it was given, waits for the test (30 s at most),
+    // then counts the links it still finds.
+    let job = "PATH=\"$PATH:/usr/bin:/bin\"
+        printf %s \"$LD_LIBRARY_PATH\" > \"$1.tmp\" && mv \"$1.tmp\" \"$1\"
+        i=0; while [ ! -e \"$2\" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+        ls -A \"${LD_LIBRARY_PATH%%:*}\" | wc -l";
+    let first = sb
+        .envhook_std()
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .args(["run", "-p"])
+        .arg(&env.prefix)
+        .args(["--", "/bin/sh", "-c", job, "job"])
+        .args([&seen, &done])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let dir = private_dir(&wait_for_file(&seen));
+    env.conda(
+        support::CondaPkg::new("nccl", "2.18.3.1", "h12f7317_0")
+            .files(vec![support::FileSpec::File("lib/libnccl.so.2")]),
+    );
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(private_dir(&value), dir);
+    let in_use = dir.join("libcudnn.so.8").symlink_metadata().is_ok();
+    fs::write(&done, "").unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(in_use, "the running job's {} was swept", dir.display());
+    let links: usize = String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(links > 1, "the job found {links} entries in its directory");
+    // The job is over: the next run removes its directory.
+    let (code, _, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!dir.exists(), "{} outlived its job", dir.display());
+}
+
+/// A file of the user's among the private directories (`notes.txt`) is
+/// not envhook's and not in the way: runs go on and leave it (#38).
+#[test]
+fn a_stray_file_in_the_private_directory_is_skipped() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let xdg = runtime_dir(&sb);
+    let (code, _, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    let notes = xdg.join("envhook-run/notes.txt");
+    fs::write(&notes, "mine").unwrap();
+    let (code, value, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(private_dir(&value).join("libcudnn.so.8").exists());
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "mine");
+}
+
+/// A run that finds another holding the private directory's lock says,
+/// once and before it waits, what it waits for; it goes on when the lock
+/// is released (#38).
+#[test]
+fn a_run_says_what_it_waits_for() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let xdg = runtime_dir(&sb);
+    let (code, _, err) = run(&sb, &env.prefix, &[("XDG_RUNTIME_DIR", &xdg)]);
+    assert_eq!(code, 0, "{err}");
+    let lock = fs::File::open(xdg.join("envhook-run/.lock")).unwrap();
+    lock.lock().unwrap();
+    let stderr = sb.path("stderr");
+    let mut waiting = sb
+        .envhook_std()
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .args(["run", "-p"])
+        .arg(&env.prefix)
+        .args(["--", "/bin/true"])
+        .stderr(fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    // Up to 10 s for the notice, then the lock goes either way.
+    let said = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        fs::read_to_string(&stderr).is_ok_and(|t| !t.is_empty())
+    });
+    drop(lock);
+    let status = waiting.wait().unwrap();
+    let err = fs::read_to_string(&stderr).unwrap();
+    assert!(said, "nothing said while waiting: {err:?}");
+    assert!(status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&xdg.join("envhook-run/.lock").display().to_string()),
+        "{err}"
+    );
+    assert!(err.contains("another envhook run"), "{err}");
+}

@@ -190,6 +190,14 @@ pub fn temp_name(what: &str) -> String {
     )
 }
 
+/// The directory's own handle: for a lock held on the directory itself
+/// (`envhook run`'s, while its command runs).
+impl AsFd for Dir<'_> {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
 impl<'p> Dir<'p> {
     /// The directory's path (for messages).
     pub fn path(&self) -> &Path {

@@ -21,7 +21,16 @@
 //! removes another's build in progress. The sweep removes, besides the same
 //! environment's stale directories, temporary ones a killed run left and
 //! the directories of environments that no longer exist (the mark file
-//! names the prefix).
+//! names the prefix); entries that are not directories are not its
+//! business and are left.
+//!
+//! A directory in use is never swept: each run takes, still under the
+//! turn, a shared `flock` on its directory through a handle without
+//! close-on-exec, which the command inherits when it replaces envhook, so
+//! the lock lasts as long as the command (and whatever it started keeping
+//! the handle). The sweep removes only a directory it can lock
+//! exclusively without waiting; one in use waits for a run after its
+//! jobs end.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -48,9 +57,20 @@ const LOCK: &str = ".lock";
 /// milliseconds, so a holder this slow is stuck.
 const PATIENCE: Duration = Duration::from_secs(120);
 
-/// The private link directory for `inv`'s environment, built or reused;
-/// `None` when the environment has no CUDA libraries.
-pub fn link_dir(inv: &Inventory, ctx: &Context) -> Result<Option<PathBuf>> {
+/// A private link directory, held: while `lock` (a shared lock on the
+/// directory, through a handle the command inherits) is open, no sweep
+/// removes it.
+#[derive(Debug)]
+pub struct InUse {
+    /// The directory.
+    pub path: PathBuf,
+    /// Kept open until the command has replaced envhook.
+    _lock: std::fs::File,
+}
+
+/// The private link directory for `inv`'s environment, built or reused,
+/// and held; `None` when the environment has no CUDA libraries.
+pub fn link_dir(inv: &Inventory, ctx: &Context) -> Result<Option<InUse>> {
     let Some(spec) = HookSpec::from_inventory(inv, Mode::Isolated)? else {
         return Ok(None);
     };
@@ -87,18 +107,65 @@ pub fn link_dir(inv: &Inventory, ctx: &Context) -> Result<Option<PathBuf>> {
         Entry::Missing => build(&root, &name, &inv.prefix, &iso)?,
         other => return Err(not_ours(&root_path, &name, &other.describe())),
     }
+    // Held before the turn ends, so no other run's sweep sees it unused.
+    let lock = hold(&root, &name)?;
     sweep(&root, &key, &name)?;
-    Ok(Some(root_path.join(name)))
+    Ok(Some(InUse {
+        path: root_path.join(name),
+        _lock: lock,
+    }))
+}
+
+/// A shared lock on the directory `name`, through a handle that stays
+/// open across `exec` (a plain `dup` has no close-on-exec): the command
+/// holds it from then on.
+fn hold(root: &Dir, name: &str) -> Result<std::fs::File> {
+    let dir = root.subdir(name, false)?.ok_or_else(|| Error::PrivateDir {
+        path: root.join(name),
+        why: "it was gone as soon as it was built".into(),
+    })?;
+    let held = std::fs::File::from(
+        rustix::io::dup(&dir).map_err(|e| Error::read(root.join(name), e.into()))?,
+    );
+    held.lock_shared()
+        .map_err(|e| Error::write(root.join(name), e))?;
+    Ok(held)
+}
+
+/// An exclusive lock on the directory `name`, if no one holds it (no
+/// running command uses it); `None` otherwise.
+fn unused(root: &Dir, name: &str) -> Result<Option<std::fs::File>> {
+    let Some(dir) = root.subdir(name, false)? else {
+        return Ok(None);
+    };
+    let fd = rustix::io::fcntl_dupfd_cloexec(&dir, 0)
+        .map_err(|e| Error::read(root.join(name), e.into()))?;
+    let file = std::fs::File::from(fd);
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::write(root.join(name), e)),
+    }
 }
 
 /// Wait for this user's other runs to finish with the directory.
 fn take_turn(root: &Dir, root_path: &Path) -> Result<std::fs::File> {
     let file = root.open_lock_file(LOCK)?;
     let start = Instant::now();
+    let mut said = false;
     loop {
         match file.try_lock() {
             Ok(()) => return Ok(file),
             Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < PATIENCE => {
+                if !said {
+                    said = true;
+                    crate::notice::waiting(&format!(
+                        "another envhook run, which holds {} while it builds or sweeps \
+                         the private link directories (at most {} s)",
+                        root_path.join(LOCK).display(),
+                        PATIENCE.as_secs()
+                    ));
+                }
                 std::thread::sleep(Duration::from_millis(10));
             }
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -148,14 +215,15 @@ fn build(
 
 /// Remove, under the lock: the same environment's directories for other
 /// packages, temporary directories a killed run left, and directories of
-/// environments that no longer exist.
+/// environments that no longer exist; none that a command still uses.
 fn sweep(root: &Dir, key: &str, keep: &str) -> Result<()> {
     for old in root.names()? {
-        if old == keep || old == LOCK {
+        // A user's file (`notes.txt`) is not in the way of anything.
+        if old == keep || old == LOCK || root.entry(&old)? != Entry::Dir {
             continue;
         }
         let temporary = old.starts_with(&format!("{}run-", confined::TEMP_PREFIX));
-        if temporary && root.entry(&old)? == Entry::Dir && !root.is_marked_dir(&old, MARK)? {
+        if temporary && !root.is_marked_dir(&old, MARK)? {
             // Killed between making it and writing the mark: empty.
             root.remove_empty_dir(&old);
             continue;
@@ -165,8 +233,16 @@ fn sweep(root: &Dir, key: &str, keep: &str) -> Result<()> {
         }
         let stale =
             temporary || old.starts_with(&format!("{key}-")) || environment_gone(root, &old);
-        if stale {
-            root.remove_tree(&old, MARK)?;
+        if !stale {
+            continue;
+        }
+        // A directory a running command still uses waits for a later run.
+        match unused(root, &old)? {
+            Some(_unused) => root.remove_tree(&old, MARK)?,
+            None => crate::notice::note(&format!(
+                "{} left for now: a running command uses it",
+                root.join(&old).display()
+            )),
         }
     }
     Ok(())

@@ -91,6 +91,11 @@ pub enum Command {
     /// shaped like real ones (CUDA 11 + Paddle, CUDA 12 + pytorch, pip's
     /// nvidia wheels, CPU only), with real shared objects; nothing is
     /// installed. Running it again replaces the demo it wrote, and only that.
+    /// DIR is never a symbolic link (however spelled: `link/` too), and
+    /// nothing is written through one. Run as root in a directory another
+    /// user owns (DIR, or its parent where DIR is made), the demo is that
+    /// user's: everything made there is given to the directory's owner, so
+    /// they can use and replace it without root.
     #[command(after_help = crate::exit::SUMMARY)]
     Demo(DemoArgs),
 }

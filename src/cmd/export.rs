@@ -35,6 +35,9 @@ struct Matched {
     /// The link directory is the one `envhook install` will make: not on
     /// this machine yet.
     planned: bool,
+    /// `run`'s private link directory, held until the command replaces
+    /// envhook (which inherits the hold).
+    _in_use: Option<crate::activation::private::InUse>,
 }
 
 /// `private`: `run`'s fallback where the environment has no link
@@ -50,13 +53,15 @@ fn dirs_of(
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
     let inv = Inventory::read(&prefix)?;
     let mut planned = false;
+    let mut in_use = None;
     let (mode, dirs) = match spec::matched_dirs(&inv, mode) {
-        Err(Error::NotInstalled { .. }) if private && mode.is_none() => (
-            Mode::Isolated,
-            crate::activation::private::link_dir(&inv, ctx)?
-                .into_iter()
-                .collect(),
-        ),
+        Err(Error::NotInstalled { .. }) if private && mode.is_none() => {
+            in_use = crate::activation::private::link_dir(&inv, ctx)?;
+            (
+                Mode::Isolated,
+                in_use.iter().map(|u| u.path.clone()).collect(),
+            )
+        }
         // export: the link directory `envhook install` will make, which is
         // what an image that runs it holds.
         Err(Error::NotInstalled { .. }) if !private => {
@@ -81,6 +86,7 @@ fn dirs_of(
         mode,
         dirs,
         planned,
+        _in_use: in_use,
     })
 }
 
@@ -199,7 +205,9 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
 /// `CONDA_DEFAULT_ENV` name it; `LD_LIBRARY_PATH` gets what the hook would
 /// put there. Other packages' activate.d scripts are not run (envhook does
 /// not execute code it did not write). Without envhook's link directory in
-/// the environment, a private one is used ([`crate::activation::private`]).
+/// the environment, a private one is used ([`crate::activation::private`]),
+/// held while the command runs: `m` lives until `exec`, and the command
+/// inherits the hold's handle (one open directory more in its table).
 pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
     let m = dirs_of(&args.env, args.mode, ctx, true)?;
     let (program, rest) = args.command.split_first().expect("clap requires a command");

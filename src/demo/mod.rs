@@ -9,23 +9,26 @@
 //! shared object, written by [`elf`] without a compiler, so the binary a
 //! pip user installed lays it out alone.
 //!
+//! Everything is written through a directory handle ([`tree`]), never by
+//! path, so a link swapped in below it cannot redirect a write.
+//!
 //! The integration tests build their prefixes with the same code
 //! (tests/support includes this module), so nothing here names the crate:
-//! it needs std, `fs_err`, `serde_json` and `object`, and nothing of
-//! envhook's.
+//! it needs std, `fs_err`, `rustix`, `serde_json` and `object`, and
+//! nothing of envhook's.
 
 pub mod elf;
 pub mod prefix;
 pub mod presets;
+pub mod tree;
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
-
-use fs_err as fs;
 
 use prefix::{CondaPkg, Env};
 use presets::{cpu_only, cuda11_paddle, cuda12_split, pip_wheels};
+use tree::Tree;
 
 /// The file that marks a directory as a demo `envhook demo` wrote (and
 /// may replace).
@@ -56,27 +59,26 @@ pub fn object() -> io::Result<&'static [u8]> {
     Ok(BYTES.get_or_init(|| bytes))
 }
 
-/// Lay the demo installation out in `dir` (which exists), every library
-/// file holding `lib`. Returns the root prefix and the home directory.
-pub fn lay_out(dir: &Path, lib: &'static [u8]) -> io::Result<(PathBuf, PathBuf)> {
-    let root = dir.join("miniconda3");
-    let mut base = Env::new(&root, lib)?;
+/// Lay the demo installation out in `dir`, every library file holding
+/// `lib`. Returns the root prefix and the home directory.
+pub fn lay_out(dir: &Tree, lib: &'static [u8]) -> io::Result<(PathBuf, PathBuf)> {
+    let root = dir.dir("miniconda3")?;
+    let root_path = root.path().to_path_buf();
+    let envs = root.dir("envs")?;
+    let mut base = Env::at(root, lib)?;
     base.python("3.12.4")?;
     base.conda(CondaPkg::new("conda", "24.11.3", "py312h7900ff3_0"))?;
-    let envs = root.join("envs");
-    cuda11_paddle(&envs.join("paddle"), lib)?;
-    cuda12_split(&envs.join("torch"), lib)?;
-    pip_wheels(&envs.join("wheels"), lib)?;
-    cpu_only(&envs.join("cpu"), lib)?;
+    cuda11_paddle(envs.dir("paddle")?, lib)?;
+    cuda12_split(envs.dir("torch")?, lib)?;
+    pip_wheels(envs.dir("wheels")?, lib)?;
+    cpu_only(envs.dir("cpu")?, lib)?;
 
     // As conda leaves it: every environment it created, and one deleted by
     // hand since (`audit` reports the stale entry).
-    let home = dir.join("home");
-    fs::create_dir_all(home.join(".conda"))?;
-    let mut listing = format!("{}\n", root.display());
+    let mut listing = format!("{}\n", root_path.display());
     for name in ENVIRONMENTS.iter().chain(&["deleted-by-hand"]) {
-        listing.push_str(&format!("{}\n", envs.join(name).display()));
+        listing.push_str(&format!("{}\n", envs.path().join(name).display()));
     }
-    fs::write(home.join(".conda/environments.txt"), listing)?;
-    Ok((root, home))
+    dir.write("home/.conda/environments.txt", listing)?;
+    Ok((root_path, dir.path().join("home")))
 }

@@ -6,11 +6,12 @@
 //! and the quirks of real ones (`"features": ""`, `"track_features": ""`,
 //! channel with and without subdir). Library files are real files and
 //! symlinks arranged as the conda-forge and PyPI packages arrange them.
+//! Every write goes through a [`Tree`], never by path.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use fs_err as fs;
+use super::tree::Tree;
 
 /// One file a package installs.
 #[derive(Clone, Debug)]
@@ -132,6 +133,8 @@ impl PipDist {
 /// A prefix under construction.
 pub struct Env {
     pub prefix: PathBuf,
+    /// Where it is written.
+    tree: Tree,
     python: Option<&'static str>,
     /// The bytes of every library file it gets: a real shared object, so
     /// that the loader simulation accepts it like the real thing.
@@ -156,15 +159,20 @@ fn hex(seed: &str, len: usize) -> String {
 impl Env {
     /// An empty environment: `conda-meta/` with a `history` file.
     /// `lib` is what every library file it gets holds.
+    #[allow(dead_code)] // for tests/support's prefixes; the demo opens its own
     pub fn new(prefix: impl Into<PathBuf>, lib: &'static [u8]) -> io::Result<Self> {
-        let prefix = prefix.into();
-        fs::create_dir_all(prefix.join("conda-meta"))?;
-        fs::write(
-            prefix.join("conda-meta/history"),
+        Env::at(Tree::create(&prefix.into())?, lib)
+    }
+
+    /// [`Env::new`] in a directory already open.
+    pub fn at(tree: Tree, lib: &'static [u8]) -> io::Result<Self> {
+        tree.write(
+            "conda-meta/history",
             "==> 2024-04-25 02:54:58 <==\n# cmd: /opt/conda/bin/conda create -n env\n# conda version: 24.3.0\n",
         )?;
         Ok(Env {
-            prefix,
+            prefix: tree.path().to_path_buf(),
+            tree,
             python: None,
             lib,
         })
@@ -177,42 +185,47 @@ impl Env {
 
     /// Install a python record and create its site-packages.
     pub fn python(&mut self, version: &'static str) -> io::Result<&mut Self> {
-        let mm: Vec<&str> = version.split('.').take(2).collect();
-        let site = format!("lib/python{}/site-packages", mm.join("."));
-        fs::create_dir_all(self.prefix.join(&site))?;
+        self.python = Some(version);
+        self.tree.dir(self.site_rel())?;
         self.conda(
             CondaPkg::new("python", version, "hd12c33a_0_cpython")
                 .files(vec![FileSpec::File("bin/python3")]),
         )?;
-        let link = self.prefix.join("bin/python");
-        if !link.exists() {
-            fs::os::unix::fs::symlink("python3", link)?;
+        if !self.tree.exists("bin/python")? {
+            self.tree.symlink("python3", "bin/python")?;
         }
-        self.python = Some(version);
         Ok(self)
     }
 
     /// The site-packages directory (python must be installed first).
+    #[allow(dead_code)] // for tests/support's prefixes
     pub fn site(&self) -> PathBuf {
-        let v = self.python.expect("call python() first");
-        let mm: Vec<&str> = v.split('.').take(2).collect();
-        self.prefix
-            .join(format!("lib/python{}/site-packages", mm.join(".")))
+        self.prefix.join(self.site_rel())
     }
 
+    /// [`Env::site`], relative to the prefix.
+    pub fn site_rel(&self) -> PathBuf {
+        let v = self.python.expect("call python() first");
+        let mm: Vec<&str> = v.split('.').take(2).collect();
+        PathBuf::from(format!("lib/python{}/site-packages", mm.join(".")))
+    }
+
+    /// Write a file of the prefix (`rel` below it) with `bytes`.
+    pub fn write(&self, rel: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> io::Result<()> {
+        self.tree.write(rel, bytes)
+    }
+
+    /// Lay `files` out below `base` (relative to the prefix); the
+    /// directory of an absent file is made all the same.
     fn lay_out(&self, base: &Path, files: &[FileSpec]) -> io::Result<()> {
         for f in files {
-            let path = base.join(f.rel());
-            if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir)?;
-            }
+            let rel = base.join(f.rel());
             match f {
-                FileSpec::File(_) => fs::write(&path, self.lib)?,
-                FileSpec::Link(_, target) => {
-                    let _ = fs::remove_file(&path);
-                    fs::os::unix::fs::symlink(target, &path)?;
+                FileSpec::File(_) => self.tree.write(&rel, self.lib)?,
+                FileSpec::Link(_, target) => self.tree.symlink(target, &rel)?,
+                FileSpec::Absent(_) => {
+                    self.tree.dir(rel.parent().unwrap_or(Path::new("")))?;
                 }
-                FileSpec::Absent(_) => {}
             }
         }
         Ok(())
@@ -221,7 +234,7 @@ impl Env {
     /// Install a conda package: its files and its record. Returns the
     /// record's path.
     pub fn conda(&mut self, pkg: CondaPkg) -> io::Result<PathBuf> {
-        self.lay_out(&self.prefix, &pkg.files)?;
+        self.lay_out(Path::new(""), &pkg.files)?;
         let fn_ = format!("{}-{}-{}.conda", pkg.name, pkg.version, pkg.build);
         let url = format!(
             "https://conda.anaconda.org/conda-forge/{}/{fn_}",
@@ -276,38 +289,35 @@ impl Env {
         if pkg.subdir == "noarch" {
             record["noarch"] = "generic".into();
         }
-        let path = self
-            .prefix
-            .join("conda-meta")
-            .join(format!("{}-{}-{}.json", pkg.name, pkg.version, pkg.build));
-        fs::write(&path, serde_json::to_string_pretty(&record)?)?;
-        Ok(path)
+        let rel = format!("conda-meta/{}-{}-{}.json", pkg.name, pkg.version, pkg.build);
+        self.tree
+            .write(&rel, serde_json::to_string_pretty(&record)?)?;
+        Ok(self.prefix.join(rel))
     }
 
     /// Install a pip distribution into site-packages. Returns the dist-info
     /// directory.
     pub fn pip(&mut self, dist: PipDist) -> io::Result<PathBuf> {
-        let site = self.site();
+        let site = self.site_rel();
         self.lay_out(&site, &dist.files)?;
         let escaped = dist.name.replace('-', "_");
         let info_rel = format!("{escaped}-{}.dist-info", dist.version);
-        let info = site.join(&info_rel);
-        fs::create_dir_all(&info)?;
+        let info = self.tree.dir(site.join(&info_rel))?;
         let requires: String = dist
             .requires
             .iter()
             .map(|r| format!("Requires-Dist: {r}\n"))
             .collect();
-        fs::write(
-            info.join("METADATA"),
+        info.write(
+            "METADATA",
             format!(
                 "Metadata-Version: 2.1\nName: {}\nVersion: {}\nSummary: fixture\nRequires-Python: >=3\n{requires}\nLong description.\n",
                 dist.name, dist.version
             ),
         )?;
-        fs::write(info.join("INSTALLER"), format!("{}\n", dist.installer))?;
-        fs::write(
-            info.join("WHEEL"),
+        info.write("INSTALLER", format!("{}\n", dist.installer))?;
+        info.write(
+            "WHEEL",
             "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.41.2)\nRoot-Is-Purelib: false\nTag: py3-none-manylinux2014_x86_64\n",
         )?;
         let mut record = String::new();
@@ -320,18 +330,14 @@ impl Env {
             ));
         }
         for (rel, body) in &dist.texts {
-            let path = site.join(rel);
-            if let Some(dir) = path.parent() {
-                fs::create_dir_all(dir)?;
-            }
-            fs::write(&path, body)?;
+            self.tree.write(site.join(rel), body)?;
             record.push_str(&format!("{rel},sha256={},{}\n", hex(rel, 43), body.len()));
         }
         for meta in ["METADATA", "INSTALLER", "WHEEL"] {
             record.push_str(&format!("{info_rel}/{meta},,\n"));
         }
         record.push_str(&format!("{info_rel}/RECORD,,\n"));
-        fs::write(info.join("RECORD"), record)?;
-        Ok(info)
+        info.write("RECORD", record)?;
+        Ok(info.path().to_path_buf())
     }
 }

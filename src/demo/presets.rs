@@ -2,18 +2,16 @@
 //! (the integration tests lay them out too).
 
 use std::io;
-use std::path::Path;
-
-use fs_err as fs;
 
 use super::prefix::{CondaPkg, Env, FileSpec, PipDist};
+use super::tree::Tree;
 
 /// CUDA 11 the conda way: `cudatoolkit` 11.8 with everything flat in `lib/`
 /// (symlink chains `libcudart.so -> .so.11.0 -> .so.11.8.89`), `cudnn` 8.9
 /// (defaults build `cuda11_0`), `nccl`, and the Paddle 2.5 CUDA 11.6 wheel.
-pub fn cuda11_paddle(prefix: &Path, lib: &'static [u8]) -> io::Result<Env> {
+pub fn cuda11_paddle(at: Tree, lib: &'static [u8]) -> io::Result<Env> {
     use FileSpec::*;
-    let mut env = Env::new(prefix, lib)?;
+    let mut env = Env::at(at, lib)?;
     env.python("3.10.14")?;
     env.conda(
         CondaPkg::new("cudatoolkit", "11.8.0", "h4ba93d1_13").files(vec![
@@ -84,13 +82,13 @@ pub fn cuda11_paddle(prefix: &Path, lib: &'static [u8]) -> io::Result<Env> {
 /// real files live in `targets/x86_64-linux/lib` with `lib/` symlinks,
 /// cuDNN 9 from the 2025 split (`cudnn` metapackage -> `libcudnn`),
 /// `nccl`, the driver stub, and conda-forge's pytorch 2.4.1 CUDA build.
-pub fn cuda12_split(prefix: &Path, lib: &'static [u8]) -> io::Result<Env> {
-    let mut env = Env::new(prefix, lib)?;
+pub fn cuda12_split(at: Tree, lib: &'static [u8]) -> io::Result<Env> {
+    let mut env = Env::at(at, lib)?;
     env.python("3.12.4")?;
     cuda12_toolkit(&mut env)?;
     cuda12_libraries(&mut env)?;
-    fs::write(
-        env.site().join("torch/version.py"),
+    env.write(
+        env.site_rel().join("torch/version.py"),
         "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n__version__ = '2.4.1'\ndebug = False\ncuda: Optional[str] = '12.0'\ngit_version = 'Unknown'\nhip: Optional[str] = None\n",
     )?;
     Ok(env)
@@ -228,9 +226,9 @@ fn cuda12_libraries(env: &mut Env) -> io::Result<()> {
 
 /// CUDA from pip only: PyPI torch 2.3.1 with the pinned `nvidia-*-cu12`
 /// wheels (files under `site-packages/nvidia/<lib>/lib`, no symlinks).
-pub fn pip_wheels(prefix: &Path, lib: &'static [u8]) -> io::Result<Env> {
+pub fn pip_wheels(at: Tree, lib: &'static [u8]) -> io::Result<Env> {
     use FileSpec::*;
-    let mut env = Env::new(prefix, lib)?;
+    let mut env = Env::at(at, lib)?;
     env.python("3.11.9")?;
     env.pip(
         PipDist::new("nvidia-cuda-runtime-cu12", "12.1.105").files(vec![
@@ -272,9 +270,9 @@ pub fn pip_wheels(prefix: &Path, lib: &'static [u8]) -> io::Result<Env> {
 }
 
 /// No CUDA anywhere: conda-forge CPU pytorch and the CPU Paddle wheel.
-pub fn cpu_only(prefix: &Path, lib: &'static [u8]) -> io::Result<Env> {
+pub fn cpu_only(at: Tree, lib: &'static [u8]) -> io::Result<Env> {
     use FileSpec::*;
-    let mut env = Env::new(prefix, lib)?;
+    let mut env = Env::at(at, lib)?;
     env.python("3.13.1")?;
     env.conda(CondaPkg::new("numpy", "2.1.3", "py313h4bf6692_0").files(vec![File("lib/python3.13/site-packages/numpy/_core/_multiarray_umath.cpython-313-x86_64-linux-gnu.so")]))?;
     env.conda(

@@ -16,6 +16,7 @@ pub mod terminal;
 pub mod demo_layout;
 
 pub use demo_layout::prefix::{CondaPkg, FileSpec, PipDist};
+use demo_layout::tree::Tree;
 use demo_layout::{prefix, presets};
 
 /// The bytes of every fixture library: a real, 1.5 kB x86-64 shared object
@@ -92,22 +93,22 @@ impl Env {
 
 /// The demo's `paddle` (`src/demo/presets.rs`).
 pub fn cuda11_paddle(prefix: &Path) -> Env {
-    Env(presets::cuda11_paddle(prefix, LIB_BYTES).unwrap())
+    Env(presets::cuda11_paddle(Tree::create(prefix).unwrap(), LIB_BYTES).unwrap())
 }
 
 /// The demo's `torch`.
 pub fn cuda12_split(prefix: &Path) -> Env {
-    Env(presets::cuda12_split(prefix, LIB_BYTES).unwrap())
+    Env(presets::cuda12_split(Tree::create(prefix).unwrap(), LIB_BYTES).unwrap())
 }
 
 /// The demo's `wheels`.
 pub fn pip_wheels(prefix: &Path) -> Env {
-    Env(presets::pip_wheels(prefix, LIB_BYTES).unwrap())
+    Env(presets::pip_wheels(Tree::create(prefix).unwrap(), LIB_BYTES).unwrap())
 }
 
 /// The demo's `cpu`.
 pub fn cpu_only(prefix: &Path) -> Env {
-    Env(presets::cpu_only(prefix, LIB_BYTES).unwrap())
+    Env(presets::cpu_only(Tree::create(prefix).unwrap(), LIB_BYTES).unwrap())
 }
 
 /// CUDA 13 from pip: the suffix-less toolkit wheels share `nvidia/cu13/lib`,
