@@ -352,3 +352,25 @@ fn the_architectures_a_paddle_build_lists_decide_where_it_runs() {
     assert!(!fix.contains("stable/cu118"), "{fix}");
     assert!(findings(&check_on(&sb, &cu118.prefix, "A100"), "gpu-unsupported").is_empty());
 }
+
+#[test]
+fn explain_says_paddles_cudnn_warning_is_a_warning_where_the_wheel_pins_below_its_build() {
+    let sb = Sandbox::new();
+    let env = paddle_331_cu126(&sb.path("envs/p"), "9.5.1.17");
+    let message = "W1207 12:00:00.000000  1234 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled with CUDNN 9.9, but CUDNN version in your machine is 9.5, which may cause serious incompatible bug. Please recompile or reinstall Paddle with compatible CUDNN version.";
+    let out = sb
+        .envhook()
+        .args(["explain", message, "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = json.to_string();
+    assert!(
+        text.contains("a start-up warning, not an error")
+            && text.contains("nvidia-cudnn-cu12==9.5.1.17"),
+        "{text}"
+    );
+    // No command: the pin is installed, and moving past it breaks it.
+    assert!(!text.contains("pip install"), "{text}");
+}

@@ -40,12 +40,9 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     };
     // Hooks nobody needs are not written unasked; ones already there are
     // refreshed (whoever installed them asked).
-    if !args.always && !has_hooks(&prefix) {
-        let report = judged(&inv, ctx)?;
-        if report.hook_not_needed() {
-            findings.extend(missing(report));
-            return not_needed(&prefix, &findings, out);
-        }
+    if let Some(lacking) = unneeded(args, &prefix, &inv, ctx)? {
+        findings.extend(lacking);
+        return not_needed(&prefix, &findings, out);
     }
     findings.extend(spec.notes.iter().cloned());
     let take_over = if args.replace_handwritten {
@@ -294,6 +291,22 @@ fn has_hooks(prefix: &std::path::Path) -> bool {
             .join(format!("etc/conda/activate.d/envhook.{ext}"))
             .exists()
     })
+}
+
+/// Whether the hooks are not needed (not asked for with `--always`, none
+/// there to refresh, and the rules find no library a hook would change),
+/// with what the environment lacks, which no hook provides.
+fn unneeded(
+    args: &InstallArgs,
+    prefix: &std::path::Path,
+    inv: &Inventory,
+    ctx: &Context,
+) -> Result<Option<Vec<Problem>>> {
+    if args.always || has_hooks(prefix) {
+        return Ok(None);
+    }
+    let report = judged(inv, ctx)?;
+    Ok(report.hook_not_needed().then(|| missing(report)))
 }
 
 /// The rules' report on the environment, judged without a driver:

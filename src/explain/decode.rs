@@ -38,6 +38,32 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         }
         return a;
     };
+    // The message names the build's own version: one no build here was
+    // made with came from another environment.
+    if let Some(other) = not_this_build(f, component, built) {
+        a.diagnosis = format!(
+            "the message names a build made with {what} {built}; {other}: it came from another \
+             environment or another installation"
+        );
+        a.verdict = Verdict::NotHere;
+        return a;
+    }
+    // A wheel pinned below the cuDNN it was compiled with (Paddle 3.x
+    // cu126) warns at every start and runs: check's info says so, and no
+    // fix to the pin or past it changes anything worth changing.
+    if let Some(p) = report
+        .findings
+        .iter()
+        .find(|p| p.code == "cudnn-pin-below-build")
+    {
+        a.diagnosis = format!(
+            "a start-up warning, not an error: the process loaded {what} {found}, older than the \
+             {built} the framework was compiled with, because its own wheel pins it. {}",
+            p.message
+        );
+        a.verdict = Verdict::Cause;
+        return a;
+    }
     if !older(found, built) {
         a.diagnosis = format!(
             "the process loaded {what} {found}, which is not older than the {built} the build was \
@@ -99,6 +125,37 @@ fn another_copy(report: &Report, elsewhere: &'static str) -> (&'static str, Verd
     } else {
         (elsewhere, Verdict::NotHere)
     }
+}
+
+/// Where every build here whose own build file records its `component`
+/// (cuDNN, the CUDA runtime) records another version than `built` (to the
+/// precision both give): which builds, and with what. `None` where one
+/// matches or none records it; pins and the data's rows say what a build
+/// accepts, not what it was made with, so they are not asked.
+fn not_this_build(f: &Facts, component: &str, built: &str) -> Option<String> {
+    use crate::inventory::builds::Variant;
+    let recorded: Vec<(String, &str)> = f
+        .inv
+        .frameworks
+        .iter()
+        .filter_map(|fw| {
+            let Variant::Cuda { cuda, cudnn } = &fw.build.variant else {
+                return None;
+            };
+            let v = match component {
+                "cudnn" => cudnn.as_deref()?,
+                "cudart" => cuda.as_deref()?,
+                _ => return None,
+            };
+            Some((format!("{} {} was built with {v}", fw.package, fw.version), v))
+        })
+        .collect();
+    let same = |v: &str| match v.contains('.') && built.contains('.') {
+        true => major_minor(v) == major_minor(built),
+        false => crate::data::matrix::major(v) == crate::data::matrix::major(built),
+    };
+    let lines: Vec<String> = recorded.iter().map(|(l, _)| l.clone()).collect();
+    (!recorded.is_empty() && !recorded.iter().any(|(_, v)| same(v))).then(|| lines.join(", "))
 }
 
 /// The framework here whose build names a version of `component`.

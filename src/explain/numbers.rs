@@ -102,6 +102,13 @@ pub fn versions(decode: &str, lower: &str) -> Option<Versions> {
             let found = after(lower, ", nccl version ")?;
             Some(clue("nccl", found.to_string(), None))
         }
+        "paddle-cudnn" => {
+            // "The installed Paddle is compiled with CUDNN 9.9, but CUDNN
+            // version in your machine is 9.5, which may cause ..."
+            let built = after(lower, "compiled with cudnn ")?;
+            let found = after(lower, "cudnn version in your machine is ")?;
+            Some(clue("cudnn", found.to_string(), Some(built.to_string())))
+        }
         "xla-cudnn" => {
             let found = after(lower, "loaded runtime cudnn library: ")?;
             let built = after(lower, "but source was compiled with: ")?;
@@ -172,6 +179,17 @@ mod tests {
                 component: "cudnn".into(),
                 found: "8.6.0".into(),
                 built: Some("8.9.4".into())
+            })
+        );
+        assert_eq!(
+            v(
+                "paddle-cudnn",
+                "W1207 gpu_resources.cc:164] WARNING: device: 0. The installed Paddle is compiled with CUDNN 9.9, but CUDNN version in your machine is 9.5, which may cause serious incompatible bug. Please recompile or reinstall Paddle with compatible CUDNN version."
+            ),
+            Some(Versions {
+                component: "cudnn".into(),
+                found: "9.5".into(),
+                built: Some("9.9".into())
             })
         );
         assert_eq!(v("driver-api", "too old (found version )"), None);

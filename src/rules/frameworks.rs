@@ -52,19 +52,30 @@ pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> V
     findings
 }
 
-/// The claim a build pairs with: one of the build's own major when the
+/// The claim a build pairs with: the wheel its own pins name (torch's
+/// `nvidia-cudnn-cu13`, where TensorFlow's `nvidia-cudnn-cu12` of the same
+/// cuDNN major sits beside it), else one of the build's own major when the
 /// environment holds several (torch's CUDA 13 and TensorFlow's CUDA 12
 /// wheels side by side), else the same installer's, else any.
-fn partner(
-    claims: &[crate::inventory::Claim],
-    installer: Installer,
+fn partner<'c>(
+    claims: &'c [crate::inventory::Claim],
+    fw: &FrameworkBuild,
     want: Option<u32>,
-) -> Option<&crate::inventory::Claim> {
+) -> Option<&'c crate::inventory::Claim> {
+    let installer = fw.installer;
+    let pinned = |c: &&crate::inventory::Claim| {
+        c.installer == Installer::Pip
+            && fw
+                .pins
+                .iter()
+                .any(|p| p.name == crate::inventory::pip::normalize(&c.package))
+    };
     let same_major = |c: &&crate::inventory::Claim| want.is_some() && major(&c.version) == want;
     claims
         .iter()
         .filter(same_major)
-        .find(|c| c.installer == installer)
+        .find(pinned)
+        .or_else(|| claims.iter().filter(same_major).find(|c| c.installer == installer))
         .or_else(|| claims.iter().find(same_major))
         .or_else(|| preferred(claims, installer))
 }
@@ -103,7 +114,7 @@ fn runtime(
 ) -> Vec<Problem> {
     let fix = || Some(for_framework(f, fw, &["cudart"]));
     let built = built(n);
-    match partner(&f.inv.cuda, fw.installer, major(cuda)) {
+    match partner(&f.inv.cuda, fw, major(cuda)) {
         None if !bundled(f, fw, "cudart") && !static_runtime => vec![finding(
             Severity::Warning,
             "no-cuda-runtime",
@@ -164,7 +175,7 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> 
     };
     let fix = || Some(for_framework(f, fw, &["cudnn"]));
     let built = built(n);
-    match partner(&f.inv.cudnn, fw.installer, major(need)) {
+    match partner(&f.inv.cudnn, fw, major(need)) {
         // A build that runs without cuDNN (ONNX Runtime 1.28+): the
         // library rule says which operators fail without it.
         None if runs_without(f, fw, n, "libcudnn") => Vec::new(),

@@ -162,7 +162,10 @@ pub fn fault(line: &str, prefixes: &[PathBuf]) -> Option<String> {
         if let Some(s) = specs.iter().find(|s| !satisfiable(s)) {
             return Some(format!("no version satisfies {s:?}"));
         }
-        let changes = specs.iter().any(|s| {
+        // A forced reinstall rewrites what is there (files another wheel
+        // wrote over).
+        let forced = line.contains(" --force-reinstall ");
+        let changes = forced || specs.iter().any(|s| {
             s.extras
                 || installed(&prefix, &s.name)
                     .is_none_or(|v| !s.clauses.iter().all(|c| allows(&v, c)))
