@@ -38,30 +38,8 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         }
         return a;
     };
-    // The message names the build's own version: one no build here was
-    // made with came from another environment.
-    if let Some(other) = not_this_build(f, component, built) {
-        a.diagnosis = format!(
-            "the message names a build made with {what} {built}; {other}: it came from another \
-             environment or another installation"
-        );
-        a.verdict = Verdict::NotHere;
-        return a;
-    }
-    // A wheel pinned below the cuDNN it was compiled with (Paddle 3.x
-    // cu126) warns at every start and runs: check's info says so, and no
-    // fix to the pin or past it changes anything worth changing.
-    if let Some(p) = report
-        .findings
-        .iter()
-        .find(|p| p.code == "cudnn-pin-below-build")
-    {
-        a.diagnosis = format!(
-            "a start-up warning, not an error: the process loaded {what} {found}, older than the \
-             {built} the framework was compiled with, because its own wheel pins it. {}",
-            p.message
-        );
-        a.verdict = Verdict::Cause;
+    if let Some((diagnosis, verdict)) = settled(f, report, component, (found, built)) {
+        (a.diagnosis, a.verdict) = (diagnosis, verdict);
         return a;
     }
     if !older(found, built) {
@@ -109,6 +87,41 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
     a
 }
 
+/// What is said before the versions are compared: the message names a
+/// build no build here was made with (it came from another environment),
+/// or a wheel pinned below the cuDNN it was compiled with (Paddle 3.x
+/// cu126), which warns at every start and runs, as check's info says; no
+/// fix to the pin or past it changes anything worth changing.
+fn settled(
+    f: &Facts,
+    report: &Report,
+    component: &str,
+    (found, built): (&str, &str),
+) -> Option<(String, Verdict)> {
+    let what = component_name(component);
+    if let Some(other) = not_this_build(f, component, built) {
+        return Some((
+            format!(
+                "the message names a build made with {what} {built}; {other}: it came from \
+                 another environment or another installation"
+            ),
+            Verdict::NotHere,
+        ));
+    }
+    let p = report
+        .findings
+        .iter()
+        .find(|p| component == "cudnn" && p.code == "cudnn-pin-below-build")?;
+    Some((
+        format!(
+            "a start-up warning, not an error: the process loaded {what} {found}, older than the \
+             {built} the framework was compiled with, because its own wheel pins it. {}",
+            p.message
+        ),
+        Verdict::Cause,
+    ))
+}
+
 /// Which other copy a process loaded, where the environment's is not the
 /// one in the message: the system's when check finds it winning the
 /// loader's search (the cause, below), else `elsewhere` (not here).
@@ -147,7 +160,10 @@ fn not_this_build(f: &Facts, component: &str, built: &str) -> Option<String> {
                 "cudart" => cuda.as_deref()?,
                 _ => return None,
             };
-            Some((format!("{} {} was built with {v}", fw.package, fw.version), v))
+            Some((
+                format!("{} {} was built with {v}", fw.package, fw.version),
+                v,
+            ))
         })
         .collect();
     let same = |v: &str| match v.contains('.') && built.contains('.') {

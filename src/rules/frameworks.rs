@@ -75,7 +75,12 @@ fn partner<'c>(
         .iter()
         .filter(same_major)
         .find(pinned)
-        .or_else(|| claims.iter().filter(same_major).find(|c| c.installer == installer))
+        .or_else(|| {
+            claims
+                .iter()
+                .filter(same_major)
+                .find(|c| c.installer == installer)
+        })
         .or_else(|| claims.iter().find(same_major))
         .or_else(|| preferred(claims, installer))
 }

@@ -151,12 +151,16 @@ pub fn paddle_262(prefix: &Path) -> Env {
     env
 }
 
-/// pip `nvidia-*` wheels, each `(distribution, version, [(file under
-/// site-packages, soname)])`, with real shared objects.
-pub fn wheels(
-    env: &mut Env,
-    wheels: &[(&'static str, &'static str, &[(&'static str, &'static str)])],
-) {
+/// A pip wheel: `(distribution, version, [(file under site-packages,
+/// soname)])`.
+pub type Wheel = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// pip `nvidia-*` wheels, with real shared objects.
+pub fn wheels(env: &mut Env, wheels: &[Wheel]) {
     for (dist, version, files) in wheels {
         env.pip(
             PipDist::new(dist, version)
@@ -170,7 +174,7 @@ pub fn wheels(
 }
 
 /// The CUDA 12 / cuDNN 9 wheels another package pulls in.
-pub const CUDA12_CUDNN9: &[(&str, &str, &[(&str, &str)])] = &[
+pub const CUDA12_CUDNN9: &[Wheel] = &[
     (
         "nvidia-cudnn-cu12",
         "9.1.0.70",
@@ -194,7 +198,7 @@ pub const CUDA12_CUDNN9: &[(&str, &str, &[(&str, &str)])] = &[
 
 /// What `pip install 'cuda-toolkit[...]==11.8.*' 'nvidia-cudnn-cu11>=8.6,<9'`
 /// installed beside them (file names from the real wheels).
-pub const CUDA11_CUDNN8: &[(&str, &str, &[(&str, &str)])] = &[
+pub const CUDA11_CUDNN8: &[Wheel] = &[
     // The metapackage the fix names (PyPI cuda-toolkit 11.8.0): no files.
     ("cuda-toolkit", "11.8.0", &[]),
     (

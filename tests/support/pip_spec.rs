@@ -165,11 +165,12 @@ pub fn fault(line: &str, prefixes: &[PathBuf]) -> Option<String> {
         // A forced reinstall rewrites what is there (files another wheel
         // wrote over).
         let forced = line.contains(" --force-reinstall ");
-        let changes = forced || specs.iter().any(|s| {
-            s.extras
-                || installed(&prefix, &s.name)
-                    .is_none_or(|v| !s.clauses.iter().all(|c| allows(&v, c)))
-        });
+        let changes = forced
+            || specs.iter().any(|s| {
+                s.extras
+                    || installed(&prefix, &s.name)
+                        .is_none_or(|v| !s.clauses.iter().all(|c| allows(&v, c)))
+            });
         if !changes && !specs.is_empty() {
             return Some("every spec is already satisfied: the command changes nothing".into());
         }

@@ -951,7 +951,6 @@ fn dlopen_names_come_from_the_build() {
         linked_in: Vec::new(),
         release: "==1.0".into(),
         pip_cuda_libraries: None,
-        archs: Vec::new(),
         cuda_major: None,
         object: None,
         preloaded_from_wheels: false,
