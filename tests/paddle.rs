@@ -374,3 +374,56 @@ fn explain_says_paddles_cudnn_warning_is_a_warning_where_the_wheel_pins_below_it
     // No command: the pin is installed, and moving past it breaks it.
     assert!(!text.contains("pip install"), "{text}");
 }
+
+#[test]
+fn show_says_what_paddleocr_runs_on() {
+    let sb = Sandbox::new();
+    let show = |prefix: &Path| {
+        let out = sb
+            .envhook()
+            .args(["show", "-p"])
+            .arg(prefix)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let line = |text: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with("paddleocr "))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_string()
+    };
+    // The GPU build beside CUDA 12 wheels: check's error is named.
+    let mut env = paddle_262(&sb.path("envs/gpu"));
+    wheels(&mut env, CUDA12_CUDNN9);
+    env.pip(support::PipDist::new("paddleocr", "2.9.1"));
+    let l = line(&show(&env.prefix));
+    assert!(
+        l.contains("runs on paddlepaddle-gpu 2.6.2, a GPU build that check finds errors for (library-other-major)"),
+        "{l}"
+    );
+    // Fixed, it says how PaddleOCR picks the device.
+    wheels(&mut env, CUDA11_CUDNN8);
+    let l = line(&show(&env.prefix));
+    assert!(
+        l.contains("a GPU build; it uses the GPU where Paddle"),
+        "{l}"
+    );
+    // PyPI's CPU-only paddlepaddle, and no Paddle at all.
+    let mut cpu = support::Env::new(sb.path("envs/cpu"));
+    cpu.python("3.11.7");
+    cpu.pip(support::PipDist::new("paddlepaddle", "3.2.0"));
+    cpu.pip(support::PipDist::new("paddleocr", "3.7.0"));
+    assert!(
+        line(&show(&cpu.prefix)).contains("paddlepaddle 3.2.0, a CPU build: it runs on the CPU")
+    );
+    let mut none = support::Env::new(sb.path("envs/none"));
+    none.python("3.11.7");
+    none.pip(support::PipDist::new("paddlex", "3.7.2"));
+    let text = show(&none.prefix);
+    let l = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("paddlex "))
+        .unwrap();
+    assert!(l.contains("no PaddlePaddle in this environment"), "{l}");
+}

@@ -56,6 +56,7 @@ fn render(
     }
 
     write_frameworks(out, inv)?;
+    write_workloads(out, inv, problems)?;
     write_library_dirs(out, inv)?;
     write_problems(out, problems, &inv.prefix)?;
     let s = &inv.stats;
@@ -101,6 +102,66 @@ fn write_frameworks(out: &mut impl Write, inv: &Inventory) -> std::io::Result<()
             fw.installer.label(),
             fw.build.evidence
         )?;
+    }
+    Ok(())
+}
+
+/// The packages that run on a framework (PaddleOCR on Paddle), and what
+/// each will run on: the framework's build here, how the package picks
+/// the device, and what check finds wrong with that build.
+fn write_workloads(
+    out: &mut impl Write,
+    inv: &Inventory,
+    problems: &[finding::Problem],
+) -> std::io::Result<()> {
+    let here: Vec<_> = crate::data::catalog::CATALOG
+        .workloads()
+        .iter()
+        .filter_map(|w| Some((w, inv.distributions.get(&w.name)?)))
+        .collect();
+    if here.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "
+workloads"
+    )?;
+    for (w, version) in here {
+        let builds: Vec<_> = inv
+            .frameworks
+            .iter()
+            .filter(|fw| fw.framework == w.framework)
+            .collect();
+        let runs_on = match builds.first() {
+            None => format!(
+                "no {} in this environment: it cannot import it",
+                w.framework.display_name()
+            ),
+            Some(fw) if fw.build.variant == Variant::Cpu => format!(
+                "{} {}, a CPU build: it runs on the CPU",
+                fw.package, fw.version
+            ),
+            Some(fw) => {
+                let label = format!("{} {}", fw.package, fw.version);
+                let errors: Vec<&str> = problems
+                    .iter()
+                    .filter(|p| {
+                        p.severity == finding::Severity::Error && p.message.contains(&label)
+                    })
+                    .map(|p| p.code)
+                    .collect();
+                match errors.is_empty() {
+                    true => format!("{label}, a GPU build; {}", w.device),
+                    false => format!(
+                        "{label}, a GPU build that check finds errors for ({}): fix them first; {}",
+                        errors.join(", "),
+                        w.device
+                    ),
+                }
+            }
+        };
+        writeln!(out, "  {:<14} {version} (pip)  runs on {runs_on}", w.name)?;
     }
     Ok(())
 }

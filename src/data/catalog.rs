@@ -153,6 +153,22 @@ pub struct CoreLibraryRow {
 /// `tensorrt-cu13-libs` both ship `libnvinfer.so.10`).
 pub const TENSORRT: &str = "tensorrt";
 
+/// A package that runs on a framework without declaring it (PaddleOCR on
+/// PaddlePaddle): `show` says what it will run on.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadRow {
+    /// The pip distribution (normalised).
+    pub name: String,
+    /// The framework it runs on.
+    pub framework: Framework,
+    /// How it picks the device, in its own code.
+    pub device: String,
+    /// Where the facts come from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
@@ -160,6 +176,8 @@ struct CatalogFile {
     pip: Vec<PackageRow>,
     library: Vec<LibraryRow>,
     core_library: Vec<CoreLibraryRow>,
+    #[serde(default)]
+    workload: Vec<WorkloadRow>,
 }
 
 /// The parsed catalogue with lookup tables.
@@ -170,6 +188,7 @@ pub struct Catalog {
     /// Sorted longest stem first, so the first match is the longest.
     libraries: Vec<LibraryRow>,
     core: Vec<CoreLibraryRow>,
+    workloads: Vec<WorkloadRow>,
 }
 
 /// The catalogue shipped in the binary, parsed once on first use.
@@ -192,7 +211,13 @@ impl Catalog {
             pip: file.pip.into_iter().map(|r| (r.name.clone(), r)).collect(),
             libraries,
             core: file.core_library,
+            workloads: file.workload,
         })
+    }
+
+    /// The packages that run on a framework without declaring it.
+    pub fn workloads(&self) -> &[WorkloadRow] {
+        &self.workloads
     }
 
     /// The conda-forge package that ships a component's libraries: for
