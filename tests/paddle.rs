@@ -427,3 +427,36 @@ fn show_says_what_paddleocr_runs_on() {
         .unwrap();
     assert!(l.contains("no PaddlePaddle in this environment"), "{l}");
 }
+
+#[test]
+fn a_paddle_tag_no_release_carries_is_named() {
+    use support::{FileSpec, PipDist};
+    let sb = Sandbox::new();
+    let layout = |name: &str, version: &'static str| {
+        let mut env = support::Env::new(sb.path(&format!("envs/{name}")));
+        env.python("3.10.14");
+        env.pip(
+            PipDist::new("paddlepaddle-gpu", version)
+                .files(vec![FileSpec::File("paddle/fluid/libpaddle.so")]),
+        );
+        env
+    };
+    // The seed's table: 2.5.2.post118 does not exist.
+    let env = layout("seed", "2.5.2.post118");
+    let (json, _) = check(&sb, &env.prefix);
+    let f = findings(&json, "no-such-build");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let msg = f[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("2.5.2.post116") && msg.contains("2.5.2 (plain)"),
+        "{msg}"
+    );
+    // A real one is not.
+    let env = layout("real", "2.5.2.post116");
+    let (json, _) = check(&sb, &env.prefix);
+    assert!(
+        findings(&json, "no-such-build").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+}

@@ -19,6 +19,7 @@ pub fn check(f: &Facts) -> Vec<Problem> {
         if let Some(n) = needs(fw, f.matrix) {
             out.extend(beyond_data(fw, &n));
         }
+        out.extend(no_such_build(f, fw));
     }
     out
 }
@@ -91,6 +92,45 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// A Paddle `.postNNN` version no release of that line carries
+/// (`2.5.2.post118`, which a widely copied table names: the CUDA 11.8
+/// build of 2.5 and 2.6 is the plain version): where the data knows the
+/// release's tags and this is none of them, say so, and that it is judged
+/// as the CUDA its tag says. A nightly or a local build may carry it; the
+/// release's own install pages do not.
+fn no_such_build(f: &Facts, fw: &FrameworkBuild) -> Option<Problem> {
+    if fw.framework != crate::data::catalog::Framework::Paddlepaddle {
+        return None;
+    }
+    let tag = crate::inventory::needs::tag_of(fw);
+    let release = crate::inventory::needs::release_of(&fw.version);
+    let tags = f.matrix.tags(fw.framework, &release);
+    if !tag.starts_with("post") || tags.is_empty() || tags.contains(&tag.as_str()) {
+        return None;
+    }
+    let listed: Vec<String> = tags
+        .iter()
+        .map(|t| match *t {
+            "default" => format!("{release} (plain)"),
+            t if t.starts_with("post") => format!("{release}.{t}"),
+            t => format!("{release} from Paddle's {t} index"),
+        })
+        .collect();
+    Some(finding(
+        Severity::Info,
+        "no-such-build",
+        format!(
+            "{} {}: no PaddlePaddle {release} release carries .{tag}; its builds are {} \
+             (PaddlePaddle's install pages). It is judged as the build its tag names, but it came \
+             from a nightly, a local build or a renamed wheel, not from a release",
+            fw.package,
+            fw.version,
+            listed.join(", ")
+        ),
+        None,
+    ))
 }
 
 /// A build the data has no row for is checked from its own files only:

@@ -332,6 +332,25 @@ impl Matrix {
         })
     }
 
+    /// The tags the data's rows give a framework release (`post112`,
+    /// `post116`, `default` for 2.5.2), in row order: what a tag no row
+    /// names is held against.
+    pub fn tags(&self, fw: Framework, release: &str) -> Vec<&str> {
+        let Some(v) = version(release) else {
+            return Vec::new();
+        };
+        let mut out: Vec<&str> = Vec::new();
+        for r in &self.framework {
+            if r.framework == fw
+                && spec(&r.release).is_ok_and(|s| s.matches(&v))
+                && !out.contains(&r.tag.as_str())
+            {
+                out.push(&r.tag);
+            }
+        }
+        out
+    }
+
     /// The build row for a framework release built for a given CUDA.
     pub fn framework_by_cuda(
         &self,
