@@ -460,3 +460,30 @@ fn a_paddle_tag_no_release_carries_is_named() {
         json["findings"]
     );
 }
+
+#[test]
+fn explain_of_paddles_dynload_message_names_the_builds_major() {
+    let sb = Sandbox::new();
+    let mut env = paddle_262(&sb.path("envs/paddle"));
+    wheels(&mut env, CUDA12_CUDNN9);
+    // The warning real Paddle 2.6.2 prints here (captured on this layout).
+    let message = "W1207 17:01:02.287726 17044 dynamic_loader.cc:314] The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured correctly. (error code is /usr/local/cuda/lib64/libcudnn.so: cannot open shared object file: No such file or directory)";
+    let out = sb
+        .envhook()
+        .args(["explain", message, "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("which must be libcudnn.so.8"), "{text}");
+    let fixes: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("fix: "))
+        .collect();
+    assert!(!fixes.is_empty(), "{text}");
+    for fix in fixes {
+        assert!(fix.contains("'nvidia-cudnn-cu11>=8.6,<9'"), "{fix}");
+        assert!(!fix.starts_with("envhook install"), "{fix}");
+    }
+}

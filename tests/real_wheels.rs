@@ -535,6 +535,37 @@ fn paddle_alone_and_with_the_cuda11_wheels() {
     }
 }
 
+/// #37: Paddle 2.6.2 (CUDA 11.8 / cuDNN 8.6) beside the CUDA 12 / cuDNN 9
+/// wheels another package pulls in. The hook must never hand it cuDNN 9
+/// (Paddle's own `get_cudnn_version()` said 90100 through the hook before),
+/// and the fix, followed as printed, gives it cuDNN 8 from the cu11 wheels.
+#[test]
+fn paddle_beside_cuda12_wheels_gets_its_own_major() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "paddle-cu12",
+        requirements: &[
+            "paddlepaddle-gpu==2.6.2",
+            "setuptools",
+            "numpy<2",
+            "nvidia-cudnn-cu12==9.1.0.70",
+            "nvidia-cublas-cu12==12.1.3.1",
+        ],
+        before: &["library-other-major", "library-not-found"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    let out = envhook(&["install", "--always", "-p"], &p.path);
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    assert_eq!(paddle_cudnn(&p.path, true), "None");
+    follow_the_fixes(&case, &p.path, &[]);
+    let cudnn = paddle_cudnn(&p.path, true);
+    assert!(cudnn.starts_with('8') && cudnn.len() == 4, "{cudnn}");
+}
+
 /// The commands envhook's findings suggest (the `fix:` lines that are
 /// commands: a pip install in the environment's Python, `envhook ...`).
 /// Every command of every finding, those under a `choose:` too, is one
