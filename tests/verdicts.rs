@@ -293,6 +293,36 @@ fn a_20_kb_runpath_is_followed() {
     );
 }
 
+/// A RUNPATH of 1100 elements (#38): the first 1024 are searched and
+/// printed, the object says how many were dropped, and `check` notes it.
+#[test]
+fn a_runpath_past_1024_elements_is_cut_and_said() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("tensorflow", "2.21.0")
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True)])\n",
+            ),
+    );
+    let runpath: Vec<String> = (0..1100).map(|i| format!("/r{i}")).collect();
+    support::cc_shared(
+        &env.site().join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[],
+        Some(&runpath.join(":")),
+        true,
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    assert!(codes(&json).contains(&"elf-search-path-cut".to_string()));
+    let elf = &json["libraries"][0]["elf"];
+    assert_eq!(elf["runpath"].as_array().unwrap().len(), 1024, "{elf:#}");
+    assert_eq!(elf["search_elements_dropped"], 76);
+}
+
 #[test]
 fn jax_core_object_comes_from_the_pjrt_distribution() {
     let sb = Sandbox::new();

@@ -39,6 +39,12 @@ impl Tables<'_> {
         budget.saturating_sub(self.steps.get()).min(count)
     }
 
+    /// The hash chain steps all lookups so far have taken.
+    #[cfg(test)]
+    pub(crate) fn chain_steps(&self) -> u64 {
+        self.steps.get()
+    }
+
     /// One chain step out of `left`; `None` once they are spent.
     fn step(&self, left: &mut u64) -> Option<()> {
         *left = left.checked_sub(1)?;
