@@ -138,8 +138,9 @@ pub(crate) fn header<'d, R: ReadRef<'d>>(
 /// file can state a gigabyte of entries that all read as zeros.
 pub(crate) const MAX_DYNAMIC: usize = 1 << 14;
 /// The most `DT_NEEDED` entries an object may have (real ones have a few
-/// dozen): each is searched for along every search path.
-const MAX_NEEDED: usize = 1024;
+/// dozen): each is searched for along every search path, so 256 names
+/// and 1024 RUNPATH elements are already 262 144 files looked for.
+const MAX_NEEDED: usize = 256;
 /// The longest `DT_NEEDED` or `DT_SONAME` name (a file name, or at most a
 /// path).
 const MAX_NAME: u64 = 4096;
