@@ -4,6 +4,13 @@
 //! the dynamic segment and the strings it names are read: a 1.3 GB
 //! `libtorch_cuda.so` costs a few kilobytes. Section headers and symbol
 //! tables are never touched.
+//!
+//! The object may be an adversary's (root's `audit --fix` reads every
+//! user's environment), so nothing is read by a size the file states: the
+//! dynamic segment is read a page at a time up to its `DT_NULL`, and the
+//! lists and strings it names have caps ([`MAX_DYNAMIC`], [`MAX_NEEDED`],
+//! [`MAX_STRING_BYTES`], [`MAX_SEARCH_ELEMENTS`]). Past a cap the object is
+//! malformed, except a search path, whose first elements are kept.
 
 use std::cell::Cell;
 use std::fs::File;
