@@ -21,11 +21,9 @@
 //! names handed out stop at [`MAX_NAMES`] bytes. Hostile input gives an
 //! error or a short answer, never a hang.
 
-use std::cell::Cell;
-use std::path::Path;
-
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
+use std::path::Path;
 
 use object::read::ReadRef;
 use object::read::elf::{FileHeader, ProgramHeader};
