@@ -293,6 +293,122 @@ fn a_20_kb_runpath_is_followed() {
     );
 }
 
+/// A RUNPATH of 1100 elements (#38): the first 1024 are searched and
+/// printed, the object says how many were dropped, and `check` notes it.
+#[test]
+fn a_runpath_past_1024_elements_is_cut_and_said() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("tensorflow", "2.21.0")
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True)])\n",
+            ),
+    );
+    let runpath: Vec<String> = (0..1100).map(|i| format!("/r{i}")).collect();
+    support::cc_shared(
+        &env.site().join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[],
+        Some(&runpath.join(":")),
+        true,
+    );
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    assert!(codes(&json).contains(&"elf-search-path-cut".to_string()));
+    let elf = &json["libraries"][0]["elf"];
+    assert_eq!(elf["runpath"].as_array().unwrap().len(), 1024, "{elf:#}");
+    assert_eq!(elf["search_elements_dropped"], 76);
+}
+
+/// `path`'s dynamic segment moved to its end and stated 1 GiB long, all
+/// of it a sparse hole past the real entries.
+fn gigabyte_dynamic_segment(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let word = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let (phoff, phnum) = (word(&bytes, 0x20) as usize, bytes[0x38] as usize);
+    let ph = (0..phnum)
+        .map(|i| phoff + i * 56)
+        .find(|&ph| bytes[ph] == 2)
+        .unwrap();
+    let start = word(&bytes, ph + 8) as usize;
+    let n = (0..).find(|k| word(&bytes, start + k * 16) == 0).unwrap() + 1;
+    let entries = bytes[start..start + n * 16].to_vec();
+    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    let at = bytes.len() as u64;
+    bytes.extend_from_slice(&entries);
+    bytes[ph + 8..ph + 16].copy_from_slice(&at.to_le_bytes());
+    bytes[ph + 32..ph + 40].copy_from_slice(&(1u64 << 30).to_le_bytes());
+    std::fs::write(path, &bytes).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    file.set_len(at + (1 << 30)).unwrap();
+}
+
+/// A framework object whose dynamic segment is a sparse 1 GiB (#38):
+/// `check` under 768 MiB of address space reads it as it reads the real
+/// one (it read and kept the whole gigabyte, 1042 MiB, 5 to 12 s).
+#[test]
+fn a_sparse_gigabyte_dynamic_segment_is_read_in_bounded_memory() {
+    use wait_timeout::ChildExt;
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf"));
+    env.python("3.11.9");
+    env.pip(
+        PipDist::new("tensorflow", "2.21.0")
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.5.1'), ('cudnn_version', '9'), ('is_cuda_build', True)])\n",
+            ),
+    );
+    let object = env.site().join("tensorflow/libtensorflow_framework.so.2");
+    support::cc_shared(
+        &object,
+        "libtensorflow_framework.so.2",
+        &[],
+        Some("/r"),
+        true,
+    );
+    gigabyte_dynamic_segment(&object);
+    // Found on this PATH: the child's is the sandbox's.
+    let prlimit = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("prlimit"))
+        .find(|p| p.is_file())
+        .expect("prlimit (util-linux) is installed");
+    let mut child = std::process::Command::new(prlimit)
+        .arg(format!("--as={}", 768u64 << 20))
+        .arg(assert_cmd::cargo::cargo_bin("envhook"))
+        .args(["check", "--json", "--driver-version", "560.35.05", "-p"])
+        .arg(&env.prefix)
+        .env_clear()
+        .env("HOME", sb.home())
+        .env("PATH", sb.path("bin"))
+        .env("ENVHOOK_SYSROOT", sb.path("sysroot"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = child
+        .wait_timeout(std::time::Duration::from_secs(60))
+        .unwrap();
+    let Some(_) = status else {
+        child.kill().unwrap();
+        panic!("check still running after 60 s");
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert!(
+        !codes(&json).contains(&"elf-unreadable".to_string()),
+        "{out}"
+    );
+    let elf = &json["libraries"][0]["elf"];
+    assert_eq!(elf["soname"], "libtensorflow_framework.so.2", "{out}");
+    assert_eq!(elf["runpath"][0], "/r");
+    assert!(elf["bytes_read"].as_u64().unwrap() < 64 << 10, "{elf}");
+}
+
 #[test]
 fn jax_core_object_comes_from_the_pjrt_distribution() {
     let sb = Sandbox::new();

@@ -134,7 +134,13 @@ impl<'a> Process<'a> {
             let Some(info) = objects.get(&object).cloned() else {
                 continue;
             };
+            // A name listed twice is searched once: the loader's second
+            // look finds it loaded, or fails as the first did.
+            let mut asked = std::collections::HashSet::new();
             for name in info.needed.iter().filter(|n| (self.follow)(n)) {
+                if !asked.insert(name) {
+                    continue;
+                }
                 if let Some(loaded) = self.loaded(name) {
                     deps.push(Dependency {
                         needed_by: object.clone(),

@@ -44,3 +44,6 @@ impl Machine {
         }
     }
 }
+
+#[cfg(test)]
+mod hostile;

@@ -95,8 +95,11 @@ fn mismatch(f: &Facts, ext: &Package, torch: &Package) -> Option<Problem> {
         let Ok(tables) = symbols::open(&lib.path, &count) else {
             continue;
         };
-        let lacking: Vec<String> = tables
-            .undefined(&torch_namespace)
+        // A malformed symbol table tells nothing either way.
+        let Ok(undefined) = tables.undefined(&torch_namespace) else {
+            continue;
+        };
+        let lacking: Vec<String> = undefined
             .into_iter()
             .filter(|s| providers.iter().all(|p| p.defines(s, None) == Some(false)))
             .collect();

@@ -111,6 +111,10 @@ const MAX_SHSTRTAB: u64 = 1 << 20;
 /// under 9,000 (cuBLASLt 12.9: 3,015 containers, 5,969 entries). Past it
 /// the walk stops and [`Fatbins::complete`] is false.
 const MAX_HEADERS: u64 = 65_536;
+/// The most section headers read: a shared object has a few dozen, and
+/// an extended count (`e_shnum` 0, the count in section 0) can state 2^32
+/// of them in a sparse file.
+const MAX_SECTIONS: u32 = 1 << 16;
 /// Zero bytes tolerated between two containers (alignment padding).
 const MAX_PADDING: u64 = 4096;
 
@@ -261,6 +265,10 @@ pub fn read(path: &Path) -> Result<Option<Fatbins>, String> {
     let (cache, len) = super::elf::open_counted(path, &count)?;
     let data = &cache;
     let (header, endian) = super::elf::header(data)?;
+    let shnum = header.shnum(endian, data).map_err(|e| e.to_string())?;
+    if shnum > MAX_SECTIONS {
+        return Err(format!("malformed: {shnum} section headers"));
+    }
     let sections = header
         .section_headers(endian, data)
         .map_err(|e| e.to_string())?;

@@ -322,6 +322,25 @@ fn padding_between_containers_is_skipped() {
     assert_eq!(named, ["sm_75", "sm_89a"]);
 }
 
+/// An extended section count (`e_shnum` 0, section 0's size) of 2^24,
+/// their headers a 1 GiB sparse hole: refused before any is read (the
+/// reader read the whole gigabyte, #38).
+#[test]
+fn gigabyte_of_section_headers_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(fixture("sm90.so")).unwrap();
+    let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().unwrap());
+    bytes[0x3c..0x3e].copy_from_slice(&0u16.to_le_bytes());
+    let size_0 = shoff as usize + 0x20;
+    bytes[size_0..size_0 + 8].copy_from_slice(&(1u64 << 24).to_le_bytes());
+    let path = dir.path().join("sections.so");
+    std::fs::write(&path, &bytes).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(shoff + (64 << 24)).unwrap();
+    let err = read(&path).unwrap_err();
+    assert!(err.contains("16777216 section headers"), "{err}");
+}
+
 #[test]
 fn corrupt_headers_are_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -166,6 +166,7 @@ fn lacking(consumer: &Path, provider: &Path, name: &str) -> Option<Vec<(String, 
     let p = symbols::open(provider, &count).ok()?;
     Some(
         c.needs(&|file| file == name)
+            .ok()?
             .into_iter()
             .filter(|n| p.defines(&n.symbol, Some(&n.version)) == Some(false))
             .map(|n| (n.symbol, n.version))

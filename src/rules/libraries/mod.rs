@@ -332,6 +332,7 @@ fn python_caller(f: &Facts) -> ElfInfo {
         needed: Vec::new(),
         rpath: Vec::new(),
         runpath: Vec::new(),
+        search_elements_dropped: 0,
         machine: elf::read(&f.inv.prefix.join("bin/python")).map_or(62, |i| i.machine),
         bytes_read: 0,
     }
@@ -368,7 +369,23 @@ pub(super) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
 /// its names, which are then resolved as from an object without RPATH.
 fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
     match elf::read(object) {
-        Ok(info) => (info, true),
+        Ok(info) => {
+            if info.search_elements_dropped > 0 {
+                findings.push(finding(
+                    Severity::Info,
+                    "elf-search-path-cut",
+                    format!(
+                        "{}: {} of its RPATH/RUNPATH elements lie past the first {} (or 64 KiB) \
+                         envhook keeps; a library found only past them is reported as not found",
+                        object.display(),
+                        info.search_elements_dropped,
+                        elf::MAX_SEARCH_ELEMENTS
+                    ),
+                    None,
+                ));
+            }
+            (info, true)
+        }
         Err(e) => {
             findings.push(finding(
                 Severity::Info,
@@ -385,6 +402,7 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
                 needed: Vec::new(),
                 rpath: Vec::new(),
                 runpath: Vec::new(),
+                search_elements_dropped: 0,
                 machine: 62,
                 bytes_read: 0,
             };
