@@ -513,6 +513,26 @@ mod tests {
         assert!(read("hello").known.is_empty());
     }
 
+    /// Each name once, however often it is repeated; the first
+    /// `MAX_NAMED` distinct ones kept and the rest counted, the rows'
+    /// clues kept after them (#38).
+    #[test]
+    fn names_kept_once_and_capped() {
+        let log: String = (0..3)
+            .flat_map(|_| {
+                (0..MAX_NAMED + 4)
+                    .map(|i| format!("libm{i}.so.1: cannot open shared object file\n"))
+            })
+            .collect();
+        let r = read(&log);
+        assert_eq!(r.clues.len(), MAX_NAMED);
+        assert_eq!(r.left_out, 4);
+        assert_eq!(r.clues[0].name(), Some("libm0.so.1"));
+        let r = read("libx.so.1: CUBLAS_STATUS_NOT_INITIALIZED");
+        assert_eq!(r.left_out, 0);
+        assert!(r.clues.iter().any(|c| matches!(c, Clue::Component { .. })));
+    }
+
     /// TF prints the failing library's line before its summary, between
     /// lines about libraries that loaded: the failing line decides (#29).
     #[test]
