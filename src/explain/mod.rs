@@ -58,6 +58,8 @@ pub struct Explanation {
     pub verdict: Verdict,
 }
 
+/// `left_out` is in the document only where something was left out, so
+/// that the answer to an ordinary message reads as before.
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
