@@ -38,14 +38,17 @@
 # Both run where the hook was written: CONDA_PREFIX (set by conda, mamba
 # and pixi; unset when sourced by hand) is this prefix. In a copy made
 # without conda (see the key below) it is the copy's, which the general
-# path handles.
+# path handles. Each is a top-level command of its own: a reactivation
+# (the path every `conda activate` of an active stack takes) parses only
+# the first, a few short lines, and never the second's long tests.
+#
+# 1. Already active and untouched since (a reactivation: conda re-runs
+#    activate.d after every install, rattler and a stacked deactivate too):
+#    nothing to do. State under our id that another copy of the
+#    environment applied does not start with our directories.
 # shellcheck disable=SC2195 # placeholders: the prefix, quoted
 case ${CONDA_PREFIX:-__ENVHOOK_PREFIX__} in
     __ENVHOOK_PREFIX__)
-        # 1. Already active and untouched since (a reactivation: conda re-runs
-        #    activate.d after every install, rattler and a stacked deactivate too):
-        #    nothing to do. State under our id that another copy of the
-        #    environment applied does not start with our directories.
         case ${LD_LIBRARY_PATH-}: in
             "${ENVHOOK_APPLIED___ENVHOOK_ID__-x}":)
                 case ${LD_LIBRARY_PATH}: in
@@ -55,6 +58,12 @@ case ${CONDA_PREFIX:-__ENVHOOK_PREFIX__} in
                 ;;
             *) ;;
         esac
+        ;;
+    *) ;;
+esac
+# shellcheck disable=SC2195 # placeholders: the prefix, quoted
+case ${CONDA_PREFIX:-__ENVHOOK_PREFIX__} in
+    __ENVHOOK_PREFIX__)
         # 2. A first activation (no state under our id) in place (not a copy: the
         #    prefix as conda may have rewritten it equals the prefix as written),
         #    with nothing to warn about (ENVHOOK_QUIET, or nothing changed in

@@ -3,6 +3,7 @@
 //! `libcudart.so.11.0`, Paddle's "(libcudnn.so)"), the undefined symbols,
 //! Windows DLLs, and the known messages of `data/explain.toml`.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
@@ -118,7 +119,7 @@ static DATA: LazyLock<ExplainFile> = LazyLock::new(|| {
 });
 
 /// Something a message names.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Clue {
     /// A shared library: `libcudnn.so.8`.
@@ -170,7 +171,32 @@ pub enum Clue {
     },
 }
 
+/// The longest library, symbol or DLL name explain answers for: sonames
+/// are short, and C++ symbols a few hundred bytes. A longer one (a paste
+/// cut mid-line, a hostile one) is echoed once, clipped, and not looked up.
+pub const MAX_NAME: usize = 1024;
+
 impl Clue {
+    /// The library, symbol or DLL name the clue carries.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Clue::Library { name, .. } | Clue::Symbol { name, .. } | Clue::Dll { name } => {
+                Some(name)
+            }
+            _ => None,
+        }
+    }
+
+    /// The clue with its name clipped for echoing ([`crate::inventory::clip`]).
+    pub fn clipped(&self) -> Clue {
+        let mut c = self.clone();
+        if let Clue::Library { name, .. } | Clue::Symbol { name, .. } | Clue::Dll { name } = &mut c
+        {
+            *name = crate::inventory::clip(name);
+        }
+        c
+    }
+
     /// What the clue names, for a person.
     pub fn label(&self) -> String {
         match self {
@@ -201,6 +227,50 @@ pub struct Reading {
     pub known: Vec<KnownMessage>,
     /// Libraries, symbols, DLLs named, in order.
     pub clues: Vec<Clue>,
+    /// How many more distinct libraries, symbols and DLLs the message
+    /// names, past the first [`MAX_NAMED`], which are not answered.
+    pub left_out: usize,
+}
+
+/// The most distinct libraries, symbols and DLLs a message is answered
+/// for: a real log names a few (TensorFlow's, a line for each of nine
+/// libraries), and each answer walks the environment, so a paste of
+/// thousands gets its first ones answered and the rest counted, in time
+/// and output that stay bounded.
+pub const MAX_NAMED: usize = 16;
+
+/// The clues of a reading as they are found: each kept once (a set, not
+/// a scan of those kept), the message's names up to [`MAX_NAMED`].
+#[derive(Default)]
+struct Found {
+    seen: HashSet<Clue>,
+    clues: Vec<Clue>,
+    named: usize,
+    left_out: usize,
+}
+
+impl Found {
+    /// A name the message holds (a library, symbol or DLL), counted
+    /// against the cap.
+    fn named(&mut self, clue: Clue) {
+        if self.seen.contains(&clue) {
+            return;
+        }
+        if self.named < MAX_NAMED {
+            self.named += 1;
+            self.clues.push(clue.clone());
+        } else {
+            self.left_out += 1;
+        }
+        self.seen.insert(clue);
+    }
+
+    /// What a matched row names: a few per row, never capped.
+    fn of_row(&mut self, clue: Clue) {
+        if self.seen.insert(clue.clone()) {
+            self.clues.push(clue);
+        }
+    }
 }
 
 /// The tokens of a message: words between spaces, quotes, brackets, colons
@@ -280,21 +350,13 @@ pub fn read(message: &str) -> Reading {
         .map(|m| (*m).clone())
         .collect();
     let text = decisive(message, &known);
-    let mut reading = Reading {
-        known,
-        clues: Vec::new(),
-    };
-    let mut push = |clue: Clue| {
-        if !reading.clues.contains(&clue) {
-            reading.clues.push(clue);
-        }
-    };
+    let mut found = Found::default();
     let words: Vec<&str> = tokens(&text).collect();
     for (i, word) in words.iter().enumerate() {
         if word.starts_with("lib") && (word.ends_with(".so") || word.contains(".so.")) {
-            push(library(word));
+            found.named(library(word));
         } else if word.to_lowercase().ends_with(".dll") {
-            push(Clue::Dll {
+            found.named(Clue::Dll {
                 name: word.to_string(),
             });
         } else if *word == "symbol"
@@ -302,18 +364,22 @@ pub fn read(message: &str) -> Reading {
             && words[i - 1].eq_ignore_ascii_case("undefined")
             && let Some(symbol) = words.get(i + 1)
         {
-            push(Clue::Symbol {
+            found.named(Clue::Symbol {
                 name: symbol.to_string(),
                 component: symbol_component(symbol),
             });
         }
     }
-    for known in &reading.known.clone() {
-        for clue in of_row(known, &lower) {
-            push(clue);
+    for row in &known {
+        for clue in of_row(row, &lower) {
+            found.of_row(clue);
         }
     }
-    reading
+    Reading {
+        known,
+        clues: found.clues,
+        left_out: found.left_out,
+    }
 }
 
 /// What a matched row names without the message naming it: its library or
@@ -445,6 +511,26 @@ mod tests {
                 .all(|k| k.kind == "crash")
         );
         assert!(read("hello").known.is_empty());
+    }
+
+    /// Each name once, however often it is repeated; the first
+    /// `MAX_NAMED` distinct ones kept and the rest counted, the rows'
+    /// clues kept after them (#38).
+    #[test]
+    fn names_kept_once_and_capped() {
+        let log: String = (0..3)
+            .flat_map(|_| {
+                (0..MAX_NAMED + 4)
+                    .map(|i| format!("libm{i}.so.1: cannot open shared object file\n"))
+            })
+            .collect();
+        let r = read(&log);
+        assert_eq!(r.clues.len(), MAX_NAMED);
+        assert_eq!(r.left_out, 4);
+        assert_eq!(r.clues[0].name(), Some("libm0.so.1"));
+        let r = read("libx.so.1: CUBLAS_STATUS_NOT_INITIALIZED");
+        assert_eq!(r.left_out, 0);
+        assert!(r.clues.iter().any(|c| matches!(c, Clue::Component { .. })));
     }
 
     /// TF prints the failing library's line before its summary, between

@@ -41,8 +41,13 @@ pub struct Explanation {
     pub prefix: std::path::PathBuf,
     /// The known messages it matched.
     pub known: Vec<KnownMessage>,
-    /// Each library, symbol or DLL it names, answered.
+    /// Each library, symbol or DLL it names, answered (the first
+    /// [`clues::MAX_NAMED`] distinct ones).
     pub answers: Vec<Answer>,
+    /// How many more distinct libraries, symbols and DLLs it names, not
+    /// answered.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub left_out: usize,
     /// `check`'s findings that can cause it here.
     pub causes: Vec<Problem>,
     /// The driver and GPUs as envhook sees them, for messages about the
@@ -51,6 +56,12 @@ pub struct Explanation {
     pub driver: Option<String>,
     /// What envhook concludes overall.
     pub verdict: Verdict,
+}
+
+/// `left_out` is in the document only where something was left out, so
+/// that the answer to an ordinary message reads as before.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Explanation {
@@ -66,25 +77,13 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let answers: Vec<Answer> = reading
         .clues
         .iter()
-        .map(|c| match c {
-            Clue::Component { component } => component::answer(f, report, c, component),
-            Clue::Version { .. } => decode::answer(f, report, c),
-            Clue::Symbol { name, component } => {
-                symbol::answer(f, report, c, name, component.as_deref())
-            }
-            Clue::Devices => devices::answer(f, c),
-            Clue::CudaBackend => cpu_build::answer(f, c),
-            Clue::Machine { measures } => measured::answer(f, report, c, measures),
-            _ => driver_step(f, answer::answer(f, report, c)),
-        })
+        .map(|c| answer_clue(f, report, c))
         .collect();
     let names: Vec<&str> = reading
         .clues
         .iter()
-        .filter_map(|c| match c {
-            Clue::Library { name, .. } | Clue::Symbol { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
+        .filter(|c| !matches!(c, Clue::Dll { .. }))
+        .filter_map(Clue::name)
         .collect();
     // The findings that can cause it: of the codes the known messages
     // name, and about what the message names when it names something.
@@ -136,10 +135,39 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         prefix: report.prefix.clone(),
         known: reading.known,
         answers,
+        left_out: reading.left_out,
         causes,
         driver,
         verdict,
     }
+}
+
+/// One clue, answered by the module for its kind.
+fn answer_clue(f: &Facts, report: &Report, c: &Clue) -> Answer {
+    match c {
+        _ if c.name().is_some_and(|n| n.len() > clues::MAX_NAME) => overlong(c),
+        Clue::Component { component } => component::answer(f, report, c, component),
+        Clue::Version { .. } => decode::answer(f, report, c),
+        Clue::Symbol { name, component } => {
+            symbol::answer(f, report, c, name, component.as_deref())
+        }
+        Clue::Devices => devices::answer(f, c),
+        Clue::CudaBackend => cpu_build::answer(f, c),
+        Clue::Machine { measures } => measured::answer(f, report, c, measures),
+        _ => driver_step(f, answer::answer(f, report, c)),
+    }
+}
+
+/// A name longer than any library's or symbol's: echoed once, clipped (the
+/// clue's label), never looked up or repeated in the diagnosis.
+fn overlong(c: &Clue) -> Answer {
+    let mut a = Answer::blank(&c.clipped(), Vec::new());
+    a.diagnosis = format!(
+        "no library or symbol has a name this long (over {} bytes): the message was cut or \
+         garbled on its way here",
+        clues::MAX_NAME
+    );
+    a
 }
 
 /// The driver's own library (libcuda.so.1) not found where there is no
@@ -185,6 +213,15 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
     }
     for a in &e.answers {
         render_answer(a, out)?;
+    }
+    if e.left_out > 0 {
+        writeln!(
+            out,
+            "  ... and {} more libraries, symbols or DLLs the message names, left out: envhook \
+             answers the first {}",
+            e.left_out,
+            clues::MAX_NAMED
+        )?;
     }
     // One fix is said once, however many findings lead to it.
     let mut said: Vec<&Fix> = e.answers.iter().filter_map(|a| a.fix.as_ref()).collect();

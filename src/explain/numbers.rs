@@ -52,6 +52,11 @@ fn cublas(v: u32) -> String {
     format!("{}.{}.{}", v / 10000, v % 10000 / 100, v % 100)
 }
 
+/// The longest version number read from a message: real ones are short
+/// (`2.19.3`, `90100`); a longer run of digits is no version, and is
+/// never echoed.
+const MAX_NUMBER: usize = 32;
+
 /// The number (digits and dots) right after `key` in `text`.
 fn after<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     let rest = &text[text.find(key)? + key.len()..];
@@ -59,7 +64,7 @@ fn after<'t>(text: &'t str, key: &str) -> Option<&'t str> {
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(rest.len());
     let n = rest[..end].trim_end_matches('.');
-    (!n.is_empty()).then_some(n)
+    (!n.is_empty() && n.len() <= MAX_NUMBER).then_some(n)
 }
 
 /// The versions a message carries, read the way `decode` names

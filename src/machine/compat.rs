@@ -9,6 +9,7 @@
 //! environment's `lib/` on activation (conda-forge's newer packages do
 //! that in an activate.d script).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::discovery::Context;
@@ -57,6 +58,9 @@ fn driver_version(file_name: &str) -> Option<&str> {
 /// this machine, the environment's first.
 pub fn find(prefix: &Path, ctx: &Context, cache: Option<&LdCache>) -> Vec<CompatLibcuda> {
     let mut out: Vec<CompatLibcuda> = Vec::new();
+    // The real directory of each one kept, resolved once: /usr/local/cuda
+    // is usually a link to one of the others.
+    let mut seen: HashSet<PathBuf> = HashSet::new();
     for dir in candidates(prefix, ctx) {
         let Some(version) = crate::paths::dir_entries(&dir).into_iter().find_map(|p| {
             let name = p.file_name()?.to_str()?;
@@ -64,15 +68,12 @@ pub fn find(prefix: &Path, ctx: &Context, cache: Option<&LdCache>) -> Vec<Compat
         }) else {
             continue;
         };
-        // /usr/local/cuda is usually a link to one of the others.
         let real = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-        if out
-            .iter()
-            .any(|c| std::fs::canonicalize(&c.dir).unwrap_or_else(|_| c.dir.clone()) == real)
-        {
+        if seen.contains(&real) {
             continue;
         }
-        let loaded_by = loaded_by(&dir, prefix, ctx, cache);
+        let loaded_by = loaded_by(&dir, &real, prefix, ctx, cache);
+        seen.insert(real);
         out.push(CompatLibcuda {
             dir,
             version,
@@ -86,13 +87,15 @@ pub fn find(prefix: &Path, ctx: &Context, cache: Option<&LdCache>) -> Vec<Compat
 /// `LD_LIBRARY_PATH` (before any other directory holding a libcuda), the
 /// loader's cache, or conda-forge's activation script linking it into the
 /// environment's `lib/`.
-fn loaded_by(dir: &Path, prefix: &Path, ctx: &Context, cache: Option<&LdCache>) -> Option<String> {
-    let same = |a: &Path| {
-        a == dir
-            || std::fs::canonicalize(a)
-                .ok()
-                .is_some_and(|a| std::fs::canonicalize(dir).is_ok_and(|d| a == d))
-    };
+/// `real` is `dir` resolved, once by the caller.
+fn loaded_by(
+    dir: &Path,
+    real: &Path,
+    prefix: &Path,
+    ctx: &Context,
+    cache: Option<&LdCache>,
+) -> Option<String> {
+    let same = |a: &Path| a == dir || std::fs::canonicalize(a).is_ok_and(|a| a == real);
     if let Some(ld) = ctx.var_str("LD_LIBRARY_PATH") {
         for entry in ld.split(':').filter(|e| !e.is_empty()) {
             let entry = Path::new(entry);
@@ -143,5 +146,43 @@ mod tests {
         assert_eq!(driver_version("libcuda.so.1"), None);
         assert_eq!(driver_version("libcuda.so"), None);
         assert_eq!(driver_version("libcuda.so.5x.1"), None);
+    }
+
+    /// Many CUDA installations under /usr/local, each with a compat
+    /// libcuda, and links to them (`cuda`, and a second name for each):
+    /// each real directory is found once, under its first name in order,
+    /// its path resolved once (a set of those seen, #38).
+    #[test]
+    fn each_real_compat_directory_once_among_many() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("sysroot");
+        let local = root.join("usr/local");
+        const N: usize = 300;
+        for i in 0..N {
+            let compat = local.join(format!("cuda-{i:03}.0/compat"));
+            std::fs::create_dir_all(&compat).unwrap();
+            std::fs::write(compat.join(format!("libcuda.so.{}.1", 500 + i)), b"").unwrap();
+            // cuda-NNN.0-link sorts after cuda-NNN.0: the real name first.
+            std::os::unix::fs::symlink(
+                format!("cuda-{i:03}.0"),
+                local.join(format!("cuda-{i:03}.0-link")),
+            )
+            .unwrap();
+        }
+        std::os::unix::fs::symlink("cuda-007.0", local.join("cuda")).unwrap();
+        let ctx = Context::fake(t.path(), &[("ENVHOOK_SYSROOT", root.to_str().unwrap())]);
+        let found = find(&t.path().join("env"), &ctx, None);
+        assert_eq!(found.len(), N, "{found:?}");
+        // `cuda` sorts first: /usr/local/cuda stands for cuda-007.0.
+        assert_eq!(found[0].dir, local.join("cuda/compat"));
+        assert_eq!(found[0].version, "507.1");
+        let names: HashSet<_> = found.iter().map(|c| c.dir.clone()).collect();
+        assert_eq!(names.len(), N);
+        assert!(
+            found
+                .iter()
+                .all(|c| !c.dir.to_string_lossy().contains("-link"))
+        );
+        assert!(found.iter().all(|c| c.loaded_by.is_none()));
     }
 }
