@@ -487,3 +487,52 @@ fn explain_of_paddles_dynload_message_names_the_builds_major() {
         assert!(!fix.starts_with("envhook install"), "{fix}");
     }
 }
+
+#[test]
+fn paddles_own_try_of_usr_local_cuda_is_judged_too() {
+    let sb = Sandbox::new();
+    // No cuDNN in the environment; a CUDA 12 toolkit's cuDNN 9 in
+    // /usr/local/cuda/lib64, which Paddle tries by path after the loader.
+    let env = paddle_262(&sb.path("envs/paddle"));
+    let dir = sb.path("sysroot/usr/local/cuda/lib64");
+    support::cc_shared(
+        &dir.join("libcudnn.so.9.1.0"),
+        "libcudnn.so.9",
+        &[],
+        None,
+        false,
+    );
+    std::os::unix::fs::symlink("libcudnn.so.9.1.0", dir.join("libcudnn.so")).unwrap();
+    let (json, _) = check(&sb, &env.prefix);
+    let f = findings(&json, "library-other-major");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    let msg = f[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("/usr/local/cuda/lib64/libcudnn.so (libcudnn.so.9)"),
+        "{msg}"
+    );
+    // cuDNN 8 there is what the build wants: found by Paddle's own try.
+    fs::remove_file(dir.join("libcudnn.so")).unwrap();
+    support::cc_shared(
+        &dir.join("libcudnn.so.8.6.0"),
+        "libcudnn.so.8",
+        &[],
+        None,
+        false,
+    );
+    std::os::unix::fs::symlink("libcudnn.so.8.6.0", dir.join("libcudnn.so")).unwrap();
+    let (json, _) = check(&sb, &env.prefix);
+    assert!(
+        findings(&json, "library-other-major").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let names: Vec<&Value> = json["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["names"].as_array().unwrap())
+        .filter(|n| n["name"] == "libcudnn.so")
+        .collect();
+    assert_eq!(names[0]["without_hook"]["rule"], "path", "{names:#?}");
+}

@@ -84,6 +84,11 @@ pub struct DlopenRow {
     /// Names it passes to dlopen literally (`libnvrtc.so`).
     #[serde(default)]
     pub names: Vec<String>,
+    /// A directory the framework tries by path for a name once the
+    /// loader's search has failed (Paddle's cuDNN: `dlopen` of
+    /// `/usr/local/cuda/lib64/libcudnn.so`, its `cuda_lib_path`).
+    #[serde(default)]
+    pub then_dir: std::collections::BTreeMap<String, String>,
     /// Libraries it loads by a name built at run time from the build's
     /// versions (`libcufft` -> `libcufft.so.11` in a CUDA 12 build): see
     /// [`Matrix::dlopen_names`].

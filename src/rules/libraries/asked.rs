@@ -27,6 +27,9 @@ pub(super) struct Asked {
     /// What the framework loses without it, where it runs without it (the
     /// row's `optional`).
     pub(super) loses: Option<String>,
+    /// The directory the framework tries by path when the loader finds
+    /// nothing (the row's `then_dir`).
+    pub(super) then_dir: Option<String>,
 }
 
 /// One step of a framework's import.
@@ -131,6 +134,7 @@ impl Plan {
                     kind: "needed",
                     falls_back_to_cpu: false,
                     loses: None,
+                    then_dir: None,
                 });
             }
             self.steps.push(Step::Object(i));
@@ -175,6 +179,7 @@ impl Plan {
             kind,
             falls_back_to_cpu: row.falls_back_to_cpu,
             loses: row.loses(&name).map(str::to_string),
+            then_dir: row.then_dir.get(&name).cloned(),
         });
         self.asked.len() - 1
     }

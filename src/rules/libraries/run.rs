@@ -74,10 +74,27 @@ pub(super) fn run(
                 deps.extend(own);
             }
             Step::Open { caller, asked } => {
-                let (answer, more) =
-                    process.open(&plan.asked[*asked].name, infos[*caller], objects);
-                found[*asked] = Some(answer);
+                let a = &plan.asked[*asked];
+                let (mut answer, more) = process.open(&a.name, infos[*caller], objects);
                 deps.extend(more);
+                // The framework's own next try: the name in its directory,
+                // by path (Paddle's /usr/local/cuda/lib64/libcudnn.so).
+                if answer.is_none()
+                    && let Some(dir) = &a.then_dir
+                {
+                    let path = search
+                        .sysroot
+                        .join(dir.trim_start_matches('/'))
+                        .join(&a.name);
+                    if path.is_file() {
+                        deps.extend(process.load(&path, Some(&a.name), objects));
+                        answer = Some(Found {
+                            path,
+                            rule: Rule::Path,
+                        });
+                    }
+                }
+                found[*asked] = Some(answer);
             }
         }
     }
