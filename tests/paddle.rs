@@ -41,6 +41,17 @@ fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// How check resolved `name` for each object that asks for it.
+fn resolved<'a>(json: &'a Value, name: &str) -> Vec<&'a Value> {
+    json["libraries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|l| l["names"].as_array().unwrap())
+        .filter(|n| n["name"] == name)
+        .collect()
+}
+
 /// Where the link directory's `name` leads (its file name), if it exists.
 fn link(prefix: &Path, name: &str) -> Option<String> {
     let target = fs::read_link(prefix.join("lib/envhook/cuda").join(name)).ok()?;
@@ -150,13 +161,7 @@ fn a_system_copy_of_another_major_is_named() {
     let (json, _) = check(&sb, &env.prefix);
     // Before the hook, the system's cuDNN 9 is what Paddle would get; the
     // hook (with its libcudnn.so -> .so.8) is the fix.
-    let names: Vec<&Value> = json["libraries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|l| l["names"].as_array().unwrap())
-        .filter(|n| n["name"] == "libcudnn.so")
-        .collect();
+    let names = resolved(&json, "libcudnn.so");
     assert!(
         names[0]["with_hook"]["path"]
             .as_str()
@@ -527,12 +532,6 @@ fn paddles_own_try_of_usr_local_cuda_is_judged_too() {
         "{:#}",
         json["findings"]
     );
-    let names: Vec<&Value> = json["libraries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|l| l["names"].as_array().unwrap())
-        .filter(|n| n["name"] == "libcudnn.so")
-        .collect();
+    let names = resolved(&json, "libcudnn.so");
     assert_eq!(names[0]["without_hook"]["rule"], "path", "{names:#?}");
 }

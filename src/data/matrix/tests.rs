@@ -955,6 +955,7 @@ fn dlopen_names_come_from_the_build() {
         object: None,
         preloaded_from_wheels: false,
         names: vec!["libnvrtc.so".into()],
+        then_dir: Default::default(),
         libraries: vec!["libcufft".into(), "libcudnn".into(), "libcupti".into()],
         optional: Default::default(),
         confidence: Confidence::Verified,
