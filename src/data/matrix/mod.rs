@@ -66,7 +66,7 @@ struct MatrixFile {
 }
 
 /// The matrix in use.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Matrix {
     /// Data version, `+user` when a user file was merged.
     pub version: String,
@@ -102,16 +102,21 @@ pub fn shipped_version() -> &'static str {
 /// which the matrix tests rule out).
 pub fn shipped() -> Option<&'static Matrix> {
     static SHIPPED: std::sync::OnceLock<Option<Matrix>> = std::sync::OnceLock::new();
-    SHIPPED.get_or_init(|| Matrix::load(None).ok()).as_ref()
+    SHIPPED.get_or_init(|| parse(MATRIX_TOML).ok()).as_ref()
 }
 
 impl Matrix {
     /// The shipped matrix, plus `user` (rows first, so they win).
     pub fn load(user: Option<&Path>) -> Result<Matrix> {
-        let shipped = parse(MATRIX_TOML).map_err(|reason| Error::BadMatrix {
-            path: "data/matrix.toml (built in)".into(),
-            reason,
-        })?;
+        // Parsed once per process ([`shipped`], which the hooks' link
+        // directory reads too), copied for each caller.
+        let shipped = match shipped() {
+            Some(m) => m.clone(),
+            None => parse(MATRIX_TOML).map_err(|reason| Error::BadMatrix {
+                path: "data/matrix.toml (built in)".into(),
+                reason,
+            })?,
+        };
         let Some(path) = user else {
             return Ok(shipped);
         };
