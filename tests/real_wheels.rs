@@ -653,7 +653,8 @@ fn pins_hold_after(p: &Path, command: &str) {
         "{dry}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = Command::new(&python)
+    // `python` is the fix's quoted word; the program is the path itself.
+    let out = Command::new(p.join("bin/python"))
         .args(["-c", PINS_HOLD])
         .arg(&report)
         .output()
