@@ -535,3 +535,55 @@ fn paddles_own_try_of_usr_local_cuda_is_judged_too() {
     let names = resolved(&json, "libcudnn.so");
     assert_eq!(names[0]["without_hook"]["rule"], "path", "{names:#?}");
 }
+
+/// The seed's "conda works, pip does not" (data audit Q12): conda-build
+/// gives `bin/python` DT_RPATH `$ORIGIN/../lib`, and glibc searches it for
+/// a caller without DT_RUNPATH. A Paddle whose `libpaddle.so` has DT_RPATH
+/// finds conda's cudatoolkit without any hook; no hook is asked for what
+/// the executable's RPATH already reaches.
+#[test]
+fn condas_python_rpath_reaches_lib_for_a_caller_without_runpath() {
+    let sb = Sandbox::new();
+    let env = support::paddle::paddle_env(
+        &sb.path("envs/paddle"),
+        "8.9.2",
+        support::paddle::cudnn8("lib/libcudnn.so.8.9.2"),
+    );
+    let (json, _) = check(&sb, &env.prefix);
+    let before: Vec<String> = resolved(&json, "libcudart.so.11.0")
+        .iter()
+        .map(|n| n["without_hook"].to_string())
+        .collect();
+    assert!(before.iter().all(|w| w == "null"), "{before:?}");
+    // bin/python3 as conda builds it: a program with DT_RPATH $ORIGIN/../lib.
+    let python = env.path("bin/python3");
+    fs::remove_file(&python).unwrap();
+    let src = sb.path("python.c");
+    fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+    let ok = std::process::Command::new("cc")
+        .arg("-o")
+        .arg(&python)
+        .arg(&src)
+        .args(["-Wl,--disable-new-dtags", "-Wl,-rpath,$ORIGIN/../lib"])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let (json, _) = check(&sb, &env.prefix);
+    for name in ["libcudart.so.11.0", "libcublas.so.11"] {
+        let n = resolved(&json, name);
+        assert_eq!(n[0]["without_hook"]["rule"], "main-rpath", "{n:#?}");
+    }
+    let codes: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    let hook = findings(&json, "needs-hook");
+    assert!(
+        hook.iter()
+            .all(|f| !f["message"].as_str().unwrap().contains("libcudart.so.11.0")),
+        "{codes:?}"
+    );
+}

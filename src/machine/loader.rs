@@ -206,6 +206,7 @@ mod tests {
             cache: None,
             sysroot: Path::new("/nonexistent-sysroot"),
             cwd: PathBuf::from("/nonexistent-cwd"),
+            main_rpath: Vec::new(),
         }
     }
 

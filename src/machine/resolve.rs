@@ -40,6 +40,9 @@ pub enum Rule {
     DefaultDir,
     /// Already loaded in the process under that soname: not searched.
     Loaded,
+    /// The main program's `DT_RPATH` (conda's `python`: `$ORIGIN/../lib`),
+    /// searched for a caller without `DT_RUNPATH` after the caller's own.
+    MainRpath,
 }
 
 impl Rule {
@@ -53,6 +56,7 @@ impl Rule {
             Rule::LdSoCache => "ld.so.cache",
             Rule::DefaultDir => "default directory",
             Rule::Loaded => "already loaded",
+            Rule::MainRpath => "the executable's RPATH",
         }
     }
 }
@@ -93,6 +97,27 @@ pub struct Search<'a> {
     pub sysroot: &'a Path,
     /// The process's working directory (for empty `LD_LIBRARY_PATH` elements).
     pub cwd: PathBuf,
+    /// The main program's `DT_RPATH`, `$ORIGIN` expanded (empty where it
+    /// has none, or has a `DT_RUNPATH`, which makes glibc ignore it).
+    pub main_rpath: Vec<PathBuf>,
+}
+
+/// The directories of the main program's `DT_RPATH` (`$ORIGIN` its real
+/// directory, as the kernel names the executable), as glibc searches them
+/// for a caller without `DT_RUNPATH`: none where the program has a
+/// `DT_RUNPATH` or cannot be read.
+pub fn main_rpath(program: &Path) -> Vec<PathBuf> {
+    let Ok(real) = std::fs::canonicalize(program) else {
+        return Vec::new();
+    };
+    let Ok(info) = elf::read(&real) else {
+        return Vec::new();
+    };
+    if !info.runpath.is_empty() {
+        return Vec::new();
+    }
+    let origin = real.parent().unwrap_or(Path::new("/"));
+    info.rpath.iter().map(|d| expand(d, origin)).collect()
 }
 
 /// The default directories for a machine (Debian multiarch first).
@@ -144,10 +169,18 @@ impl Search<'_> {
                 .find(|p| ok(p))
                 .map(|path| Found { path, rule })
         };
-        if caller.runpath.is_empty()
-            && let Some(f) = in_dirs(&caller.rpath, Rule::Rpath)
-        {
-            return Some(f);
+        // glibc's _dl_map_object: a caller without DT_RUNPATH searches its
+        // DT_RPATH, then the main program's (unless the caller is it).
+        if caller.runpath.is_empty() {
+            if let Some(f) = in_dirs(&caller.rpath, Rule::Rpath) {
+                return Some(f);
+            }
+            if let Some(path) = self.main_rpath.iter().map(|d| d.join(name)).find(|p| ok(p)) {
+                return Some(Found {
+                    path,
+                    rule: Rule::MainRpath,
+                });
+            }
         }
         for dir in &self.ld_library_path {
             let candidate = match dir {
@@ -224,7 +257,87 @@ mod tests {
             cache: None,
             sysroot: Path::new("/nonexistent-sysroot"),
             cwd: PathBuf::from("/nonexistent-cwd"),
+            main_rpath: Vec::new(),
         }
+    }
+
+    /// A `cc`-built program that dlopens its argument; exit 0 when glibc
+    /// loads it (and its DT_NEEDED), 1 when not.
+    fn program(out: &Path, dtags: &str) {
+        let src = out.with_extension("c");
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        std::fs::write(
+            &src,
+            "#include <dlfcn.h>\nint main(int c, char **v) { return dlopen(v[1], RTLD_NOW) ? 0 : 1; }\n",
+        )
+        .unwrap();
+        let ok = std::process::Command::new("cc")
+            .arg("-o")
+            .arg(out)
+            .arg(&src)
+            .args([dtags, "-Wl,-rpath,$ORIGIN/../lib", "-ldl"])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
+
+    /// glibc searches the main program's DT_RPATH for a caller without
+    /// DT_RUNPATH (conda's python, `$ORIGIN/../lib`, finds a plugin's
+    /// dependency in the environment's lib/ without LD_LIBRARY_PATH); not
+    /// for a caller with DT_RUNPATH, and not a main program's DT_RUNPATH.
+    /// envhook's answer is held to what glibc does with the same files.
+    #[test]
+    fn the_main_programs_rpath_as_glibc_searches_it() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("env");
+        cc(&d.join("lib/libdep.so.1"), "libdep.so.1", &[]);
+        let dep = d.join("lib/libdep.so.1");
+        let plugin = |name: &str, dtags: &[&str]| {
+            let out = d.join("plugins").join(name);
+            let mut extra = vec!["-Wl,--no-as-needed", dep.to_str().unwrap()];
+            extra.extend(dtags);
+            cc(&out, name, &extra);
+            out
+        };
+        let plain = plugin("libplain.so", &[]);
+        let runpath = plugin(
+            "librunpath.so",
+            &["-Wl,--enable-new-dtags", "-Wl,-rpath,/nowhere"],
+        );
+        program(&d.join("bin/rpath"), "-Wl,--disable-new-dtags");
+        program(&d.join("bin/runpath"), "-Wl,--enable-new-dtags");
+        // The dependency is named by soname alone (cc linked it by path:
+        // the soname is what DT_NEEDED holds).
+        assert_eq!(elf::read(&plain).unwrap().needed[0], "libdep.so.1");
+        let glibc = |prog: &str, object: &Path| {
+            std::process::Command::new(d.join("bin").join(prog))
+                .arg(object)
+                .env_remove("LD_LIBRARY_PATH")
+                .status()
+                .unwrap()
+                .success()
+        };
+        for prog in ["rpath", "runpath"] {
+            let s = Search {
+                main_rpath: main_rpath(&d.join("bin").join(prog)),
+                ..search(&[])
+            };
+            for object in [&plain, &runpath] {
+                let caller = elf::read(object).unwrap();
+                let found = s.resolve("libdep.so.1", &caller);
+                assert_eq!(
+                    found
+                        .as_ref()
+                        .map(|f| (f.rule, f.path.canonicalize().unwrap())),
+                    glibc(prog, object).then(|| (Rule::MainRpath, dep.canonicalize().unwrap())),
+                    "{prog} loading {}",
+                    object.display()
+                );
+            }
+        }
+        // The one case glibc loads.
+        assert!(glibc("rpath", &plain));
     }
 
     /// glibc's order: RPATH before LD_LIBRARY_PATH, LD_LIBRARY_PATH before

@@ -69,18 +69,24 @@ impl<'a> Searches<'a> {
         let mut with = hooked(f, installed && !stale, ours);
         with.extend(without.iter().cloned());
         let cwd = std::env::current_dir().unwrap_or_default();
+        // The frameworks run in the environment's Python: its DT_RPATH
+        // (conda's `$ORIGIN/../lib`) is searched for callers without
+        // DT_RUNPATH, hook or no hook.
+        let main_rpath = crate::machine::resolve::main_rpath(&f.inv.prefix.join("bin/python"));
         Searches {
             with: Search {
                 ld_library_path: with,
                 cache,
                 sysroot,
                 cwd: cwd.clone(),
+                main_rpath: main_rpath.clone(),
             },
             without: Search {
                 ld_library_path: without,
                 cache,
                 sysroot,
                 cwd,
+                main_rpath,
             },
             installed,
         }
