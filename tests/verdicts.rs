@@ -1417,3 +1417,49 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
     let (json, code) = check(&sb, &env.prefix, &machine);
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
+
+/// jax 0.4.35 as pip resolves `jax[cuda12]==0.4.35` today: beside
+/// nvidia-cuda-nvcc-cu12 12.9, whose package has no `__init__.py`, its own
+/// import raises TypeError on every machine; 0.4.36 (the fix, followed on
+/// the real wheels) and a package with `__init__.py` do not.
+#[test]
+fn jax_0_4_35_beside_a_namespace_nvcc_package_cannot_import() {
+    let sb = Sandbox::new();
+    let layout = |name: &str, jax: &'static str, init: bool| {
+        let mut env = Env::new(sb.path(&format!("envs/{name}")));
+        env.python("3.11.9");
+        env.pip(PipDist::new("jax", jax));
+        let mut files = vec![FileSpec::File("nvidia/cuda_nvcc/bin/ptxas")];
+        if init {
+            files.push(FileSpec::File("nvidia/cuda_nvcc/__init__.py"));
+        }
+        env.pip(PipDist::new("nvidia-cuda-nvcc-cu12", "12.9.86").files(files));
+        env
+    };
+    let broken = layout("broken", "0.4.35", false);
+    let (json, code) = check(&sb, &broken.prefix, &[]);
+    assert_eq!(code, 1, "{:#}", json["findings"]);
+    let f = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "broken-import")
+        .unwrap_or_else(|| panic!("{:#}", json["findings"]));
+    assert_eq!(f["severity"], "error");
+    assert!(
+        f["fix"]["command"]
+            .as_str()
+            .unwrap()
+            .contains("-m pip install 'jax[cuda12]==0.4.36' && envhook install -p "),
+        "{f:#}"
+    );
+    for (name, jax, init) in [("fixed", "0.4.36", false), ("regular", "0.4.35", true)] {
+        let env = layout(name, jax, init);
+        let (json, _) = check(&sb, &env.prefix, &[]);
+        assert!(
+            !codes(&json).contains(&"broken-import".to_string()),
+            "{name}: {:#}",
+            json["findings"]
+        );
+    }
+}

@@ -18,6 +18,7 @@
 //!
 //! [`crate::inventory::needs`] derives what each framework build needs once, for all rules.
 
+pub mod broken_import;
 pub mod compiled;
 pub mod cudnn_cuda;
 pub mod driver;
@@ -216,6 +217,7 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     ));
     findings.extend(cudnn_cuda::check(facts));
     findings.extend(known_bad::check(facts));
+    findings.extend(broken_import::check(facts));
     findings.extend(pins::check(facts));
     findings.extend(wheels::check(facts));
     findings.extend(extensions::check(facts));

@@ -63,6 +63,7 @@ struct MatrixFile {
     soname: Vec<SonameRow>,
     pathfinder: Vec<PathfinderRow>,
     known_bad: Vec<KnownBad>,
+    broken_import: Vec<BrokenImport>,
 }
 
 /// The matrix in use.
@@ -80,6 +81,7 @@ pub struct Matrix {
     pub soname: Vec<SonameRow>,
     pub pathfinder: Vec<PathfinderRow>,
     pub known_bad: Vec<KnownBad>,
+    pub broken_import: Vec<BrokenImport>,
 }
 
 /// The shipped data version (for `--version`), read from the `[meta]`
@@ -146,6 +148,7 @@ impl Matrix {
             soname: merge(user.soname, shipped.soname),
             pathfinder: merge(user.pathfinder, shipped.pathfinder),
             known_bad: merge(user.known_bad, shipped.known_bad),
+            broken_import: merge(user.broken_import, shipped.broken_import),
         })
     }
 
@@ -461,6 +464,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
     }
     check_loading(&f)?;
     known_bad::validate(&f.known_bad)?;
+    broken_import::validate(&f.broken_import)?;
     for r in &f.soname {
         spec(&r.cuda).map_err(|e| format!("soname.cuda {e}"))?;
         if !r.library.starts_with("lib") || r.version.is_empty() {
@@ -482,6 +486,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         soname: f.soname,
         pathfinder: f.pathfinder,
         known_bad: f.known_bad,
+        broken_import: f.broken_import,
     })
 }
 
@@ -520,6 +525,7 @@ fn check_loading(f: &MatrixFile) -> std::result::Result<(), String> {
     Ok(())
 }
 
+mod broken_import;
 mod dlopen;
 mod for_gpu;
 mod gpus;
@@ -527,6 +533,7 @@ mod known_bad;
 mod pathfinder;
 mod rows;
 
+pub use broken_import::BrokenImport;
 pub use dlopen::{By, DlopenRow, SonameRow};
 pub use for_gpu::release_top;
 pub use known_bad::{KnownBad, matches_spec};
