@@ -645,15 +645,37 @@ fn a_pip_build_with_the_wheels_it_pins_gets_no_warning() {
     }
 }
 
+/// torch accepts a cuDNN of its major with an equal or newer minor and
+/// refuses an older one (torch/backends/cudnn/__init__.py `_init`): the
+/// pin broken upward is pip's complaint (an info), downward torch's (an
+/// error). Both keep the command that restores the pin.
 #[test]
 fn a_wheel_moved_past_the_frameworks_pin_is_pin_broken() {
     let sb = Sandbox::new();
-    let env = torch_215(&sb.path("envs/torch"), "9.28.1.4");
-    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "600.10"]);
+    let older = torch_215(&sb.path("envs/older"), "9.20.0.48");
+    let (json, code) = check(&sb, &older.prefix, &["--driver-version", "600.10"]);
     assert_eq!(code, 1);
     let f = findings(&json, "pin-broken");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
-    assert_eq!(f[0]["severity"], "warning");
+    assert_eq!(f[0]["severity"], "error");
+    let message = f[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"cuDNN version incompatibility\""),
+        "{message}"
+    );
+    let env = torch_215(&sb.path("envs/torch"), "9.28.1.4");
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "600.10"]);
+    let f = findings(&json, "pin-broken");
+    assert_eq!(f.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(f[0]["severity"], "info");
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("which torch accepts at start"),
+        "{}",
+        f[0]["message"]
+    );
     assert!(
         f[0]["message"]
             .as_str()

@@ -68,22 +68,28 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
                 let other_major = pin
                     .floor()
                     .is_some_and(|floor| major(&floor) != major(&p.version));
+                let (severity, consequence) = match torch_cudnn(fw, pin, &p.version) {
+                    _ if other_major => (
+                        Severity::Error,
+                        ", another major: its libraries have other sonames",
+                    ),
+                    Some(consequence) => consequence,
+                    None => (
+                        Severity::Warning,
+                        ", which the build was not made with (\"undefined symbol\", wrong results)",
+                    ),
+                };
                 out.push(finding(
-                    if other_major { Severity::Error } else { Severity::Warning },
+                    severity,
                     "pin-broken",
                     format!(
-                        "{name} requires {} (its METADATA{}); this environment has {} {}{}",
+                        "{name} requires {} (its METADATA{}); this environment has {} {}{consequence}",
                         pin.requirement,
                         pin.extra.as_ref().map_or(String::new(), |e| format!(
                             ", under the [{e}] extra it was installed with"
                         )),
                         p.name,
                         p.version,
-                        if other_major {
-                            ", another major: its libraries have other sonames"
-                        } else {
-                            ", which the build was not made with (\"undefined symbol\", wrong results)"
-                        }
                     ),
                     fix(&pin.requirement),
                 ));
@@ -92,6 +98,40 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// What torch does with a cuDNN of its pin's major but another release:
+/// at start (`torch.backends.cudnn` `_init`) it accepts the same major
+/// with an equal or newer minor ("minor versions are backwards-compatible"
+/// from cuDNN 7) and raises "cuDNN version incompatibility" for an older
+/// minor. So a newer minor past the pin is pip's complaint, not torch's
+/// (an info); an older one stops torch (an error). `None` for another
+/// framework or wheel.
+fn torch_cudnn(
+    fw: &FrameworkBuild,
+    pin: &crate::inventory::pins::Pin,
+    have: &str,
+) -> Option<(Severity, &'static str)> {
+    if fw.framework != crate::data::catalog::Framework::Pytorch
+        || !pin.name.starts_with("nvidia-cudnn")
+    {
+        return None;
+    }
+    let compiled = pin.floor()?;
+    Some(if crate::inventory::needs::older_minor(have, &compiled) {
+        (
+            Severity::Error,
+            ", an older minor than torch was compiled with: torch raises \"cuDNN version \
+             incompatibility\" at start (torch/backends/cudnn/__init__.py)",
+        )
+    } else {
+        (
+            Severity::Info,
+            ", a newer minor of the same major, which torch accepts at start (torch/backends/cudnn/\
+             __init__.py: the same major and an equal or newer minor); only pip's check of the pin \
+             fails",
+        )
+    })
 }
 
 /// A Paddle `.postNNN` version no release of that line carries
