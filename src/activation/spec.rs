@@ -290,9 +290,7 @@ fn wanted(inv: &Inventory) -> BTreeMap<String, BTreeSet<String>> {
     };
     for fw in &inv.frameworks {
         for (name, want) in needs::unversioned_asks(fw, m) {
-            if let Some(want) = want {
-                out.entry(name).or_default().insert(want);
-            }
+            out.entry(name).or_default().insert(want);
         }
     }
     out

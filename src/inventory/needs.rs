@@ -75,25 +75,36 @@ pub fn name_major(name: &str) -> Option<&str> {
     (!major.is_empty() && major.bytes().all(|b| b.is_ascii_digit())).then_some(major)
 }
 
+/// The soname an unversioned `name` (`libcudnn.so`) a build made for
+/// `cuda` and `cudnn` dlopens must reach: the library of the build's own
+/// major (`libcudnn.so.8` for cuDNN 8.6, `libcublas.so.11` for CUDA
+/// 11.8). `None` for a versioned name, and where the build's versions or
+/// the data do not say which: the name is then bound to nothing.
+pub fn bound_soname(
+    m: &Matrix,
+    name: &str,
+    (cuda, cudnn): (Option<&str>, Option<&str>),
+) -> Option<String> {
+    let stem = name.strip_suffix(".so")?;
+    m.soname_of(stem, cuda, cudnn)
+}
+
 /// The unversioned names a build dlopens (its `[[dlopen]]` rows' literal
-/// names), each with the soname it must reach: the library of the major
-/// the build was made for (`libcudnn.so` -> `libcudnn.so.8` for a cuDNN
-/// 8.6 build, `libcublas.so` -> `libcublas.so.11` for CUDA 11.8). `None`
-/// where the build's versions or the data do not say which: the name is
-/// then bound to nothing.
-pub fn unversioned_asks(fw: &FrameworkBuild, m: &Matrix) -> Vec<(String, Option<String>)> {
+/// names) that are bound to a soname ([`bound_soname`]), with it.
+pub fn unversioned_asks(fw: &FrameworkBuild, m: &Matrix) -> Vec<(String, String)> {
     let Some(n) = needs(fw, m) else {
         return Vec::new();
     };
-    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    let versions = (n.cuda.as_deref(), n.cudnn.as_deref());
+    let mut out: Vec<(String, String)> = Vec::new();
     for row in loading_rows(fw, m, n.cuda.as_deref()) {
-        for name in row.names.iter().filter(|n| unversioned(n)) {
+        for name in &row.names {
             if out.iter().any(|(have, _)| have == name) {
                 continue;
             }
-            let stem = name.trim_end_matches(".so");
-            let want = m.soname_of(stem, n.cuda.as_deref(), n.cudnn.as_deref());
-            out.push((name.clone(), want));
+            if let Some(want) = bound_soname(m, name, versions) {
+                out.push((name.clone(), want));
+            }
         }
     }
     out

@@ -30,6 +30,9 @@ pub(super) struct Asked {
     /// The directory the framework tries by path when the loader finds
     /// nothing (the row's `then_dir`).
     pub(super) then_dir: Option<String>,
+    /// For an unversioned name, the soname of the build's own major it
+    /// must reach ([`crate::inventory::needs::bound_soname`]).
+    pub(super) bound: Option<String>,
 }
 
 /// One step of a framework's import.
@@ -135,6 +138,7 @@ impl Plan {
                     falls_back_to_cpu: false,
                     loses: None,
                     then_dir: None,
+                    bound: None,
                 });
             }
             self.steps.push(Step::Object(i));
@@ -167,7 +171,9 @@ impl Plan {
             {
                 self.steps.push(Step::Path(path));
             }
+            let bound = crate::inventory::needs::bound_soname(f.matrix, &name, (cuda, cudnn));
             let asked = self.ask(caller, name, "dlopen", row);
+            self.asked[asked].bound = bound;
             self.steps.push(Step::Open { caller, asked });
         }
     }
@@ -180,6 +186,7 @@ impl Plan {
             falls_back_to_cpu: row.falls_back_to_cpu,
             loses: row.loses(&name).map(str::to_string),
             then_dir: row.then_dir.get(&name).cloned(),
+            bound: None,
         });
         self.asked.len() - 1
     }

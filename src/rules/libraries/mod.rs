@@ -210,7 +210,6 @@ impl Checker<'_> {
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
-        let bound = crate::inventory::needs::unversioned_asks(fw, f.matrix);
         let (s, pf) = (&self.searches, &self.pathfinder);
         let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
         let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
@@ -230,13 +229,12 @@ impl Checker<'_> {
                 (with_hook, without_hook),
                 outcome,
             );
-            let want = bound.iter().find(|(n, _)| *n == a.name);
-            let outcome = match want {
-                Some((_, Some(want))) => {
+            let outcome = match &a.bound {
+                Some(want) => {
                     let found = (with_hook, without_hook);
                     major::bound(f, &mut self.read_elf, want, found, outcome)
                 }
-                _ => outcome,
+                None => outcome,
             };
             let object = &paths[a.object];
             let how = (a.falls_back_to_cpu, a.loses.as_deref());
