@@ -368,18 +368,13 @@ fn one_major(entries: &[&LinkEntry]) -> Option<String> {
     majors.all(|m| m == Some(first)).then(|| first.to_string())
 }
 
-/// The major of the library an unversioned file is: its `SONAME`'s, else
-/// (no SONAME, or one without a major) that of the name of the file its
-/// links end at.
+/// The major of the library an unversioned file is ([`needs::major_name`]).
 fn target_major(target: &Path) -> Option<String> {
     let soname = crate::machine::elf::read(target)
         .ok()
         .and_then(|i| i.soname);
-    if let Some(major) = soname.as_deref().and_then(needs::name_major) {
-        return Some(major.to_string());
-    }
-    let real = paths::real_path(target).ok()?;
-    needs::name_major(real.file_name()?.to_str()?).map(String::from)
+    let name = needs::major_name(soname.as_deref(), target)?;
+    needs::name_major(&name).map(String::from)
 }
 
 /// Whether two paths lead to the same file (after symlinks).

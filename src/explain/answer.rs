@@ -104,7 +104,7 @@ fn files(f: &Facts, stem: &str) -> Vec<String> {
 
 /// The major of the soname a file name carries: `libcudnn.so.9.1.1` -> 9.
 fn soname_major(file: &str) -> Option<u32> {
-    file.split_once(".so.")?.1.split('.').next()?.parse().ok()
+    crate::inventory::needs::name_major(file)?.parse().ok()
 }
 
 /// The frameworks whose objects ask for `name`, as "object of package

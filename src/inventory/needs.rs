@@ -89,6 +89,18 @@ pub fn bound_soname(
     m.soname_of(stem, cuda, cudnn)
 }
 
+/// The name that carries the major of the library at `path`: its
+/// `soname` where that has one, else (no SONAME, or one without a major)
+/// the name of the file its links end at.
+pub fn major_name(soname: Option<&str>, path: &std::path::Path) -> Option<String> {
+    if let Some(s) = soname.filter(|s| name_major(s).is_some()) {
+        return Some(s.to_string());
+    }
+    let real = crate::paths::real_path(path).ok()?;
+    let name = real.file_name()?.to_str()?;
+    name_major(name).map(|_| name.to_string())
+}
+
 /// The unversioned names a build dlopens (its `[[dlopen]]` rows' literal
 /// names) that are bound to a soname ([`bound_soname`]), with it.
 pub fn unversioned_asks(fw: &FrameworkBuild, m: &Matrix) -> Vec<(String, String)> {

@@ -76,19 +76,11 @@ pub(super) fn bound(
     }
 }
 
-/// The soname of the library at `path` and its major: its `SONAME`, else
-/// (no SONAME, or one without a major) the name of the file its links end
-/// at.
+/// The soname of the library at `path` and its major
+/// ([`crate::inventory::needs::major_name`]).
 fn major_of(objects: &mut Objects, path: &Path) -> Option<(String, String)> {
-    let soname = objects.get(path).and_then(|i| i.soname.clone());
-    let name = match soname.filter(|s| name_major(s).is_some()) {
-        Some(soname) => soname,
-        None => crate::paths::real_path(path)
-            .ok()?
-            .file_name()?
-            .to_str()?
-            .to_string(),
-    };
+    let soname = objects.get(path).and_then(|i| i.soname.as_deref());
+    let name = crate::inventory::needs::major_name(soname, path)?;
     let major = name_major(&name)?.to_string();
     Some((name, major))
 }

@@ -496,9 +496,9 @@ fn classify(
 /// (`libnvinfer.so.10` where TSL asks `libnvinfer.so.8.6.1`): no link
 /// makes one serve the other.
 fn other_tensorrt(name: &str, have: &str) -> bool {
-    let major = |n: &str| n.split(".so.").nth(1)?.split('.').next().map(String::from);
+    use crate::inventory::needs::name_major;
     CATALOG.library_component(name) == Some(crate::data::catalog::TENSORRT)
-        && major(name) != major(have)
+        && name_major(name) != name_major(have)
 }
 
 /// A versioned file of `stem` the environment has (for "only has

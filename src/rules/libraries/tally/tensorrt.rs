@@ -42,7 +42,7 @@ fn cuda_major(f: &Facts, label: &str) -> Option<u32> {
 /// The TensorRT major a soname names (`libnvinfer.so.10` -> 10,
 /// `libnvinfer.so.8.6.1` -> 8).
 fn trt_major(name: &str) -> Option<u32> {
-    name.split(".so.").nth(1)?.split('.').next()?.parse().ok()
+    crate::inventory::needs::name_major(name)?.parse().ok()
 }
 
 /// The packages that provide TensorRT `soname` for a CUDA major: pip's
