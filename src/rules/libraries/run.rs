@@ -82,16 +82,18 @@ pub(super) fn run(
                 if answer.is_none()
                     && let Some(dir) = &a.then_dir
                 {
+                    // A name with a slash: the loader's own answer for a
+                    // path (a loadable ELF for the caller's machine).
                     let path = search
                         .sysroot
                         .join(dir.trim_start_matches('/'))
                         .join(&a.name);
-                    if path.is_file() {
-                        deps.extend(process.load(&path, Some(&a.name), objects));
-                        answer = Some(Found {
-                            path,
-                            rule: Rule::Path,
-                        });
+                    let tried = path
+                        .to_str()
+                        .and_then(|p| search.resolve(p, infos[*caller]));
+                    if let Some(f) = tried {
+                        deps.extend(process.load(&f.path, Some(&a.name), objects));
+                        answer = Some(f);
                     }
                 }
                 found[*asked] = Some(answer);
