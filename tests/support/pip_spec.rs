@@ -2,19 +2,21 @@
 //! spec no version satisfies (`==9.5.1.17,>=9.7`) fails the install, and a
 //! command whose every spec the environment already satisfies installs
 //! nothing (`nvidia-cudnn-cu12==9.5.1.17` where 9.5.1.17 is installed).
-//! Versions compare by their numeric release parts, which is all the
-//! specs envhook prints use.
+//! Specs are read with `pep508_rs`, the parser envhook reads pins with.
 
-use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use pep508_rs::pep440_rs::{Operator, Version, VersionSpecifiers};
+use pep508_rs::{Requirement, VerbatimUrl, VersionOrUrl};
 
 /// One spec: the distribution (normalised), whether it names extras, and
-/// its clauses (`>=`, `8.6`).
+/// its version specifiers.
 #[derive(Debug)]
 pub struct Spec {
     pub name: String,
     pub extras: bool,
-    pub clauses: Vec<(String, String)>,
+    pub specifiers: VersionSpecifiers,
 }
 
 /// The quoted specs of each `python -m pip install` in `line`, with the
@@ -43,101 +45,58 @@ pub fn pip_installs(line: &str, prefixes: &[PathBuf]) -> Vec<(PathBuf, Vec<Spec>
 }
 
 fn parse(spec: &str) -> Option<Spec> {
-    let spec = spec.split(';').next()?.trim();
-    let end = spec
-        .find(['[', '<', '>', '=', '!', '~'])
-        .unwrap_or(spec.len());
-    let name = spec[..end].trim().to_lowercase().replace('_', "-");
-    let mut rest = &spec[end..];
-    let extras = rest.starts_with('[');
-    if extras {
-        rest = &rest[rest.find(']')? + 1..];
-    }
-    let clauses = rest
-        .split(',')
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(|c| {
-            let at = c.find(|ch: char| ch.is_ascii_digit()).unwrap_or(c.len());
-            (c[..at].trim().to_string(), c[at..].trim().to_string())
-        })
-        .collect();
-    (!name.is_empty()).then_some(Spec {
-        name,
-        extras,
-        clauses,
+    let req = Requirement::<VerbatimUrl>::from_str(spec).ok()?;
+    let specifiers = match req.version_or_url {
+        Some(VersionOrUrl::VersionSpecifier(s)) => s,
+        _ => VersionSpecifiers::from_str("").ok()?,
+    };
+    Some(Spec {
+        name: normalize(req.name.as_ref()),
+        extras: !req.extras.is_empty(),
+        specifiers,
     })
 }
 
-fn parts(v: &str) -> Vec<u64> {
-    v.split('.')
-        .map_while(|p| {
-            let digits: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
-            digits.parse().ok()
-        })
-        .collect()
+fn normalize(name: &str) -> String {
+    name.to_lowercase().replace(['_', '.'], "-")
 }
 
-fn cmp(a: &str, b: &str) -> Ordering {
-    let (mut a, mut b) = (parts(a), parts(b));
-    let n = a.len().max(b.len());
-    a.resize(n, 0);
-    b.resize(n, 0);
-    a.cmp(&b)
-}
-
-/// Whether version `v` satisfies one clause.
-fn allows(v: &str, (op, want): &(String, String)) -> bool {
-    if let Some(prefix) = want.strip_suffix(".*") {
-        let (v, p) = (parts(v), parts(prefix));
-        let matches = v.len() >= p.len() && v[..p.len()] == p[..];
-        return if op == "!=" { !matches } else { matches };
-    }
-    let o = cmp(v, want);
-    match op.as_str() {
-        "==" | "===" => o == Ordering::Equal,
-        "!=" => o != Ordering::Equal,
-        ">=" => o != Ordering::Less,
-        ">" => o == Ordering::Greater,
-        "<=" => o != Ordering::Greater,
-        "<" => o == Ordering::Less,
-        "~=" => o != Ordering::Less,
-        _ => true,
-    }
-}
-
-/// Whether some version satisfies every clause: an exact one must pass the
-/// others; ranges need their highest floor below their lowest ceiling.
+/// Whether some version satisfies every specifier: an exact one must pass
+/// the others; ranges need their highest floor below their lowest ceiling.
 pub fn satisfiable(spec: &Spec) -> bool {
-    if let Some((_, v)) = spec
-        .clauses
-        .iter()
-        .find(|(op, v)| op == "==" && !v.ends_with(".*"))
-    {
-        return spec.clauses.iter().all(|c| allows(v, c));
+    let s = &spec.specifiers;
+    if let Some(exact) = s.iter().find(|c| *c.operator() == Operator::Equal) {
+        return s.contains(exact.version());
     }
-    let floor = spec
-        .clauses
+    const FLOORS: &[Operator] = &[
+        Operator::GreaterThan,
+        Operator::GreaterThanEqual,
+        Operator::TildeEqual,
+    ];
+    const CEILINGS: &[Operator] = &[Operator::LessThan, Operator::LessThanEqual];
+    let floor = s
         .iter()
-        .filter(|(op, _)| op.starts_with('>') || op == "~=")
-        .max_by(|a, b| cmp(&a.1, &b.1));
-    let ceiling = spec
-        .clauses
+        .filter(|c| FLOORS.contains(c.operator()))
+        .max_by(|a, b| a.version().cmp(b.version()));
+    let ceiling = s
         .iter()
-        .filter(|(op, _)| op.starts_with('<'))
-        .min_by(|a, b| cmp(&a.1, &b.1));
+        .filter(|c| CEILINGS.contains(c.operator()))
+        .min_by(|a, b| a.version().cmp(b.version()));
     match (floor, ceiling) {
-        (Some(f), Some(c)) => match cmp(&f.1, &c.1) {
-            Ordering::Less => true,
-            Ordering::Equal => f.0 == ">=" && c.0 == "<=",
-            Ordering::Greater => false,
+        (Some(f), Some(c)) => match f.version().cmp(c.version()) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal => {
+                *f.operator() == Operator::GreaterThanEqual
+                    && *c.operator() == Operator::LessThanEqual
+            }
+            std::cmp::Ordering::Greater => false,
         },
         _ => true,
     }
 }
 
 /// The version of `name` installed in `prefix`'s site-packages.
-pub fn installed(prefix: &Path, name: &str) -> Option<String> {
+pub fn installed(prefix: &Path, name: &str) -> Option<Version> {
     for lib in std::fs::read_dir(prefix.join("lib")).ok()?.flatten() {
         let site = lib.path().join("site-packages");
         for entry in std::fs::read_dir(&site).into_iter().flatten().flatten() {
@@ -148,8 +107,8 @@ pub fn installed(prefix: &Path, name: &str) -> Option<String> {
             let Some((dist, version)) = stem.rsplit_once('-') else {
                 continue;
             };
-            if dist.to_lowercase().replace('_', "-") == name {
-                return Some(version.to_string());
+            if normalize(dist) == name {
+                return Version::from_str(version).ok();
             }
         }
     }
@@ -167,9 +126,7 @@ pub fn fault(line: &str, prefixes: &[PathBuf]) -> Option<String> {
         let forced = line.contains(" --force-reinstall ");
         let changes = forced
             || specs.iter().any(|s| {
-                s.extras
-                    || installed(&prefix, &s.name)
-                        .is_none_or(|v| !s.clauses.iter().all(|c| allows(&v, c)))
+                s.extras || installed(&prefix, &s.name).is_none_or(|v| !s.specifiers.contains(&v))
             });
         if !changes && !specs.is_empty() {
             return Some("every spec is already satisfied: the command changes nothing".into());
