@@ -60,6 +60,12 @@ pub struct BuildInfo {
 }
 
 impl BuildInfo {
+    /// The file the build was read from (`paddle/version/__init__.py`),
+    /// as its evidence names it: where `archs` came from.
+    pub fn file(&self) -> &str {
+        self.evidence.split(':').next().unwrap_or("its build file")
+    }
+
     /// A build with its evidence.
     pub fn new(variant: Variant, evidence: impl Into<String>) -> Self {
         BuildInfo {

@@ -182,22 +182,12 @@ pub fn needs(fw: &FrameworkBuild, m: &Matrix) -> Option<Needs> {
     }
     // The architectures the build file lists outrank the row's range.
     let archs = &fw.build.archs;
-    let by_cc = |a: &&String, b: &&String| {
-        let cc = |s: &str| -> (u32, u32) {
-            let (ma, mi) = s.split_once('.').unwrap_or((s, "0"));
-            (ma.parse().unwrap_or(0), mi.parse().unwrap_or(0))
-        };
-        cc(a).cmp(&cc(b))
-    };
-    let (min_cc, max_cc) = match (archs.iter().min_by(by_cc), archs.iter().max_by(by_cc)) {
+    let cc = |a: &&String| crate::data::arch::Cc::parse(a);
+    let (min_cc, max_cc) = match (archs.iter().min_by_key(cc), archs.iter().max_by_key(cc)) {
         (Some(lo), Some(hi)) => {
             evidence.push(format!(
                 "{} compiled_cuda_archs {}",
-                fw.build
-                    .evidence
-                    .split(':')
-                    .next()
-                    .unwrap_or("its build file"),
+                fw.build.file(),
                 archs.join(" ")
             ));
             (Some(lo.clone()), Some(hi.clone()))

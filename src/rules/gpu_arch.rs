@@ -422,11 +422,7 @@ fn row_range(
         _ if !archs.is_empty() => format!(
             "{} (compiled_cuda_archs in {})",
             archs.join(", "),
-            fw.build
-                .evidence
-                .split(':')
-                .next()
-                .unwrap_or("its build file")
+            fw.build.file()
         ),
         (Some(a), Some(b)) => format!("{a} to {b}"),
         (Some(a), None) => format!("{a} and newer"),
