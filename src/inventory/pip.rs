@@ -223,6 +223,66 @@ type SizedPath = (PathBuf, Option<u64>);
 /// [`super::MAX_LIBRARIES`] of them; and how many it lists. Other rows are not
 /// kept: a RECORD may list a hundred thousand Python files.
 fn record_libraries(bytes: &[u8], path: &Path) -> Result<(Vec<SizedPath>, usize)> {
+    // Without a quote no field spans rows or holds a comma, so only the
+    // rows that name a library need reading: found by memchr's SIMD search
+    // for their suffixes, not by parsing every row (torch's RECORD has
+    // 13 000 rows and 1.3 MB, 2% of them libraries).
+    if memchr::memchr(b'"', bytes).is_none() {
+        return library_rows(bytes, path);
+    }
+    record_libraries_csv(bytes, path)
+}
+
+/// [`record_libraries`] for a RECORD with no quoted field: each row that
+/// holds `.so`, `.dll` or `.dylib`, split at its commas.
+fn library_rows(bytes: &[u8], path: &Path) -> Result<(Vec<SizedPath>, usize)> {
+    let mut starts: Vec<usize> = [&b".so"[..], b".dll", b".dylib"]
+        .iter()
+        .flat_map(|needle| memchr::memmem::find_iter(bytes, needle))
+        .map(|hit| memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |i| i + 1))
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut files: Vec<SizedPath> = Vec::new();
+    let mut listed = 0;
+    for start in starts {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let row = bytes[start..end]
+            .strip_suffix(b"\r")
+            .unwrap_or(&bytes[start..end]);
+        let mut fields = row.split(|&b| b == b',');
+        let file = fields.next().unwrap_or_default();
+        let Ok(file) = std::str::from_utf8(file) else {
+            let line = memchr::memchr_iter(b'\n', &bytes[..start]).count() + 1;
+            return Err(Error::BadDistInfo {
+                path: path.to_path_buf(),
+                reason: format!("record {line}: a path that is not valid UTF-8"),
+            });
+        };
+        let file = PathBuf::from(file);
+        let library = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(crate::paths::is_shared_library);
+        if !library {
+            continue;
+        }
+        listed += 1;
+        if files.len() < MAX_LIBRARIES {
+            // A size that does not parse is no size.
+            let size = fields
+                .nth(1)
+                .and_then(|f| std::str::from_utf8(f).ok())
+                .and_then(|t| t.parse().ok());
+            files.push((file, size));
+        }
+    }
+    Ok((files, listed))
+}
+
+/// [`record_libraries`] by the CSV reader, every row: for a RECORD with a
+/// quoted field.
+fn record_libraries_csv(bytes: &[u8], path: &Path) -> Result<(Vec<SizedPath>, usize)> {
     use csv_core::ReadFieldResult;
     CSV.with_borrow_mut(|reader| {
         reader.reset();
@@ -298,7 +358,10 @@ fn read_text(path: &Path) -> Result<String> {
 }
 
 /// One header of an RFC 822-style METADATA file (headers end at the first
-/// blank line; the body is the long description).
+/// empty line; the body is the long description). A line of only spaces
+/// continues the header before it, as Python's email parser, which pip
+/// reads METADATA with, takes it: vLLM 0.7.3's `License:` runs over 200
+/// lines with whitespace-only ones between, before its `Requires-Dist:`.
 fn header(text: &str, key: &str) -> Option<String> {
     headers(text, key).into_iter().next()
 }
@@ -306,7 +369,8 @@ fn header(text: &str, key: &str) -> Option<String> {
 /// Every header `key` of a METADATA file, in order.
 fn headers(text: &str, key: &str) -> Vec<String> {
     text.lines()
-        .take_while(|l| !l.trim().is_empty())
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.starts_with([' ', '\t']))
         .filter_map(|l| {
             let (k, v) = l.split_once(':')?;
             k.trim()
@@ -335,6 +399,10 @@ mod tests {
         let text = "Metadata-Version: 2.1\nName: torch\nVersion: 2.1.2+cu121\n\nVersion: 9.9\n";
         assert_eq!(header(text, "version").as_deref(), Some("2.1.2+cu121"));
         assert_eq!(header("Name: x\n\nVersion: 1\n", "Version"), None);
+        // vLLM 0.7.3's METADATA: a folded License with blank-looking lines.
+        let text = "Name: vllm\nLicense: Apache\n        \n   1. Definitions.\n\t\nRequires-Dist: torch==2.5.1\n\nbody: x\n";
+        assert_eq!(headers(text, "Requires-Dist"), ["torch==2.5.1"]);
+        assert_eq!(header(text, "body"), None);
     }
 
     #[test]
@@ -375,5 +443,32 @@ mod tests {
         assert_eq!(files.len(), MAX_LIBRARIES);
         assert_eq!(listed, MAX_LIBRARIES + 5);
         assert_eq!(files[7], (PathBuf::from("x/lib7.so"), Some(7)));
+    }
+
+    /// The row search and the CSV reader read a RECORD without quotes the
+    /// same: libraries in a directory named like one, `.so.N`, `.dll`,
+    /// `.dylib`, CRLF rows, a last row without newline, a `.so` inside a
+    /// name that is no library.
+    #[test]
+    fn the_row_search_agrees_with_the_csv_reader() {
+        let mut rec = String::new();
+        for i in 0..300 {
+            rec.push_str(&format!("torch/include/h{i}.h,sha256=x,{i}\n"));
+        }
+        rec.push_str("torch/lib/libtorch_cpu.so,sha256=y,445000000\r\n");
+        rec.push_str("torch/lib.so.d/readme.txt,sha256=z,1\n");
+        rec.push_str("nvidia/cudnn/lib/libcudnn.so.9,sha256=a,7\n");
+        rec.push_str("x/reason.sorted.py,,\n");
+        rec.push_str("x/a.dll,,\nx/b.dylib,sha256=b,notanumber\n");
+        rec.push_str("torch/lib/libc10.so,sha256=c,12");
+        let path = Path::new("RECORD");
+        let fast = library_rows(rec.as_bytes(), path).unwrap();
+        assert_eq!(fast, record_libraries_csv(rec.as_bytes(), path).unwrap());
+        assert_eq!(fast.1, 5);
+        assert_eq!(
+            fast.0[0],
+            (PathBuf::from("torch/lib/libtorch_cpu.so"), Some(445000000))
+        );
+        assert_eq!(fast.0[3], (PathBuf::from("x/b.dylib"), None));
     }
 }
