@@ -809,7 +809,11 @@ fn a_torch_extension_built_against_another_torch() {
     assert_eq!(mismatch[0]["severity"], "error");
     let message = mismatch[0]["message"].as_str().unwrap();
     assert!(
-        message.starts_with("torchvision 0.22.0 (_C.so) was built against another torch than the installed torch 2.6.0: it needs _ZNK5torch8autograd4Node4nameB5cxx11Ev,"),
+        message.starts_with(
+            "torchvision 0.22.0 (_C.so) was built for torch==2.7.0 (its own requirement), not the \
+             installed torch 2.6.0: it needs torch::autograd::Node::name[abi:cxx11]() const \
+             (_ZNK5torch8autograd4Node4nameB5cxx11Ev),"
+        ),
         "{message}"
     );
     assert_eq!(

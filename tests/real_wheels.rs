@@ -1261,6 +1261,49 @@ fn a_torch_extension_built_against_another_torch() {
     assert!(ok, "{text}");
 }
 
+/// xformers 0.0.28.post3 (built for torch 2.5.1, and pinning it) under
+/// torch 2.6.0, which the catalogue does not name: its `_C.so` fails to
+/// load with "undefined symbol: _ZN2at18TensorIteratorBaseC2Ev"
+/// (LD_BIND_NOW, after torch); envhook finds it by its pin and names the
+/// symbol, and the printed fix (pip picks the xformers built for this
+/// torch) makes it load and check clean (#39).
+#[test]
+fn an_uncatalogued_extension_built_for_another_torch() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "xformers",
+        requirements: &["torch==2.6.0"],
+        before: &["extension-mismatch"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    pip(&p.path, &["install", "--no-deps", "xformers==0.0.28.post3"]);
+    let load = "import ctypes, glob, os, torch, xformers\n\
+                for so in glob.glob(os.path.join(os.path.dirname(xformers.__file__), '_C*.so')):\n\
+                \x20   ctypes.CDLL(so)\n";
+    let bind_now = [("LD_BIND_NOW", "1")];
+    let (ok, text) = python(&p.path, load, false, &bind_now);
+    assert!(
+        !ok && text.contains("undefined symbol: _ZN2at18TensorIteratorBaseC2Ev"),
+        "{text}"
+    );
+    let before = check(&p.path);
+    let message = before["findings"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("xformers 0.0.28.post3 (_C.so) was built for torch==2.5.1"),
+        "{:#}",
+        before["findings"]
+    );
+    follow_the_fixes(&case, &p.path, &[]);
+    let (ok, text) = python(&p.path, load, false, &bind_now);
+    assert!(ok, "{text}");
+}
+
 /// cupy-cuda11x 13.3.0 beside torch 2.5.1's CUDA 12 wheels: CuPy links its
 /// runtime in and finds none of its CUDA 11 libraries (`ImportError:
 /// libcublas.so.11`), and the CUDA 12 `libcurand.so.10` under its soname is

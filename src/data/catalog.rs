@@ -169,6 +169,61 @@ pub struct WorkloadRow {
     pub source: String,
 }
 
+/// A framework whose C++ API other distributions link against, without
+/// symbol versions (torch's `c10::`, `at::`): an object built against one
+/// release may need symbols another does not define.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameworkAbiRow {
+    /// Which framework.
+    pub framework: Framework,
+    /// Its pip distributions, normalised: what a consumer's
+    /// `Requires-Dist` names.
+    pub distributions: Vec<String>,
+    /// The starts of its libraries' file names that carry the API
+    /// (`libtorch`, `libc10`): a consumer's DT_NEEDED names one.
+    pub libraries: Vec<String>,
+    /// Its C++ namespaces (`c10`, `at`): the undefined symbols in them
+    /// are the framework's to define.
+    pub namespaces: Vec<String>,
+    /// Where the facts come from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
+impl FrameworkAbiRow {
+    /// Whether a library's file name is one of the framework's API
+    /// libraries.
+    pub fn is_library(&self, file_name: &str) -> bool {
+        self.libraries.iter().any(|l| file_name.starts_with(l))
+    }
+
+    /// Whether a mangled name is in one of the framework's namespaces: a
+    /// nested name (`_ZN`, `_ZNK`, with cv and ref qualifiers), or the
+    /// typeinfo, vtable or TLS wrapper of one (`_ZTI`, `_ZTV`, `_ZTS`,
+    /// `_ZTH`, `_ZTW`), whose first part is the namespace as the Itanium
+    /// ABI writes it: its length, then its name (`3c10`).
+    pub fn owns_symbol(&self, symbol: &str) -> bool {
+        let Some(rest) = symbol.strip_prefix("_Z") else {
+            return false;
+        };
+        let rest = ["TI", "TV", "TS", "TH", "TW"]
+            .iter()
+            .find_map(|p| rest.strip_prefix(p))
+            .unwrap_or(rest);
+        let Some(rest) = rest.strip_prefix('N') else {
+            return false;
+        };
+        let rest = rest.trim_start_matches(['K', 'V', 'r', 'R', 'O']);
+        self.namespaces.iter().any(|ns| {
+            // The length prefix fixes where the name ends: `3c10` is not
+            // the start of `4c10x`.
+            rest.strip_prefix(ns.len().to_string().as_str())
+                .is_some_and(|r| r.starts_with(ns.as_str()))
+        })
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
@@ -178,6 +233,8 @@ struct CatalogFile {
     core_library: Vec<CoreLibraryRow>,
     #[serde(default)]
     workload: Vec<WorkloadRow>,
+    #[serde(default)]
+    framework_abi: Vec<FrameworkAbiRow>,
 }
 
 /// The parsed catalogue with lookup tables.
@@ -189,6 +246,7 @@ pub struct Catalog {
     libraries: Vec<LibraryRow>,
     core: Vec<CoreLibraryRow>,
     workloads: Vec<WorkloadRow>,
+    abi: Vec<FrameworkAbiRow>,
 }
 
 /// The catalogue shipped in the binary, parsed once on first use.
@@ -212,7 +270,18 @@ impl Catalog {
             libraries,
             core: file.core_library,
             workloads: file.workload,
+            abi: file.framework_abi,
         })
+    }
+
+    /// The frameworks other distributions link against by their C++ API.
+    pub fn framework_abis(&self) -> &[FrameworkAbiRow] {
+        &self.abi
+    }
+
+    /// The C++ API row of one framework.
+    pub fn framework_abi(&self, framework: Framework) -> Option<&FrameworkAbiRow> {
+        self.abi.iter().find(|r| r.framework == framework)
     }
 
     /// The packages that run on a framework without declaring it.
@@ -502,5 +571,40 @@ mod tests {
         );
         assert_eq!(cat.library_component("libcuda.so"), Some("driver"));
         assert_eq!(cat.library_component("libssl.so.3"), None);
+    }
+
+    /// The symbols torchvision 0.22.0 needs and torch 2.6.0 lacks, and
+    /// xformers 0.0.28.post3's (PyPI wheels, `nm -D`), and some that are
+    /// not torch's.
+    #[test]
+    fn torch_namespaces_by_their_mangled_names() {
+        let torch = CATALOG.framework_abi(Framework::Pytorch).unwrap();
+        for s in [
+            "_ZNK5torch8autograd4Node4nameB5cxx11Ev",
+            "_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+            "_ZTHN3c104impl26raw_local_dispatch_key_setE",
+            "_ZN2at4_ops3add4callERKNS_6TensorES4_RKN3c106ScalarE",
+            "_ZTVN5torch8autograd4NodeE",
+            "_ZN2at18TensorIteratorBaseC2Ev",
+        ] {
+            assert!(torch.owns_symbol(s), "{s}");
+        }
+        for s in [
+            "PyLong_FromLong",
+            "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm",
+            "_ZN5boost3fooEv",
+            "_Z3fooi",
+            "_ZN3c1",
+            "_ZN4c10x3fooEv",
+            "_ZN12atomic_thing3fooEv",
+        ] {
+            assert!(!torch.owns_symbol(s), "{s}");
+        }
+        let tf = CATALOG.framework_abi(Framework::Tensorflow).unwrap();
+        assert!(tf.owns_symbol("_ZN10tensorflow8OpKernelD2Ev"));
+        assert!(tf.owns_symbol("_ZNK3tsl6Status8ToStringEv"));
+        assert!(!tf.owns_symbol("_ZN4absl12lts_202308028StrCatEv"));
+        assert!(tf.is_library("libtensorflow_framework.so.2"));
+        assert!(torch.is_library("libtorch_cpu.so") && !torch.is_library("libcudart.so.12"));
     }
 }

@@ -7,6 +7,7 @@
 //! (a Windows DLL error, a segmentation fault) get what they mean and what
 //! envhook can and cannot check, never a dump of unrelated findings.
 
+mod abi;
 pub mod agree;
 pub mod answer;
 pub mod clues;
@@ -148,6 +149,12 @@ fn answer_clue(f: &Facts, report: &Report, c: &Clue) -> Answer {
         _ if c.name().is_some_and(|n| n.len() > clues::MAX_NAME) => overlong(c),
         Clue::Component { component } => component::answer(f, report, c, component),
         Clue::Version { .. } => decode::answer(f, report, c),
+        // A symbol of a framework's C++ API (`_ZN2at…`) is answered from
+        // check's facts about the extensions built against it.
+        Clue::Symbol {
+            name,
+            component: None,
+        } if abi::owner(name).is_some() => abi::answer(f, c, name),
         Clue::Symbol { name, component } => {
             symbol::answer(f, report, c, name, component.as_deref())
         }

@@ -10,6 +10,7 @@
 
 pub mod builds;
 mod consistency;
+mod consumers;
 mod derive;
 pub mod needs;
 pub mod pins;
@@ -135,6 +136,12 @@ pub struct Package {
     /// Pins of extras that stand in for each other, none installed.
     #[serde(skip)]
     pub alt_pins: Vec<pins::Pin>,
+    /// What an extension requires of the distributions installed: its
+    /// framework (xformers 0.0.28.post3: `torch==2.5.1`, the release it was
+    /// built for) and the framework's other extensions (vLLM 0.7.3:
+    /// `torchvision==0.20.1`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<pins::Pin>,
 }
 
 impl Package {

@@ -272,6 +272,32 @@ pub fn parse(requires: &[String], python: Option<&str>, installed: &Installed) -
     pins
 }
 
+/// The requirements among `Requires-Dist` lines on one of `names` (a
+/// framework's distributions: xformers 0.0.28.post3's `torch==2.5.1`) that
+/// hold for this environment: plain ones and those of the extras it was
+/// installed with (tensorflow-text's `tensorflow-cpu` under its
+/// `tensorflow_cpu` extra counts only where that is installed).
+pub fn on_distributions(
+    requires: &[String],
+    python: Option<&str>,
+    installed: &Installed,
+    names: &[String],
+) -> Vec<Pin> {
+    let lines = lines(requires, python);
+    let active = active_extras(&lines, installed);
+    lines
+        .into_iter()
+        .filter(|l| names.contains(&l.name))
+        .filter(|l| l.extra.as_ref().is_none_or(|e| active.contains(e)))
+        .map(|l| Pin {
+            name: l.name,
+            requirement: l.requirement,
+            extra: l.extra,
+            specifiers: l.specifiers,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,6 +447,39 @@ mod tests {
             parse(&metadata, Some("3.12"), &cu13)
                 .alternatives
                 .is_empty()
+        );
+    }
+
+    /// xformers 0.0.28.post3 and tensorflow-text 2.17.0's Requires-Dist
+    /// (PyPI METADATA).
+    #[test]
+    fn requirements_on_a_framework() {
+        let torch = vec!["torch".to_string()];
+        let pins = on_distributions(
+            &text_lines("numpy\ntorch ==2.5.1\nfairscale ; extra == \"dev\""),
+            Some("3.11"),
+            &installed(&[("torch", "2.6.0"), ("numpy", "2.1.0")]),
+            &torch,
+        );
+        assert_eq!(pins.len(), 1);
+        assert_eq!(pins[0].requirement, "torch==2.5.1");
+        assert_eq!(pins[0].allows("2.6.0+cu124"), Some(false));
+        assert_eq!(pins[0].allows("2.5.1+cu124"), Some(true));
+        let tf = vec!["tensorflow".to_string(), "tensorflow-cpu".to_string()];
+        let lines = text_lines(
+            "tensorflow <2.18,>=2.17.0\ntensorflow-cpu <2.18,>=2.17.0 ; extra == 'tensorflow_cpu'",
+        );
+        let pins = on_distributions(
+            &lines,
+            Some("3.11"),
+            &installed(&[("tensorflow", "2.18.0")]),
+            &tf,
+        );
+        assert_eq!(
+            pins.iter()
+                .map(|p| p.requirement.as_str())
+                .collect::<Vec<_>>(),
+            ["tensorflow>=2.17.0, <2.18"]
         );
     }
 }

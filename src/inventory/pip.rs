@@ -209,6 +209,85 @@ pub fn read(entry: &DistInfoEntry) -> Result<DistInfo> {
     })
 }
 
+/// The most bytes of METADATA read for its headers: real ones end within
+/// a few kB (the long description follows the first blank line, and may
+/// run to a megabyte).
+const MAX_HEADERS: u64 = 64 * 1024;
+
+/// The `Requires-Dist:` headers of a distribution envhook does not
+/// catalogue, read without its description: enough to tell whether it
+/// builds on a framework. Headers that run past [`MAX_HEADERS`] are read
+/// to there.
+pub fn requirements(entry: &DistInfoEntry) -> Result<Vec<String>> {
+    use std::io::Read;
+    let path = entry.dir.join("METADATA");
+    let file = crate::paths::open_regular(&path).map_err(|e| Error::read(&path, e))?;
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let mut reader = file.take(MAX_HEADERS);
+    loop {
+        let n = reader.read(&mut chunk).map_err(|e| Error::read(&path, e))?;
+        if n == 0 {
+            break;
+        }
+        // Look for the blank line from a little before the new bytes, as
+        // it may straddle two reads.
+        let from = text.len().saturating_sub(3);
+        text.extend_from_slice(&chunk[..n]);
+        if let Some(end) = blank_line(&text[from..]) {
+            text.truncate(from + end);
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&text);
+    Ok(headers(&text, "Requires-Dist")
+        .into_iter()
+        .filter(|r| r.len() <= MAX_REQUIREMENT)
+        .collect())
+}
+
+/// Where the first blank line (`\n\n` or `\n\r\n`) starts in `bytes`.
+fn blank_line(bytes: &[u8]) -> Option<usize> {
+    bytes.windows(2).enumerate().find_map(|(i, w)| {
+        (w == b"\n\n" || (w == b"\n\r" && bytes.get(i + 2) == Some(&b'\n'))).then_some(i)
+    })
+}
+
+/// Whether a distribution is pure Python by its `WHEEL` file
+/// (`Root-Is-Purelib: true`): a pure wheel carries no object that links
+/// anything. Without a readable `WHEEL` (an egg-info install, a hand-made
+/// copy), `false`: its files are looked at.
+pub fn is_pure(entry: &DistInfoEntry) -> bool {
+    crate::paths::read_regular(&entry.dir.join("WHEEL"), 4096).is_ok_and(|b| {
+        headers(&String::from_utf8_lossy(&b), "Root-Is-Purelib")
+            .first()
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    })
+}
+
+/// The first `max` ELF shared objects (`.so`, `.so.N`) a distribution's
+/// RECORD lists, absolute (none without a RECORD).
+pub fn objects(entry: &DistInfoEntry, max: usize) -> Result<Vec<PathBuf>> {
+    let path = entry.dir.join("RECORD");
+    let bytes = match crate::paths::read_regular(&path, crate::paths::MAX_TEXT) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::read(path, e)),
+    };
+    Ok(record_libraries(&bytes, &path)?
+        .0
+        .into_iter()
+        .map(|(file, _)| file)
+        .filter(|file| {
+            file.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".so") || n.contains(".so."))
+        })
+        .take(max)
+        .map(|file| entry.site.join(file))
+        .collect())
+}
+
 thread_local! {
     /// csv_core's reader: building its state machine costs more than
     /// reading a short RECORD, so each thread keeps one and resets it.
@@ -443,6 +522,35 @@ mod tests {
         assert_eq!(files.len(), MAX_LIBRARIES);
         assert_eq!(listed, MAX_LIBRARIES + 5);
         assert_eq!(files[7], (PathBuf::from("x/lib7.so"), Some(7)));
+    }
+
+    #[test]
+    fn objects_are_found_without_parsing_every_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let info = dir.path().join("x-1.dist-info");
+        std::fs::create_dir(&info).unwrap();
+        std::fs::write(
+            info.join("RECORD"),
+            "x/__init__.py,sha256=a,1\nx/resource.something/a.py,,\nx/_C.so,sha256=b,2\n\
+             \"x/odd,name.so.1\",,\nx/lib.dylib,,\nx/also.sox,,\nx/libfoo.so.2,,",
+        )
+        .unwrap();
+        let entry = DistInfoEntry {
+            name: "x".into(),
+            version: "1".into(),
+            dir: info,
+            site: dir.path().to_path_buf(),
+        };
+        let site = dir.path();
+        assert_eq!(
+            objects(&entry, 10).unwrap(),
+            [
+                site.join("x/_C.so"),
+                site.join("x/odd,name.so.1"),
+                site.join("x/libfoo.so.2")
+            ]
+        );
+        assert_eq!(objects(&entry, 1).unwrap(), [site.join("x/_C.so")]);
     }
 
     /// The row search and the CSV reader read a RECORD without quotes the

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::pip::{DistInfo, DistInfoEntry};
 use super::records::{MetaEntry, Record};
-use super::{Installer, Inventory, Library, Package, builds, library, pins, pip, records};
+use super::{
+    Installer, Inventory, Library, Package, builds, consumers, library, pins, pip, records,
+};
 use crate::data::catalog::{CATALOG, Framework, PackageRow, Role};
 use crate::error::{Error, Result};
 use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
@@ -104,6 +106,7 @@ impl Inventory {
             pins: Vec::new(),
             fix_pins: Vec::new(),
             alt_pins: Vec::new(),
+            requirements: Vec::new(),
         });
     }
 
@@ -119,10 +122,13 @@ impl Inventory {
             .flat_map(|(_, entries)| entries)
             .map(|e| (e.name.clone(), e.version.clone()))
             .collect();
+        let frameworks = consumers::installed_frameworks(&installed);
         for (site, entries) in &scanned {
             self.stats.dist_infos_total += entries.len();
+            let python = python_of(site);
             let mut seen: Vec<String> = Vec::new();
             for entry in entries {
+                let consumer;
                 let (row, cuda_major) = match CATALOG.pip(&entry.name) {
                     Some((row, major)) => (row, major),
                     // A CUDA build envhook has no data for is still
@@ -131,7 +137,28 @@ impl Inventory {
                         &*OTHER_FRAMEWORK,
                         builds::cuda_major_in_name(&entry.name).and_then(|m| m.parse().ok()),
                     ),
-                    None => continue,
+                    // Built on a framework's C++ API: checked against the
+                    // release installed (rules::extensions).
+                    None => match consumers::framework_of(
+                        entry,
+                        python.as_deref(),
+                        &installed,
+                        &frameworks,
+                    ) {
+                        Some(framework) => {
+                            consumer = PackageRow {
+                                name: entry.name.clone(),
+                                role: Role::FrameworkExtension,
+                                lib: None,
+                                framework: Some(framework),
+                                source: "found by its requirements or DT_NEEDED \
+                                         (inventory::consumers)"
+                                    .into(),
+                            };
+                            (&consumer, None)
+                        }
+                        None => continue,
+                    },
                 };
                 if seen.contains(&entry.name) {
                     let fix = pip_reinstall(&self.prefix, &entry.name);
@@ -198,9 +225,20 @@ impl Inventory {
                 ..library(path)
             })
             .collect();
+        let python = python_of(site);
         let pins = match row.framework {
-            Some(_) => pins::parse(&dist.requires, python_of(site).as_deref(), installed),
+            Some(_) => pins::parse(&dist.requires, python.as_deref(), installed),
             None => pins::Pins::default(),
+        };
+        // What an extension requires of what is installed: its framework
+        // (the release it was built for, where it pins one) and the
+        // framework's other extensions (vLLM pins torchvision and xformers).
+        let requirements = match row.role {
+            Role::FrameworkExtension => {
+                let names: Vec<String> = installed.keys().cloned().collect();
+                pins::on_distributions(&dist.requires, python.as_deref(), installed, &names)
+            }
+            _ => Vec::new(),
         };
         self.packages.push(Package {
             name: entry.name.clone(),
@@ -216,6 +254,7 @@ impl Inventory {
             pins: pins.held,
             fix_pins: pins.for_fixes,
             alt_pins: pins.alternatives,
+            requirements,
         });
     }
 }

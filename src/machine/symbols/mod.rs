@@ -31,7 +31,10 @@ use object::{Endian, Endianness, elf};
 
 use super::elf::{Counting, dynamic_entries, header, open_counted, tag_value};
 
+mod demangle;
 mod hash;
+
+pub use demangle::demangle;
 mod versions;
 
 use hash::GnuTable;

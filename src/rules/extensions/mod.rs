@@ -1,173 +1,144 @@
-//! Extensions built against a framework's own libraries (torchvision,
-//! torchaudio against libtorch and libc10) work only with the release they
-//! were built against: torch's C++ API has no symbol versions, so another
-//! torch fails the load with `undefined symbol: _ZNK5torch8autograd4Node4nameB5cxx11Ev`
-//! (torch 2.7 moved to the C++11 ABI; torchvision 0.22 needs it, torch 2.6
-//! lacks it). torchvision swallows that error and then fails with
-//! "operator torchvision::nms does not exist".
+//! Distributions built against a framework's C++ API (torchvision,
+//! xformers, vLLM, flash-attn, torchao against libtorch and libc10;
+//! tensorflow-text against libtensorflow_framework) work only with the
+//! release they were built against: the API has no symbol versions, so
+//! another release fails the load with `undefined symbol:
+//! _ZN2at18TensorIteratorBaseC2Ev` (xformers 0.0.28.post3, built for torch
+//! 2.5.1, under torch 2.6.0). torchvision swallows that error and fails
+//! later with "operator torchvision::nms does not exist"; xformers warns
+//! that it "can't load C++/CUDA extensions".
 //!
-//! Each extension object that needs torch's libraries has its undefined
-//! symbols of torch's namespaces (`c10`, `at`, `torch`, `caffe2`) looked up
-//! in the installed torch's libraries it names, by their hash tables, as
-//! the loader would (`crate::machine::symbols`); what none defines is a
-//! finding, and the fix is pip's choice of the extension's release for the
-//! torch installed.
+//! The consumers are found by what they are, not by a list
+//! (`inventory::consumers`); [`gaps`] says what each lacks and these rules
+//! judge it by its consequence:
+//! - a symbol the installed release does not define: the load fails, an
+//!   error, whatever the pins say;
+//! - every symbol there, but a requirement on the framework broken (vLLM
+//!   0.7.3's `torch==2.5.1` under torch 2.6.0, which defines all it
+//!   needs): it loads, and pip's own check fails; a warning.
 
-use std::cell::Cell;
-use std::path::Path;
+mod gaps;
+
+pub use gaps::{Gap, gaps};
 
 use super::{Facts, finding};
-use crate::data::catalog::{Framework, Role};
 use crate::finding::{Fix, Problem, Severity, quoted};
-use crate::inventory::{Installer, LibStatus, Package};
-use crate::machine::{elf, symbols};
+use crate::machine::symbols::demangle;
 
 /// The extension rules.
 pub fn check(f: &Facts) -> Vec<Problem> {
-    let mut out = Vec::new();
-    for ext in f.inv.packages.iter().filter(|p| {
-        p.role == Role::FrameworkExtension
-            && p.installer == Installer::Pip
-            && p.framework == Some(Framework::Pytorch)
-    }) {
-        let Some(torch) = f.inv.packages.iter().find(|p| {
-            p.role == Role::Framework
-                && p.framework == Some(Framework::Pytorch)
-                && p.installer == ext.installer
-        }) else {
-            continue;
-        };
-        if let Some(p) = mismatch(f, ext, torch) {
-            out.push(p);
-        }
-    }
-    out
+    gaps(f).iter().map(|gap| problem(f, gap)).collect()
 }
 
-/// Whether a mangled name is in one of torch's namespaces: `_ZN`, `_ZNK`
-/// (and typeinfo, vtable, TLS wrappers `_ZTI`, `_ZTV`, `_ZTS`, `_ZTH`,
-/// `_ZTW` of a nested name) followed by `3c10`, `2at`, `5torch` or
-/// `6caffe2`.
-fn torch_namespace(symbol: &str) -> bool {
-    let Some(rest) = symbol.strip_prefix("_Z") else {
-        return false;
-    };
-    let rest = ["TI", "TV", "TS", "TH", "TW"]
-        .iter()
-        .find_map(|p| rest.strip_prefix(p))
-        .unwrap_or(rest);
-    let Some(rest) = rest.strip_prefix('N') else {
-        return false;
-    };
-    let rest = rest.trim_start_matches(['K', 'V', 'r']);
-    ["3c10", "2at", "5torch", "6caffe2"]
-        .iter()
-        .any(|ns| rest.starts_with(ns))
-}
-
-/// The symbols of torch's namespaces one extension's objects need that the
-/// installed torch's libraries do not define, as one finding.
-fn mismatch(f: &Facts, ext: &Package, torch: &Package) -> Option<Problem> {
-    let count = Cell::new(0);
-    // Torch's libraries, each opened once for all the extension's objects
-    // (torchaudio has a dozen; libtorch_cpu.so's hash table is 500 kB).
-    let torch_libs: Vec<(String, symbols::Tables)> = torch
-        .libraries
-        .iter()
-        .filter(|t| t.status == LibStatus::Ok)
-        .filter_map(|t| Some((file_name(&t.path), symbols::open(&t.path, &count).ok()?)))
-        .collect();
-    let mut missing: Vec<String> = Vec::new();
-    let mut objects: Vec<String> = Vec::new();
-    for lib in ext.libraries.iter().filter(|l| l.status == LibStatus::Ok) {
-        let Ok(info) = elf::read(&lib.path) else {
-            continue;
-        };
-        // The torch libraries it names.
-        let providers: Vec<&symbols::Tables> = torch_libs
+/// The finding for one consumer's gap: what `check` prints and what
+/// `explain` of its `undefined symbol` repeats.
+pub fn problem(f: &Facts, gap: &Gap) -> Problem {
+    let Gap {
+        consumer,
+        framework,
+        ..
+    } = gap;
+    let installed = format!("the installed {} {}", framework.name, framework.version);
+    let Some(first) = gap.missing.first() else {
+        let (pins, versions): (Vec<String>, Vec<String>) = gap
+            .broken_pins
             .iter()
-            .filter(|(name, _)| info.needed.iter().any(|n| n == name))
-            .map(|(_, t)| t)
-            .collect();
-        if providers.is_empty() {
-            continue;
-        }
-        let Ok(tables) = symbols::open(&lib.path, &count) else {
-            continue;
-        };
-        // A malformed symbol table tells nothing either way.
-        let Ok(undefined) = tables.undefined(&torch_namespace) else {
-            continue;
-        };
-        let lacking: Vec<String> = undefined
-            .into_iter()
-            .filter(|s| providers.iter().all(|p| p.defines(s, None) == Some(false)))
-            .collect();
-        if !lacking.is_empty() {
-            objects.push(file_name(&lib.path));
-            missing.extend(lacking);
-        }
-    }
-    let first = missing.first()?;
-    let more = match missing.len() {
+            .map(|(pin, version)| (pin.requirement.clone(), format!("{} {version}", pin.name)))
+            .unzip();
+        return finding(
+            Severity::Warning,
+            "framework-pin-broken",
+            format!(
+                "{} {} requires {}, and {} installed (pip check reports it): {}",
+                consumer.name,
+                consumer.version,
+                pins.join(", "),
+                versions.join(", "),
+                match gap.linking {
+                    0 => "it was written for the other releases".to_string(),
+                    n => format!(
+                        "its {n} object(s) built against {} find every symbol they need, so it \
+                         loads, but it was built and tested with the other releases",
+                        framework.name
+                    ),
+                }
+            ),
+            Some(move_extension(f, gap)),
+        );
+    };
+    let readable = demangle(first).map_or_else(|| first.clone(), |d| format!("{d} ({first})"));
+    let more = match gap.missing.len() {
         1 => String::new(),
         n => format!(" and {} more", n - 1),
     };
-    let release = torch.version.split('+').next().unwrap_or(&torch.version);
-    Some(finding(
+    let built = match gap.built_for() {
+        None => format!(
+            "was built against another {} than {installed}",
+            framework.name
+        ),
+        Some(pin) => format!(
+            "was built for {} (its own requirement), not {installed}",
+            pin.requirement
+        ),
+    };
+    // Its own requirement names the release it was built for: pip finds
+    // its release for this one. Without it, pip would keep it as it is.
+    let fix = match gap.built_for() {
+        Some(_) => move_extension(f, gap),
+        None => rebuild(f, gap),
+    };
+    finding(
         Severity::Error,
         "extension-mismatch",
         format!(
-            "{} {} ({}) was built against another torch than the installed {} {}: it needs {first}{more}, \
-             which torch's libraries do not define, so loading it fails with \"undefined symbol\" for \
-             one of them",
-            ext.name,
-            ext.version,
-            objects.join(", "),
-            torch.name,
-            torch.version
+            "{} {} ({}) {built}: it needs {readable}{more}, which {}'s libraries do not define, so \
+             loading it fails with \"undefined symbol: {first}\"",
+            consumer.name,
+            consumer.version,
+            gap.objects.join(", "),
+            framework.name,
         ),
-        // pip picks the extension's release whose own pin is this torch.
-        Some(Fix::Command(format!(
-            "{} install {} {}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(&format!("torch=={release}")),
-            quoted(&ext.name)
-        ))),
+        Some(fix),
+    )
+}
+
+/// pip's choice of the consumer's release whose own requirement is the
+/// framework installed (measured: `pip install 'torch==2.6.0' torchvision`
+/// over torchvision 0.22.0 installs 0.21.0; over xformers 0.0.28.post3 it
+/// installs the xformers that pins torch 2.6.0).
+fn move_extension(f: &Facts, gap: &Gap) -> Fix {
+    let framework = gap.framework;
+    let release = framework
+        .version
+        .split('+')
+        .next()
+        .unwrap_or(&framework.version);
+    Fix::Command(format!(
+        "{} install {} {}",
+        super::fixes::pip(&f.inv.prefix),
+        quoted(&format!("{}=={release}", framework.name)),
+        quoted(&gap.consumer.name)
     ))
 }
 
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The symbols torchvision 0.22.0 needs and torch 2.6.0 lacks (PyPI
-    /// wheels, `nm -D`), and some it does not check.
-    #[test]
-    fn torch_namespaces_by_their_mangled_names() {
-        for s in [
-            "_ZNK5torch8autograd4Node4nameB5cxx11Ev",
-            "_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
-            "_ZTHN3c104impl26raw_local_dispatch_key_setE",
-            "_ZN2at4_ops3add4callERKNS_6TensorES4_RKN3c106ScalarE",
-            "_ZTVN5torch8autograd4NodeE",
-        ] {
-            assert!(torch_namespace(s), "{s}");
-        }
-        for s in [
-            "PyLong_FromLong",
-            "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm",
-            "_ZN5boost3fooEv",
-            "_Z3fooi",
-            "_ZN3c1",
-        ] {
-            assert!(!torch_namespace(s), "{s}");
-        }
+/// A consumer that does not say which release it was built for (no
+/// requirement, or one the installed release meets): pip would keep it,
+/// so the choice is its release built for this framework, which only its
+/// project lists, or a build from source against the installed one.
+fn rebuild(f: &Facts, gap: &Gap) -> Fix {
+    let consumer = gap.consumer;
+    Fix::Choose {
+        advice: format!(
+            "{} does not say which {} it was built for: install its release built for {} {} (its \
+             project lists them), or build it from source against the installed one (needs a \
+             compiler, and nvcc for CUDA kernels)",
+            consumer.name, gap.framework.name, gap.framework.name, gap.framework.version
+        ),
+        commands: vec![format!(
+            "{} install --force-reinstall --no-deps --no-build-isolation --no-binary {} {}",
+            super::fixes::pip(&f.inv.prefix),
+            quoted(&consumer.name),
+            quoted(&format!("{}=={}", consumer.name, consumer.version))
+        )],
     }
 }
