@@ -822,6 +822,14 @@ fn a_cuda11_build_beside_cuda12_wheels() {
         after: &[],
     };
     let p = prefix(&case);
+    // On Blackwell the CUDA 12 wheels it never opens are not judged (#39
+    // item 2): no `gpu-unsupported` for their cuDNN, no `known-bad-version`
+    // for their cuBLAS 12.9 on a B200; the provider itself runs there by
+    // JIT-compiling its compute_80 PTX (an info).
+    for gpu in ["RTX 5090", "B200"] {
+        let json = check_for(&p.path, &["--driver-version", "580.65.06", "--gpu", gpu]);
+        assert_eq!(loud(&json), case.before, "{gpu}: {:#}", json["findings"]);
+    }
     let after = follow_the_fixes(&case, &p.path, &[]);
     let provider = after["libraries"][0]["object"]
         .as_str()

@@ -24,7 +24,7 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue, measures: &str) -> Answer
     let needed = if gpu {
         gpu_arch::carried(f)
     } else {
-        driver::needed(f)
+        driver::needed(f, &report.loaded)
     };
     let mut a = Answer::blank(clue, needed);
     if a.here.is_empty() {

@@ -6,39 +6,53 @@ use std::path::{Path, PathBuf};
 
 use super::builds::{self, BuildInfo, Variant};
 use super::{
-    Claim, DirHolds, FrameworkBuild, Installer, Inventory, LibStatus, LibraryDir, Package,
+    Claim, DirHolds, FrameworkBuild, Installer, Inventory, LibStatus, LibraryDir, Package, Stack,
 };
 use crate::data::catalog::{CATALOG, Framework, Role};
 use crate::paths;
 
+/// The claims a package makes: which of the inventory's lists each goes
+/// to, with the version it claims (a `cudatoolkit` claims a CUDA runtime
+/// and a cuBLAS).
+pub(super) fn claims_of(pkg: &Package) -> Vec<(Stack, String)> {
+    match (pkg.role, pkg.component.as_deref()) {
+        (Role::CudaToolkit, _) => vec![
+            (Stack::Cuda, major_minor(&pkg.version)),
+            (Stack::Cublas, pkg.version.clone()),
+        ],
+        (Role::CudaVersion, _) => vec![(Stack::Cuda, major_minor(&pkg.version))],
+        // The runtime library's version is the toolkit's (12.6.77 ->
+        // 12.6); `-dev` packages only add the unversioned symlink.
+        (Role::CudaLibrary, Some("cudart")) if !pkg.name.contains("-dev") => {
+            vec![(Stack::Cuda, major_minor(&pkg.version))]
+        }
+        (Role::CudaLibrary, Some("cublas")) if !pkg.name.contains("-dev") => {
+            vec![(Stack::Cublas, pkg.version.clone())]
+        }
+        (Role::Cudnn, _) if !pkg.name.contains("-dev") => {
+            vec![(Stack::Cudnn, pkg.version.clone())]
+        }
+        (Role::Nccl, _) => vec![(Stack::Nccl, pkg.version.clone())],
+        _ => Vec::new(),
+    }
+}
+
 impl Inventory {
     pub(super) fn derive_claims(&mut self) {
         for pkg in &self.packages {
-            let claim = |version: String| Claim {
-                version,
-                installer: pkg.installer,
-                package: pkg.name.clone(),
-                package_version: pkg.version.clone(),
-            };
-            match (pkg.role, pkg.component.as_deref()) {
-                (Role::CudaToolkit, _) => {
-                    self.cuda.push(claim(major_minor(&pkg.version)));
-                    self.cublas.push(claim(pkg.version.clone()));
+            for (stack, version) in claims_of(pkg) {
+                let claim = Claim {
+                    version,
+                    installer: pkg.installer,
+                    package: pkg.name.clone(),
+                    package_version: pkg.version.clone(),
+                };
+                match stack {
+                    Stack::Cuda => self.cuda.push(claim),
+                    Stack::Cudnn => self.cudnn.push(claim),
+                    Stack::Nccl => self.nccl.push(claim),
+                    Stack::Cublas => self.cublas.push(claim),
                 }
-                (Role::CudaVersion, _) => self.cuda.push(claim(major_minor(&pkg.version))),
-                // The runtime library's version is the toolkit's (12.6.77 ->
-                // 12.6); `-dev` packages only add the unversioned symlink.
-                (Role::CudaLibrary, Some("cudart")) if !pkg.name.contains("-dev") => {
-                    self.cuda.push(claim(major_minor(&pkg.version)));
-                }
-                (Role::CudaLibrary, Some("cublas")) if !pkg.name.contains("-dev") => {
-                    self.cublas.push(claim(pkg.version.clone()));
-                }
-                (Role::Cudnn, _) if !pkg.name.contains("-dev") => {
-                    self.cudnn.push(claim(pkg.version.clone()))
-                }
-                (Role::Nccl, _) => self.nccl.push(claim(pkg.version.clone())),
-                _ => {}
             }
         }
         // `cudnn` (metapackage) and `libcudnn` claim the same version:

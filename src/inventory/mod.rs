@@ -168,6 +168,20 @@ pub struct Claim {
     pub package_version: String,
 }
 
+/// Which of the inventory's claim lists: the components whose versions
+/// the rules judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stack {
+    /// The CUDA runtime ([`Inventory::cuda`]).
+    Cuda,
+    /// [`Inventory::cudnn`].
+    Cudnn,
+    /// [`Inventory::nccl`].
+    Nccl,
+    /// [`Inventory::cublas`].
+    Cublas,
+}
+
 /// A framework build.
 #[derive(Debug, Clone, Serialize)]
 pub struct FrameworkBuild {
@@ -293,6 +307,33 @@ impl Inventory {
             .filter(move |(_, l)| {
                 l.status == LibStatus::Ok && l.path.file_name().is_some_and(|n| n == name)
             })
+    }
+
+    /// The claims of one list.
+    pub fn claims(&self, stack: Stack) -> &[Claim] {
+        match stack {
+            Stack::Cuda => &self.cuda,
+            Stack::Cudnn => &self.cudnn,
+            Stack::Nccl => &self.nccl,
+            Stack::Cublas => &self.cublas,
+        }
+    }
+
+    /// The packages that supply `claim` of `stack`: one claim stands for
+    /// every package of its installer that claims the same version (the
+    /// `cudnn` metapackage and `libcudnn`; `cuda-version` and
+    /// `cuda-cudart`).
+    pub fn suppliers<'a>(
+        &'a self,
+        stack: Stack,
+        claim: &'a Claim,
+    ) -> impl Iterator<Item = &'a Package> + 'a {
+        self.packages.iter().filter(move |p| {
+            p.installer == claim.installer
+                && derive::claims_of(p)
+                    .iter()
+                    .any(|(s, v)| *s == stack && *v == claim.version)
+        })
     }
 
     /// The file names of `stem.so.*` the environment has, in package order

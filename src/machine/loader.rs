@@ -60,6 +60,9 @@ pub struct Process<'a> {
     follow: &'a dyn Fn(&str) -> bool,
     /// Soname (or file name) -> the file loaded under it.
     loaded: Vec<(String, PathBuf)>,
+    /// Every file loaded, in load order, with or without a name to be
+    /// matched by (a Python extension module has no soname).
+    files: Vec<PathBuf>,
 }
 
 impl<'a> Process<'a> {
@@ -70,7 +73,13 @@ impl<'a> Process<'a> {
             search,
             follow,
             loaded: Vec::new(),
+            files: Vec::new(),
         }
+    }
+
+    /// Every file the process has loaded, in load order.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 
     /// The file loaded under `name`, if any: the loader compares a name
@@ -123,7 +132,7 @@ impl<'a> Process<'a> {
         objects: &mut Objects,
     ) -> Vec<Dependency> {
         let mut deps = Vec::new();
-        if self.loaded.iter().any(|(_, p)| p == path) {
+        if self.files.iter().any(|p| p == path) {
             return deps;
         }
         let mut queue = vec![path.to_path_buf()];
@@ -170,6 +179,9 @@ impl<'a> Process<'a> {
     /// Record an object as loaded under its soname and the name it was
     /// asked for.
     fn register(&mut self, path: &Path, asked: Option<&str>, objects: &mut Objects) {
+        if !self.files.iter().any(|p| p == path) {
+            self.files.push(path.to_path_buf());
+        }
         let soname = objects.get(path).and_then(|i| i.soname.clone());
         for name in soname.into_iter().chain(asked.map(String::from)) {
             if self.loaded(&name).is_none() {

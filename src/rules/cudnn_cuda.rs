@@ -1,30 +1,22 @@
 //! cuDNN against the CUDA runtime it is paired with.
 
-use super::{Facts, finding, sourced};
+use super::{Facts, Loaded, finding, of_copy, sourced};
 use crate::data::matrix::{Matrix, major};
 use crate::finding::{Fix, Problem, Severity, quoted};
-use crate::inventory::needs::{needs, preferred};
+use crate::inventory::needs::preferred;
 use crate::inventory::pip::normalize;
-use crate::inventory::{Claim, Inventory};
+use crate::inventory::{Claim, Inventory, Stack};
 
-/// The cuDNN/CUDA pairing rules.
-pub fn check(f: &Facts) -> Vec<Problem> {
+/// The cuDNN/CUDA pairing rules: a cuDNN that a framework loads (or, where
+/// no framework asks for a CUDA library, every cuDNN) against a CUDA
+/// runtime loaded beside it. A cuDNN nothing loads pairs with nothing: a cu12
+/// cuDNN 9 beside a CUDA 11 build that asks for `libcudnn.so.8`.
+pub fn check(f: &Facts, loaded: &Loaded) -> Vec<Problem> {
     let mut findings = Vec::new();
-    check_cudnn_cuda(f, &mut findings);
+    for (d, p) in check_cudnn_cuda(f, loaded) {
+        findings.extend(of_copy(f, loaded, (Stack::Cudnn, d), p));
+    }
     findings
-}
-
-/// Whether a framework of the environment asks for this cuDNN's soname
-/// (`libcudnn.so.9` for any 9.x): a cuDNN nothing loads pairs with nothing.
-/// Without a framework envhook knows, the user's own code may load it.
-fn asked_for(f: &Facts, cudnn: &Claim) -> bool {
-    let have = major(&cudnn.version);
-    f.inv.frameworks.is_empty()
-        || f.inv.frameworks.iter().any(|fw| {
-            needs(fw, f.matrix)
-                .and_then(|n| n.cudnn)
-                .is_none_or(|want| major(&want) == have)
-        })
 }
 
 /// Whether one framework pins both this cuDNN and this CUDA runtime, at
@@ -38,8 +30,17 @@ fn pinned_together(inv: &Inventory, cudnn: &Claim, cuda: &Claim) -> bool {
         .any(|fw| fw.pins.iter().any(|p| holds(p, cudnn)) && fw.pins.iter().any(|p| holds(p, cuda)))
 }
 
-fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
+/// Each cuDNN's finding, with the cuDNN.
+fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Problem)> {
     let (inv, m): (&Inventory, &Matrix) = (f.inv, f.matrix);
+    let mut findings = Vec::new();
+    // The runtimes loaded: one nothing loads is no cuDNN's partner.
+    let runtimes: Vec<Claim> = inv
+        .cuda
+        .iter()
+        .filter(|c| loaded.loads(inv, Stack::Cuda, c))
+        .cloned()
+        .collect();
     for d in &inv.cudnn {
         // pip wheels say their CUDA major in the name; a runtime of that
         // major is its partner when the environment holds several.
@@ -49,20 +50,15 @@ fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
             .find(|p| p.name == d.package && p.installer == d.installer);
         let want = pkg.and_then(|p| p.cuda_major);
         let Some(rt) = want
-            .and_then(|w| inv.cuda.iter().find(|c| major(&c.version) == Some(w)))
-            .or_else(|| preferred(&inv.cuda, d.installer))
+            .and_then(|w| runtimes.iter().find(|c| major(&c.version) == Some(w)))
+            .or_else(|| preferred(&runtimes, d.installer))
         else {
             continue;
         };
-        // Only what is loaded is judged: a cu12 cuDNN 9 beside a CUDA 11
-        // build that loads libcudnn.so.8 is nobody's partner.
-        if !asked_for(f, d) {
-            continue;
-        }
         if let Some(want) = want
             && Some(want) != major(&rt.version)
         {
-            findings.push(finding(
+            let p = finding(
                 Severity::Error,
                 "cudnn-cuda-mismatch",
                 format!(
@@ -70,7 +66,8 @@ fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
                     d.package, d.version, rt.version, rt.package
                 ),
                 Some(Fix::Command(rebuilt_cudnn(f, d, rt))),
-            ));
+            );
+            findings.push((d, p));
             continue;
         }
         // A pair a framework pins itself (torch 2.15: cuda-toolkit==13.2.2
@@ -96,9 +93,10 @@ fn check_cudnn_cuda(f: &Facts, findings: &mut Vec<Problem>) {
                     rt.version
                 ))),
             );
-            findings.push(sourced(f, &row.source, row.confidence));
+            findings.push((d, sourced(f, &row.source, row.confidence)));
         }
     }
+    findings
 }
 
 /// The cuDNN of `cudnn`'s release built for `cuda`'s major, in place of

@@ -1,18 +1,20 @@
 //! The NVIDIA driver against every CUDA that must run on it: the
-//! environment's runtimes and the CUDA the framework builds target.
+//! environment's runtimes that something loads and the CUDA the framework
+//! builds target. A runtime nothing loads (a CUDA 12 wheel beside a CUDA 11
+//! build) asks nothing of the driver.
 
-use super::{Facts, finding, sourced};
+use super::{Facts, Loaded, finding, sourced};
 use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
 use crate::finding::{Fix, Problem, Severity};
-use crate::inventory::Inventory;
+use crate::inventory::Stack;
 use crate::inventory::needs::needs;
 use crate::machine::driver::{Driver, Source};
 
 /// The driver rules. `jit` says whether some framework needs PTX
 /// JIT-compiled on this machine's GPUs (see [`super::gpu_arch`]): only
 /// then does a driver older than the CUDA minor matter.
-pub fn check(f: &Facts, jit: bool) -> Vec<Problem> {
-    let cudas = cudas(f.inv, f.matrix);
+pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
+    let cudas = cudas(f, loaded);
     let d = &f.machine.driver;
     if cudas.is_empty() {
         // A build that names only its CUDA major (cupy-cuda12x) has no
@@ -59,9 +61,9 @@ fn source_label(s: Source) -> &'static str {
 /// runtimes and the frameworks' builds, one entry per CUDA minor with
 /// everything that needs it (`cuda-toolkit 13.2.2 (pip), torch 2.15.0
 /// (built for CUDA)`).
-fn cudas(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
+fn cudas(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
     let mut grouped: Vec<(String, String)> = Vec::new();
-    for (cuda, what) in each_cuda(inv, m) {
+    for (cuda, what) in each_cuda(f, loaded) {
         let mm = major_minor(&cuda);
         match grouped.iter_mut().find(|(c, _)| major_minor(c) == mm) {
             Some((_, all)) if !all.contains(&what) => {
@@ -75,10 +77,12 @@ fn cudas(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
     grouped
 }
 
-fn each_cuda(inv: &Inventory, m: &Matrix) -> Vec<(String, String)> {
+fn each_cuda(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
+    let (inv, m) = (f.inv, f.matrix);
     let mut out: Vec<(String, String)> = inv
         .cuda
         .iter()
+        .filter(|c| loaded.loads(inv, Stack::Cuda, c))
         .map(|c| {
             (
                 c.version.clone(),
@@ -256,8 +260,8 @@ fn met_major(m: &Matrix, dv: &str) -> Option<u32> {
 /// (`torch 2.5.1 (built for CUDA) needs CUDA 12.4: a driver >= 525.60.13
 /// (every CUDA 12.x)`), for `explain` where the driver that printed a
 /// message is not the one here, or is not known.
-pub fn needed(f: &Facts) -> Vec<String> {
-    let mut all = cudas(f.inv, f.matrix);
+pub fn needed(f: &Facts, loaded: &Loaded) -> Vec<String> {
+    let mut all = cudas(f, loaded);
     // Builds that name only their CUDA major (cupy-cuda12x): the major's
     // floor, where nothing else here stands for that major.
     for fw in &f.inv.frameworks {

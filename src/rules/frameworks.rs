@@ -3,20 +3,24 @@
 //! older minor ("undefined symbol"), or none at all.
 
 use super::fixes::{for_framework, rebuilt_for};
-use super::{Facts, finding, sourced};
+use super::libraries::Libraries;
+use super::{Facts, Loaded, finding, sourced};
 use crate::data::matrix::{major, major_minor};
 use crate::finding::{Fix, Problem, Severity};
-use crate::inventory::needs::{Needs, linked_in, needs, older_minor, preferred};
-use crate::inventory::{FrameworkBuild, Installer};
+use crate::inventory::needs::{Needs, linked_in, needs, older_minor};
+use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
 
-/// The framework rules. `missing_stack` names the builds (`package
-/// version`) for which the library rule already reported libraries that
-/// are nowhere, with the fix that installs them: "no CUDA runtime", "no
-/// cuDNN" and "another major" would say the same again, with a second fix.
-/// `lacking_major` names those that lack a library of their own CUDA
-/// major: for a build with its runtime linked in, only that makes the
-/// environment's runtime of another major matter.
-pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> Vec<Problem> {
+/// The framework rules, over what the library rules found: `missing_stack`
+/// names the builds (`package version`) for which they already reported
+/// libraries that are nowhere, with the fix that installs them: "no CUDA
+/// runtime", "no cuDNN" and "another major" would say the same again, with
+/// a second fix. `lacking_major` names those that lack a library of their
+/// own CUDA major: for a build with its runtime linked in, only that makes
+/// the environment's runtime of another major matter. `loaded` says which
+/// copy each build loads: the one its versions are held against.
+pub fn check(f: &Facts, libraries: &Libraries) -> Vec<Problem> {
+    let (missing_stack, lacking_major) = (&libraries.missing_stack, &libraries.lacking_major);
+    let loaded = &libraries.loaded;
     let mut findings = Vec::new();
     for fw in &f.inv.frameworks {
         let Some(n) = needs(fw, f.matrix) else {
@@ -27,11 +31,14 @@ pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> V
         if let Some(cuda) = &n.cuda {
             let static_runtime = linked_in(fw, f.matrix, "libcudart");
             if !static_runtime || lacking_major.contains(&name) {
-                found.extend(runtime(f, fw, (&n, cuda), &name, static_runtime));
+                let rt = partner(f, loaded, (Stack::Cuda, fw), major(cuda));
+                found.extend(runtime(f, fw, (&n, cuda), rt, static_runtime));
             }
         }
         if n.cudnn.is_some() && !bundled(f, fw, "cudnn") {
-            found.extend(cudnn(f, fw, &n, &name));
+            let need = n.cudnn.as_deref().and_then(major);
+            let have = partner(f, loaded, (Stack::Cudnn, fw), need);
+            found.extend(cudnn(f, fw, &n, have));
         }
         // One finding per cause: the libraries of another major are not
         // found either, and the library rule's fix installs the right ones.
@@ -52,37 +59,49 @@ pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> V
     findings
 }
 
-/// The claim a build pairs with: the wheel its own pins name (torch's
+/// The claim a build pairs with, among the copies its import loads (all,
+/// where it loads none): the wheel its own pins name (torch's
 /// `nvidia-cudnn-cu13`, where TensorFlow's `nvidia-cudnn-cu12` of the same
 /// cuDNN major sits beside it), else one of the build's own major when the
 /// environment holds several (torch's CUDA 13 and TensorFlow's CUDA 12
 /// wheels side by side), else the same installer's, else any.
 fn partner<'c>(
-    claims: &'c [crate::inventory::Claim],
-    fw: &FrameworkBuild,
+    f: &'c Facts,
+    loaded: &Loaded,
+    (stack, fw): (Stack, &FrameworkBuild),
     want: Option<u32>,
-) -> Option<&'c crate::inventory::Claim> {
+) -> Option<&'c Claim> {
+    let claims = f.inv.claims(stack);
+    let name = format!("{} {}", fw.package, fw.version);
+    // The copies its import loads, where it loads one; among them, as
+    // among all, the order below (two wheels can own the file loaded:
+    // TensorFlow's cu12 cuDNN wheel written over by torch's cu13).
+    let mine: Vec<&Claim> = claims
+        .iter()
+        .filter(|c| loaded.loads_for(f.inv, stack, c, &name))
+        .collect();
+    let pool: Vec<&Claim> = if mine.is_empty() {
+        claims.iter().collect()
+    } else {
+        mine
+    };
     let installer = fw.installer;
-    let pinned = |c: &&crate::inventory::Claim| {
+    let pinned = |c: &&Claim| {
         c.installer == Installer::Pip
             && fw
                 .pins
                 .iter()
                 .any(|p| p.name == crate::inventory::pip::normalize(&c.package))
     };
-    let same_major = |c: &&crate::inventory::Claim| want.is_some() && major(&c.version) == want;
-    claims
-        .iter()
+    let same_major = |c: &&Claim| want.is_some() && major(&c.version) == want;
+    let pool = || pool.iter().copied();
+    pool()
         .filter(same_major)
         .find(pinned)
-        .or_else(|| {
-            claims
-                .iter()
-                .filter(same_major)
-                .find(|c| c.installer == installer)
-        })
-        .or_else(|| claims.iter().find(same_major))
-        .or_else(|| preferred(claims, installer))
+        .or_else(|| pool().filter(same_major).find(|c| c.installer == installer))
+        .or_else(|| pool().find(same_major))
+        .or_else(|| pool().find(|c| c.installer == installer))
+        .or_else(|| pool().next())
 }
 
 /// Whether the framework's own package carries a component (conda builds
@@ -114,12 +133,13 @@ fn runtime(
     f: &Facts,
     fw: &FrameworkBuild,
     (n, cuda): (&Needs, &str),
-    name: &str,
+    rt: Option<&Claim>,
     static_runtime: bool,
 ) -> Vec<Problem> {
+    let name = format!("{} {}", fw.package, fw.version);
     let fix = || Some(for_framework(f, fw, &["cudart"]));
     let built = built(n);
-    match partner(&f.inv.cuda, fw, major(cuda)) {
+    match rt {
         None if !bundled(f, fw, "cudart") && !static_runtime => vec![finding(
             Severity::Warning,
             "no-cuda-runtime",
@@ -174,13 +194,14 @@ fn runs_without(f: &Facts, fw: &FrameworkBuild, n: &Needs, stem: &str) -> bool {
         .any(|row| row.optional.contains_key(stem))
 }
 
-fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, name: &str) -> Vec<Problem> {
+fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, have: Option<&Claim>) -> Vec<Problem> {
     let Some(need) = n.cudnn.as_deref() else {
         return Vec::new();
     };
+    let name = format!("{} {}", fw.package, fw.version);
     let fix = || Some(for_framework(f, fw, &["cudnn"]));
     let built = built(n);
-    match partner(&f.inv.cudnn, fw, major(need)) {
+    match have {
         // A build that runs without cuDNN (ONNX Runtime 1.28+): the
         // library rule says which operators fail without it.
         None if runs_without(f, fw, n, "libcudnn") => Vec::new(),

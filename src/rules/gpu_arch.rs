@@ -12,13 +12,13 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::libraries::objects;
-use super::{Facts, finding, for_gpu, sourced};
+use super::{Facts, Loaded, finding, for_gpu, of_copy, sourced};
 use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
 use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
 use crate::inventory::builds::Variant as BuildVariant;
 use crate::inventory::needs::{Needs, needs};
-use crate::inventory::{Claim, FrameworkBuild, Installer};
+use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
 use crate::machine::fatbin::{self, FatbinEntry, Fatbins, Verdict};
 
 /// Whether some framework can run on some GPU of this machine only by
@@ -27,8 +27,10 @@ pub fn needs_jit(findings: &[Problem]) -> bool {
     findings.iter().any(|p| p.code == "gpu-jit")
 }
 
-/// The architecture rules.
-pub fn check(f: &Facts) -> Vec<Problem> {
+/// The architecture rules. The environment's CUDA and cuDNN are judged
+/// where a framework loads them (`loaded`): a copy nothing loads runs no
+/// kernel.
+pub fn check(f: &Facts, loaded: &Loaded) -> Vec<Problem> {
     let mut findings = Vec::new();
     for (i, gpu) in f.machine.driver.gpus.iter().enumerate() {
         let label = gpu.name.clone().unwrap_or_else(|| format!("GPU {i}"));
@@ -60,9 +62,9 @@ pub fn check(f: &Facts) -> Vec<Problem> {
         // then the blocker, and the one named.
         if !builds.iter().any(|p| p.code == "gpu-unsupported") {
             if !builds.iter().any(|p| p.code == "gpu-jit") {
-                findings.extend(runtimes(f, &label, cc));
+                findings.extend(runtimes(f, loaded, &label, cc));
             }
-            findings.extend(cudnn(f, &label, cc));
+            findings.extend(cudnn(f, loaded, &label, cc));
         }
         findings.extend(builds);
     }
@@ -71,7 +73,7 @@ pub fn check(f: &Facts) -> Vec<Problem> {
 
 /// Every cuDNN in the environment has kernels for the GPU: cuDNN 9.11
 /// dropped Maxwell, Pascal and Volta, while CUDA 12 still targets them.
-fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
+fn cudnn(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
     let sm = cc.replace('.', "");
     let mut out = Vec::new();
     for claim in &f.inv.cudnn {
@@ -98,7 +100,8 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
                 ),
                 Some(newer_cudnn(f, claim, arch, cc)),
             );
-            out.push(sourced(p, &row.source, row.confidence));
+            let p = sourced(p, &row.source, row.confidence);
+            out.extend(of_copy(f, loaded, (Stack::Cudnn, claim), p));
             continue;
         }
         let Some((false, row)) = f.matrix.cudnn_supports_cc(&claim.version, cc) else {
@@ -143,7 +146,8 @@ fn cudnn(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
             ),
             hint,
         );
-        out.push(sourced(p, &row.source, row.confidence));
+        let p = sourced(p, &row.source, row.confidence);
+        out.extend(of_copy(f, loaded, (Stack::Cudnn, claim), p));
     }
     out
 }
@@ -189,7 +193,7 @@ fn arch_reason(cuda: &str, arch: &Arch, what: &str) -> (bool, String) {
 }
 
 /// Every CUDA runtime in the environment can target the GPU.
-fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
+fn runtimes(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
     let sm = cc.replace('.', "");
     let mut out = Vec::new();
     for claim in &f.inv.cuda {
@@ -206,15 +210,16 @@ fn runtimes(f: &Facts, label: &str, cc: &str) -> Vec<Problem> {
                     ),
                     Some(cuda_for_gpu(f, claim, newer, arch)),
                 );
-                out.push(sourced(p, &arch.source, arch.confidence));
+                let p = sourced(p, &arch.source, arch.confidence);
+                out.extend(of_copy(f, loaded, (Stack::Cuda, claim), p));
             }
-            None => out.push(finding(
+            None if loaded.loads(f.inv, Stack::Cuda, claim) => out.push(finding(
                 Severity::Info,
                 "gpu-unknown",
                 format!("sm_{sm} ({label}) is not in the matrix; its CUDA support is not checked"),
                 None,
             )),
-            Some((true, _)) => {}
+            _ => {}
         }
     }
     out

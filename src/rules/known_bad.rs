@@ -2,40 +2,59 @@
 //! `[[known_bad]]` rows): cuBLAS 12.8-13.1 on Blackwell data-centre GPUs,
 //! cuDNN 9.10.0's ABI break, cuDNN before 9.10.1 with cuBLASLt 12.9 on
 //! several GPUs. JAX checks them at start-up and refuses to start for two
-//! of them; every framework that loads those libraries is exposed to them.
+//! of them; every framework that loads those libraries is exposed to them,
+//! and only those: a release is judged where a framework loads it.
 
-use super::{Facts, finding, sourced};
+use super::{Facts, Loaded, Use, finding, of_copy, sourced};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{Confidence, KnownBad, major, matches_spec};
 use crate::finding::{Fix, Problem, Severity, quoted};
 use crate::inventory::needs::needs;
-use crate::inventory::{Claim, Installer};
+use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
 
 /// The known-bad rule.
-pub fn check(f: &Facts) -> Vec<Problem> {
+pub fn check(f: &Facts, loaded: &Loaded) -> Vec<Problem> {
     let mut out = Vec::new();
     for row in &f.matrix.known_bad {
-        for claim in claims(f, &row.library) {
-            if row.matches(&claim.version) && holds(f, row) {
-                out.push(problem(f, row, claim));
+        let Some(stack) = stack(&row.library) else {
+            continue;
+        };
+        for claim in f.inv.claims(stack) {
+            // The frameworks that load this copy (all, where none loads
+            // anything: the user's own programs); where none does, the
+            // finding is judged as of all, for the note that says so.
+            let taken = loaded.claim(f.inv, stack, claim);
+            let by = |fw: &FrameworkBuild| match &taken {
+                Use::Loaded(by) if !by.is_empty() => by.contains(&label(fw).as_str()),
+                _ => true,
+            };
+            if row.matches(&claim.version) && holds(f, loaded, row, &by) {
+                let p = problem(f, row, claim, &by);
+                out.extend(of_copy(f, loaded, (stack, claim), p));
             }
         }
     }
     out
 }
 
-/// The environment's claims for a component.
-fn claims<'a>(f: &'a Facts, library: &str) -> &'a [Claim] {
+/// The claim list of a row's component.
+fn stack(library: &str) -> Option<Stack> {
     match library {
-        "cublas" => &f.inv.cublas,
-        "cudnn" => &f.inv.cudnn,
-        _ => &[],
+        "cublas" => Some(Stack::Cublas),
+        "cudnn" => Some(Stack::Cudnn),
+        _ => None,
     }
 }
 
-/// The row's other conditions: the GPUs, the other library, how many
-/// GPUs, a framework built with another release.
-fn holds(f: &Facts, row: &KnownBad) -> bool {
+/// `package version`, as the loaded files name a build.
+fn label(fw: &FrameworkBuild) -> String {
+    format!("{} {}", fw.package, fw.version)
+}
+
+/// The row's other conditions: the GPUs, the other library (a copy that
+/// is loaded), how many GPUs, a framework that loads this copy built with
+/// another release (`by`).
+fn holds(f: &Facts, loaded: &Loaded, row: &KnownBad, by: &dyn Fn(&FrameworkBuild) -> bool) -> bool {
     let gpus = &f.machine.driver.gpus;
     if let Some(cc) = &row.cc
         && !gpus
@@ -46,9 +65,12 @@ fn holds(f: &Facts, row: &KnownBad) -> bool {
         return false;
     }
     if let (Some(lib), Some(versions)) = (&row.with_library, &row.with_versions)
-        && !claims(f, lib)
-            .iter()
-            .any(|c| matches_spec(versions, &c.version))
+        && !stack(lib).is_some_and(|s| {
+            f.inv
+                .claims(s)
+                .iter()
+                .any(|c| matches_spec(versions, &c.version) && loaded.loads(f.inv, s, c))
+        })
     {
         return false;
     }
@@ -57,7 +79,7 @@ fn holds(f: &Facts, row: &KnownBad) -> bool {
     }
     if row.built_with_other {
         // Some framework here was built with a release outside the row's.
-        let other = f.inv.frameworks.iter().any(|fw| {
+        let other = f.inv.frameworks.iter().filter(|fw| by(fw)).any(|fw| {
             needs(fw, f.matrix)
                 .and_then(|n| n.cudnn)
                 .is_some_and(|built| built.contains('.') && !row.matches(&built))
@@ -69,12 +91,18 @@ fn holds(f: &Facts, row: &KnownBad) -> bool {
     true
 }
 
-fn problem(f: &Facts, row: &KnownBad, claim: &Claim) -> Problem {
+/// The finding; an error where a JAX that loads the copy refuses it.
+fn problem(
+    f: &Facts,
+    row: &KnownBad,
+    claim: &Claim,
+    by: &dyn Fn(&FrameworkBuild) -> bool,
+) -> Problem {
     let jax = row.jax_refuses
         && f.inv
             .frameworks
             .iter()
-            .any(|fw| fw.framework == Framework::Jax);
+            .any(|fw| fw.framework == Framework::Jax && by(fw));
     let name = match row.library.as_str() {
         "cublas" => "cuBLAS",
         "cudnn" => "cuDNN",

@@ -16,7 +16,10 @@
 //! | [`wheels`] | pip wheels that wrote over each other's files, sonames two CUDA lines provide |
 //! | [`extensions`] | extensions built against a framework's own libraries (torchvision) against the release installed |
 //!
-//! [`crate::inventory::needs`] derives what each framework build needs once, for all rules.
+//! [`crate::inventory::needs`] derives what each framework build needs once, for all rules;
+//! [`libraries`] runs each framework's import once, and what it loads ([`Loaded`]) is
+//! handed to the rules that judge one copy of a library (`gpu_arch`, `driver`, `cudnn_cuda`,
+//! `known_bad`, and `frameworks`' versions): a copy no framework loads is not judged.
 
 pub mod broken_import;
 pub mod compiled;
@@ -43,11 +46,11 @@ use crate::activation::status::{self, HookStatus, InstalledHooks};
 use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
 use crate::finding::{Fix, Problem, Severity};
-use crate::inventory::{Claim, FrameworkBuild, Inventory};
+use crate::inventory::{Claim, FrameworkBuild, Inventory, Stack};
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
 
-pub use libraries::LibraryCheck;
+pub use libraries::{LibraryCheck, Loaded, Use};
 
 /// Identifies the JSON document of `envhook check --json`.
 pub const SCHEMA: &str = "envhook.check/2";
@@ -79,6 +82,10 @@ pub struct Report {
     pub dependencies: Vec<libraries::DependencyCheck>,
     /// Everything found, most severe first.
     pub findings: Vec<Problem>,
+    /// The files the frameworks' imports load (for `explain`, which
+    /// states what the loaded copies need of the machine).
+    #[serde(skip)]
+    pub loaded: Loaded,
 }
 
 impl Report {
@@ -147,6 +154,46 @@ pub fn finding(
     }
 }
 
+/// A finding about one copy of a library, the one `claim` of `stack`
+/// stands for: kept where a framework's import loads that copy, or where
+/// no framework's import asks for a CUDA library (the user's own programs
+/// load the libraries; see [`Loaded`]). A copy no framework loads fails nothing: where a framework
+/// loads another file under its name, an info says so (this copy would be
+/// taken in that one's place under another search order, or by a program
+/// of the user's own); else nothing is said.
+pub fn of_copy(
+    f: &Facts,
+    loaded: &Loaded,
+    (stack, claim): (Stack, &Claim),
+    p: Problem,
+) -> Option<Problem> {
+    let instead = match loaded.claim(f.inv, stack, claim) {
+        Use::Loaded(_) => return Some(p),
+        Use::Unused { instead: None } => return None,
+        Use::Unused {
+            instead: Some(instead),
+        } => instead,
+    };
+    let dir = instead.file.parent().unwrap_or(std::path::Path::new("/"));
+    Some(Problem {
+        severity: Severity::Info,
+        code: "library-unused",
+        message: format!(
+            "no framework here loads {} {} ({}): {} takes {} from {}. Only a program that \
+             loads this copy in its place meets this: {}",
+            claim.package,
+            claim.package_version,
+            claim.installer.label(),
+            instead.framework,
+            instead.name,
+            dir.display(),
+            p.message
+        ),
+        fix: None,
+        ..p
+    })
+}
+
 /// Attach the matrix row a finding rests on, and say so when the row is
 /// marked uncertain.
 pub fn sourced(mut p: Problem, source: &str, confidence: matrix::Confidence) -> Problem {
@@ -205,18 +252,17 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     let hook = status::hook_status(&inv.prefix, facts.installed.as_ref(), facts.spec.as_ref());
     // The libraries first: a framework whose CUDA stack is missing gets
     // one finding from them, not a second from the framework rules.
+    // What each framework's import loads, settled once: the rules that
+    // judge one copy of a library judge the copies loaded.
     let libraries = libraries::check(facts);
+    let loaded = &libraries.loaded;
     findings.extend(hooks::check(facts, &hook));
-    let gpu = gpu_arch::check(facts);
-    findings.extend(driver::check(facts, gpu_arch::needs_jit(&gpu)));
+    let gpu = gpu_arch::check(facts, loaded);
+    findings.extend(driver::check(facts, gpu_arch::needs_jit(&gpu), loaded));
     findings.extend(gpu);
-    findings.extend(frameworks::check(
-        facts,
-        &libraries.missing_stack,
-        &libraries.lacking_major,
-    ));
-    findings.extend(cudnn_cuda::check(facts));
-    findings.extend(known_bad::check(facts));
+    findings.extend(frameworks::check(facts, &libraries));
+    findings.extend(cudnn_cuda::check(facts, loaded));
+    findings.extend(known_bad::check(facts, loaded));
     findings.extend(broken_import::check(facts));
     findings.extend(pins::check(facts));
     findings.extend(wheels::check(facts));
@@ -235,5 +281,6 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
         libraries: libraries.checks,
         dependencies: libraries.dependencies,
         findings,
+        loaded: libraries.loaded,
     }
 }

@@ -83,6 +83,16 @@ pub(super) fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
 }
 
 impl Plan {
+    /// Whether the import asks for any CUDA library: a name, a file by
+    /// path, one through cuda-pathfinder.
+    pub(super) fn asks(&self) -> bool {
+        !self.asked.is_empty()
+            || self
+                .steps
+                .iter()
+                .any(|s| matches!(s, Step::Path(_) | Step::Pathfinder { .. }))
+    }
+
     /// A row's libraries, by path from their wheels (torch's
     /// `_preload_cuda_deps`).
     fn preload(&mut self, f: &Facts, row: &DlopenRow) {

@@ -144,7 +144,7 @@ impl Closure {
 
 /// The file a path names: itself, or, in the link directory the hook
 /// would create (simulated before it exists), the link's target.
-fn on_disk(f: &Facts, path: &Path) -> PathBuf {
+pub(super) fn on_disk(f: &Facts, path: &Path) -> PathBuf {
     let iso = f.spec.as_ref().and_then(|s| s.isolation.as_ref());
     let target = iso
         .filter(|iso| path.parent() == Some(iso.link.as_path()) && !path.exists())

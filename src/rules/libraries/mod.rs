@@ -29,6 +29,7 @@ use crate::machine::resolve::Found;
 use asked::plan;
 use closure::Closure;
 pub use closure::DependencyCheck;
+pub use loaded::{Loaded, Use};
 use pathfinder::Pathfinder;
 use run::run;
 use searches::Searches;
@@ -36,6 +37,7 @@ use tally::Tally;
 
 mod asked;
 mod closure;
+mod loaded;
 mod major;
 mod pathfinder;
 mod run;
@@ -146,6 +148,9 @@ pub struct Libraries {
     pub missing_stack: Vec<String>,
     /// The builds that lack a library of their own CUDA major.
     pub lacking_major: Vec<String>,
+    /// The files each build's import loads: the copies the rules that
+    /// judge one copy of a library judge.
+    pub loaded: Loaded,
 }
 
 /// The library rules.
@@ -162,6 +167,7 @@ pub fn check(f: &Facts) -> Libraries {
         out: Vec::new(),
         tally: Tally::default(),
         closure: Closure::default(),
+        loaded: Loaded::default(),
         machine: python.machine,
     };
     for fw in &f.inv.frameworks {
@@ -179,6 +185,7 @@ pub fn check(f: &Facts) -> Libraries {
         findings,
         missing_stack,
         lacking_major,
+        loaded: c.loaded,
     }
 }
 
@@ -191,6 +198,7 @@ struct Checker<'a> {
     out: Vec<LibraryCheck>,
     tally: Tally,
     closure: Closure,
+    loaded: Loaded,
     /// The environment's ELF machine.
     machine: u16,
 }
@@ -246,6 +254,10 @@ impl Checker<'_> {
                 without_hook: without_hook.clone(),
             });
         }
+        let files: Vec<PathBuf> = with.files.into_iter().chain(without.files).collect();
+        let name = format!("{} {}", fw.package, fw.version);
+        self.loaded
+            .record((name, plan.asks()), &files, |p| closure::on_disk(f, p));
         let (with, without) = (with.deps, without.deps);
         self.closure
             .record(f, (s, self.machine), fw, &mut self.tally, (with, without));

@@ -21,6 +21,9 @@ pub(super) struct Run {
     /// Every dependency of a loaded CUDA library, as the loader settled it
     /// (those of the framework's own objects are asked names).
     pub(super) deps: Vec<Dependency>,
+    /// Every file the import loaded: its objects, what they need, what it
+    /// loads by path or by name, and their closures.
+    pub(super) files: Vec<PathBuf>,
 }
 
 /// Whether the closure follows a name: the CUDA stack's libraries.
@@ -102,5 +105,6 @@ pub(super) fn run(
     }
     // The objects' own edges are the names asked.
     deps.retain(|d| !paths.contains(&d.needed_by));
-    Run { found, deps }
+    let files = process.files().to_vec();
+    Run { found, deps, files }
 }
