@@ -1292,3 +1292,65 @@ fn cupy_for_cuda11_beside_cuda12_wheels() {
     let (ok, text) = python(&p.path, modules, true, &[]);
     assert!(ok, "{text}");
 }
+
+/// cupy-cuda11x 13.6.0 with only the CUDA 11 runtime (#39): `import cupy`
+/// works, but NVRTC, which compiles every kernel, and cuBLAS, which serves
+/// matmul, are nowhere: the load `cupy_backends/cuda/libs/_cnvrtc.pxi`
+/// makes for a CUDA 11 runtime fails, and so does `import cublas`, so
+/// envhook's `library-not-found` is an error, not the infos of a module
+/// only some code imports. The printed fix, followed, makes both load
+/// (through the hook it writes; CuPy's objects have no RUNPATH).
+#[test]
+fn cupy_without_nvrtc_and_cublas() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "cupy11rt",
+        requirements: &["cupy-cuda11x==13.6.0", "nvidia-cuda-runtime-cu11==11.8.89"],
+        before: &["library-not-found"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    // A kept prefix may hold the fix of a run before.
+    let fix = [
+        "cuda-toolkit",
+        "nvidia-cublas-cu11",
+        "nvidia-cuda-nvrtc-cu11",
+    ];
+    pip(&p.path, &[&["uninstall", "-y"][..], &fix[..]].concat());
+    let probe = "
+from cupy_backends.cuda._softlink import SoftLink
+SoftLink('libnvrtc.so.11.2', 'nvrtc', mandatory=True)
+from cupy_backends.cuda.libs import cublas
+print(''.join(l for l in open('/proc/self/maps') if 'libnvrtc' in l or 'libcublas' in l))
+";
+    let (ok, text) = python(&p.path, "import cupy", false, &[]);
+    assert!(ok, "{text}");
+    if !ld_cache().contains("libnvrtc.so.11.2") {
+        let (ok, text) = python(&p.path, probe, false, &[]);
+        assert!(
+            !ok && text.contains("CuPy failed to load libnvrtc.so.11.2"),
+            "{text}"
+        );
+    }
+    let json = follow_the_fixes(&case, &p.path, &[]);
+    let (ok, text) = python(&p.path, probe, true, &[]);
+    assert!(ok, "{text}");
+    for file in [
+        "nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2",
+        "nvidia/cublas/lib/libcublas.so.11",
+    ] {
+        assert!(text.contains(file), "{file} not mapped: {text}");
+    }
+    assert!(
+        !json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "library-not-found"),
+        "{:#}",
+        json["findings"]
+    );
+}

@@ -1440,6 +1440,121 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
 
+/// CuPy needs NVRTC and cuBLAS for nearly every operation, whatever its
+/// own requirements name (#39): every kernel is compiled with NVRTC, and
+/// cuBLAS serves matmul. cupy-cuda11x 13.6.0 from PyPI names neither, so
+/// both were infos; the data's `required` makes them one error, with the
+/// command that installs both, while cuFFT (only `cupy.fft`) stays an
+/// info. Measured on the real wheel with only the CUDA 11 runtime beside
+/// it: `import cupy` works, NVRTC's SoftLink and `import cublas` fail;
+/// after the printed fix both load, through `envhook run` only.
+#[test]
+fn cupys_nvrtc_and_cublas_are_required_whatever_its_pins_name() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/cupy11"));
+    env.python("3.11.7");
+    let modules = [
+        (
+            "cupy/cuda/jitify.cpython-311-x86_64-linux-gnu.so",
+            "libnvrtc.so.11.2",
+        ),
+        (
+            "cupy_backends/cuda/libs/cublas.cpython-311-x86_64-linux-gnu.so",
+            "libcublas.so.11",
+        ),
+        (
+            "cupy/cuda/cufft.cpython-311-x86_64-linux-gnu.so",
+            "libcufft.so.10",
+        ),
+    ];
+    env.pip(
+        PipDist::new("cupy-cuda11x", "13.6.0")
+            .files(modules.iter().map(|(m, _)| FileSpec::File(m)).collect())
+            .requires(vec!["numpy<2.6,>=1.22", "fastrlock>=0.5"]),
+    );
+    let site = env.site();
+    for (module, needed) in modules {
+        let scratch = sb.path(&format!("scratch/{needed}"));
+        support::cc_shared(&scratch, needed, &[], None, false);
+        let object = site.join(module);
+        let soname = object.file_name().unwrap().to_str().unwrap().to_string();
+        support::cc_shared(&object, &soname, &[&scratch], None, false);
+        std::fs::remove_file(&scratch).unwrap();
+    }
+    let py = format!("{}/bin/python", env.prefix.display());
+    let (json, code) = check(&sb, &env.prefix, &[]);
+    assert_eq!(code, 1, "{:#}", json["findings"]);
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(missing[0]["severity"], "error");
+    let message = missing[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("libnvrtc.so.11.2, libcublas.so.11")
+            && message.contains("without libnvrtc.so.11.2 every kernel fails")
+            && !message.contains("libcufft"),
+        "{message}"
+    );
+    assert_eq!(
+        missing[0]["fix"]["command"],
+        format!(
+            "'{py}' -m pip install 'cuda-toolkit[cublas,nvrtc]>=11,<12' && envhook install -p '{}'",
+            env.prefix.display()
+        )
+    );
+    let optional = findings(&json, "optional-library-missing");
+    assert_eq!(optional.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(optional[0]["severity"], "info");
+    assert!(
+        optional[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcufft.so.10")
+    );
+    // The fix's wheels, before the hook it goes on to write: CuPy's
+    // objects have no RUNPATH, so without the hook nearly every operation
+    // still fails.
+    wheel_lib(
+        &mut env,
+        "nvidia-cublas-cu11",
+        "11.11.3.6",
+        "nvidia/cublas/lib/libcublas.so.11",
+    );
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-nvrtc-cu11",
+        "11.8.89",
+        "nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2",
+    );
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    assert!(
+        findings(&json, "library-not-found").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let hook = findings(&json, "needs-hook");
+    assert_eq!(hook.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(hook[0]["severity"], "error");
+    assert!(
+        hook[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("without them cupy-cuda11x 13.6.0 fails nearly every operation"),
+        "{:#}",
+        hook[0]
+    );
+    sb.install(&env.prefix);
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    assert!(
+        !json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["severity"] == "error"),
+        "{:#}",
+        json["findings"]
+    );
+}
+
 /// jax 0.4.35 as pip resolves `jax[cuda12]==0.4.35` today: beside
 /// nvidia-cuda-nvcc-cu12 12.9, whose package has no `__init__.py`, its own
 /// import raises TypeError on every machine; 0.4.36 (the fix, followed on

@@ -666,6 +666,18 @@ fn framework_builds() {
         m.dlopen(Framework::Onnxruntime, "", "1.27.0", true, Some(13))
             .is_empty()
     );
+    // CuPy needs NVRTC and cuBLAS for nearly everything, in 13 and 14
+    // alike (#39); cuBLASLt, cuFFT and the rest are another matter.
+    for (package, release) in [("cupy-cuda11x", "13.6.0"), ("cupy-cuda13x", "14.2.0")] {
+        let row = m.dlopen(Framework::Other, package, release, true, None)[0];
+        assert!(
+            row.requires("libnvrtc.so.11.2")
+                .is_some_and(|w| w.contains("every kernel"))
+        );
+        assert!(row.requires("libcublas.so.13").is_some());
+        assert_eq!(row.requires("libcublasLt.so.13"), None);
+        assert_eq!(row.requires("libcufft.so.10"), None);
+    }
 }
 
 #[test]
@@ -958,6 +970,7 @@ fn dlopen_names_come_from_the_build() {
         then_dir: Default::default(),
         libraries: vec!["libcufft".into(), "libcudnn".into(), "libcupti".into()],
         optional: Default::default(),
+        required: Default::default(),
         confidence: Confidence::Verified,
         note: None,
         source: "test".into(),
