@@ -1600,3 +1600,146 @@ fn jax_0_4_35_beside_a_namespace_nvcc_package_cannot_import() {
         );
     }
 }
+
+/// A JAX layout for jax 0.4.17-0.4.25's own start-up check (#39): `jax`
+/// at `jax`, `jaxlib 0.4.23+cuda12.cudnn89` (with the `jaxlib/cuda/_versions`
+/// module the check reads where `monolithic`, else the CPU jaxlib beside
+/// jax-cuda12-plugin, which never runs it), and the wheels given.
+fn jax_start_check(
+    sb: &Sandbox,
+    name: &str,
+    (jax, monolithic): (&'static str, bool),
+    wheels: &[(&'static str, &'static str, &'static str)],
+) -> Env {
+    let mut env = Env::new(sb.path(&format!("envs/{name}")));
+    env.python("3.11.7");
+    env.pip(PipDist::new("jax", jax));
+    if monolithic {
+        env.pip(PipDist::new("jaxlib", "0.4.23+cuda12.cudnn89").files(vec![
+            FileSpec::File("jaxlib/xla_extension.so"),
+            FileSpec::File("jaxlib/cuda/_versions.so"),
+        ]));
+    } else {
+        env.pip(
+            PipDist::new("jaxlib", "0.4.23").files(vec![FileSpec::File("jaxlib/xla_extension.so")]),
+        );
+        env.pip(
+            PipDist::new("jax-cuda12-plugin", "0.4.23")
+                .files(vec![FileSpec::File("jax_cuda12_plugin/_versions.so")])
+                .requires(vec!["jax-cuda12-pjrt==0.4.23"]),
+        );
+    }
+    for (dist, version, rel) in wheels {
+        wheel_lib(&mut env, dist, version, rel);
+    }
+    env
+}
+
+/// jax 0.4.17-0.4.25 refuses a library older than its monolithic CUDA
+/// jaxlib was built with, each at its own precision (jax/_src/xla_bridge.py
+/// `_check_cuda_versions` at those tags): one error naming them, with the
+/// build's versions to install; not for the plugin builds, whose backend
+/// never runs the check, nor past the versions compared. Measured on jax
+/// 0.4.23 (with a `_versions` module built for CUDA 12.2 beside
+/// nvidia-cuda-runtime-cu12 12.1.105): "Found CUDA version 12010, but JAX
+/// was built against version 12020, which is newer"; passing once the
+/// printed fix installed 12.2.140.
+#[test]
+fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
+    let sb = Sandbox::new();
+    const RUNTIME_12_1: (&str, &str, &str) = (
+        "nvidia-cuda-runtime-cu12",
+        "12.1.105",
+        "nvidia/cuda_runtime/lib/libcudart.so.12",
+    );
+    const CUDNN_8_8: (&str, &str, &str) = (
+        "nvidia-cudnn-cu12",
+        "8.8.1.3",
+        "nvidia/cudnn/lib/libcudnn.so.8",
+    );
+    let env = jax_start_check(&sb, "old", ("0.4.23", true), &[RUNTIME_12_1, CUDNN_8_8]);
+    let py = format!("'{}/bin/python'", env.prefix.display());
+    let (json, code) = check(&sb, &env.prefix, &[]);
+    assert_eq!(code, 1, "{:#}", json["findings"]);
+    let refused = findings(&json, "refused-at-start");
+    assert_eq!(refused.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(refused[0]["severity"], "error");
+    let message = refused[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("built against CUDA 12.2, cuDNN 8.9")
+            && message.contains("which jax 0.4.23 refuses")
+            && message.contains(
+                "\"Found CUDA version 12010, but JAX was built against version 12020, which is \
+                 newer\", the first it meets"
+            ),
+        "{message}"
+    );
+    assert_eq!(
+        refused[0]["fix"]["command"],
+        format!(
+            "{py} -m pip install 'nvidia-cuda-runtime-cu12==12.2.*' 'nvidia-cudnn-cu12==8.9.*'"
+        )
+    );
+    // The one error, not a second warning for the same libraries.
+    for code in ["cuda-older-than-build", "cudnn-older-than-build"] {
+        assert!(findings(&json, code).is_empty(), "{:#}", json["findings"]);
+    }
+    // The plugin build of the same release never runs the check; a runtime
+    // of the build's minor (and cuDNN 8.9 with another patch) passes it;
+    // jax 0.4.26 has absolute floors instead.
+    for (name, jax, monolithic, wheels) in [
+        ("plugin", "0.4.23", false, [RUNTIME_12_1, CUDNN_8_8]),
+        (
+            "new",
+            "0.4.23",
+            true,
+            [
+                ("nvidia-cuda-runtime-cu12", "12.2.140", RUNTIME_12_1.2),
+                ("nvidia-cudnn-cu12", "8.9.2.26", CUDNN_8_8.2),
+            ],
+        ),
+        ("floors", "0.4.26", true, [RUNTIME_12_1, CUDNN_8_8]),
+    ] {
+        let env = jax_start_check(&sb, name, (jax, monolithic), &wheels);
+        let (json, _) = check(&sb, &env.prefix, &[]);
+        assert!(
+            findings(&json, "refused-at-start").is_empty(),
+            "{name}: {:#}",
+            json["findings"]
+        );
+    }
+    // cuFFT 11.0.2 under a build made with 11.0.8: jax 0.4.18 compares it
+    // whole, 0.4.19 without the patch.
+    let cufft = (
+        "nvidia-cufft-cu12",
+        "11.0.2.54",
+        "nvidia/cufft/lib/libcufft.so.11",
+    );
+    let runtime = ("nvidia-cuda-runtime-cu12", "12.2.140", RUNTIME_12_1.2);
+    let whole = jax_start_check(&sb, "whole", ("0.4.18", true), &[runtime, cufft]);
+    let (json, _) = check(&sb, &whole.prefix, &[]);
+    let refused = findings(&json, "refused-at-start");
+    assert_eq!(refused.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        refused[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"Found cuFFT version 11002, but JAX was built against version 11008"),
+        "{:#}",
+        refused[0]
+    );
+    assert_eq!(
+        refused[0]["fix"]["command"],
+        format!(
+            "'{}/bin/python' -m pip install 'nvidia-cufft-cu12==11.0.8.*'",
+            whole.prefix.display()
+        )
+    );
+    let minor = jax_start_check(&sb, "minor", ("0.4.19", true), &[runtime, cufft]);
+    let (json, _) = check(&sb, &minor.prefix, &[]);
+    assert!(
+        findings(&json, "refused-at-start").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+}

@@ -15,8 +15,14 @@ use crate::inventory::{FrameworkBuild, Installer};
 /// cuDNN" and "another major" would say the same again, with a second fix.
 /// `lacking_major` names those that lack a library of their own CUDA
 /// major: for a build with its runtime linked in, only that makes the
-/// environment's runtime of another major matter.
-pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> Vec<Problem> {
+/// environment's runtime of another major matter. `refused` names the
+/// builds and components a start-up check refuses ([`super::start_check`]):
+/// that error says more than "older than the build".
+pub fn check(
+    f: &Facts,
+    (missing_stack, lacking_major): (&[String], &[String]),
+    refused: &[(String, &str)],
+) -> Vec<Problem> {
     let mut findings = Vec::new();
     for fw in &f.inv.frameworks {
         let Some(n) = needs(fw, f.matrix) else {
@@ -43,6 +49,15 @@ pub fn check(f: &Facts, missing_stack: &[String], lacking_major: &[String]) -> V
                 )
             });
         }
+        found.retain(|p| {
+            !refused.iter().any(|(label, component)| {
+                *label == name
+                    && matches!(
+                        (p.code, *component),
+                        ("cuda-older-than-build", "cudart") | ("cudnn-older-than-build", "cudnn")
+                    )
+            })
+        });
         // Findings that rest on a matrix row say which.
         findings.extend(found.into_iter().map(|p| match &n.row {
             Some((source, confidence)) => sourced(p, source, *confidence),
