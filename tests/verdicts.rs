@@ -1743,3 +1743,40 @@ fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
         json["findings"]
     );
 }
+
+/// jaxlib 0.4.23's METADATA (PyPI) names `cuda11_pip`'s wheels before
+/// `cuda12_pip`'s, and its cuDNN floor is open above (`>=8.9`): a fix for
+/// its CUDA 12 / cuDNN 8.9 build installs the CUDA 12 wheel, below cuDNN 9
+/// (whose `libcudnn.so.9` the build does not load), not `nvidia-cudnn-cu11`.
+#[test]
+fn a_fix_follows_the_pins_of_the_builds_own_majors() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/nocudnn"));
+    env.python("3.11.7");
+    env.pip(PipDist::new("jax", "0.4.23"));
+    env.pip(
+        PipDist::new("jaxlib", "0.4.23+cuda12.cudnn89")
+            .files(vec![FileSpec::File("jaxlib/xla_extension.so")])
+            .requires(vec![
+                "scipy >=1.9",
+                "nvidia-cuda-runtime-cu11 >=11.8 ; extra == 'cuda11_pip'",
+                "nvidia-cudnn-cu11 >=8.8 ; extra == 'cuda11_pip'",
+                "nvidia-cuda-runtime-cu12 ; extra == 'cuda12_pip'",
+                "nvidia-cudnn-cu12 >=8.9 ; extra == 'cuda12_pip'",
+            ]),
+    );
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.2.140",
+        "nvidia/cuda_runtime/lib/libcudart.so.12",
+    );
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    let py = format!("'{}/bin/python'", env.prefix.display());
+    let no_cudnn = findings(&json, "no-cudnn");
+    assert_eq!(no_cudnn.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(
+        no_cudnn[0]["fix"]["command"],
+        format!("{py} -m pip install 'nvidia-cudnn-cu12>=8.9,<9'")
+    );
+}
