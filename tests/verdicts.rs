@@ -563,6 +563,92 @@ fn without_a_fatbin_the_builds_cuda_decides() {
     );
 }
 
+/// TensorFlow 2.17 as PyPI ships it, without a fatbin envhook can read:
+/// its build_info.py lists `['sm_60', 'sm_70', 'sm_80', 'sm_89',
+/// 'compute_90']` (read in the tensorflow 2.17.0 wheel), and the driver
+/// JIT-compiles that PTX for Hopper and Blackwell: `gpu-jit`, not "no
+/// kernel image" from the CUDA 12.3 it was built with (data audit
+/// 2026-12-06, Q2). The cuDNN 8.9 it pins, built before Blackwell, is the
+/// separate finding; below the list's lowest nothing runs.
+#[test]
+fn without_a_fatbin_tensorflows_own_list_decides() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf217"));
+    env.python("3.11.9");
+    let object = "tensorflow/libtensorflow_framework.so.2";
+    env.pip(
+        PipDist::new("tensorflow", "2.17.0")
+            .files(vec![FileSpec::File(object)])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\n\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('cuda_compute_capabilities', ['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90']), ('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n",
+            ),
+    );
+    // A real ELF, with no fatbin in it.
+    support::cc_shared(
+        &env.site().join(object),
+        "libtensorflow_framework.so.2",
+        &[],
+        None,
+        false,
+    );
+    wheel_lib(
+        &mut env,
+        "nvidia-cudnn-cu12",
+        "8.9.7.29",
+        "nvidia/cudnn/lib/libcudnn.so.8",
+    );
+    let on = |gpu: &str| {
+        check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        )
+        .0
+    };
+    for gpu in ["B200", "NVIDIA GeForce RTX 5090", "NVIDIA H100 80GB HBM3"] {
+        let json = on(gpu);
+        let jit = findings(&json, "gpu-jit");
+        assert_eq!(jit.len(), 1, "{gpu}: {:#}", json["findings"]);
+        let message = jit[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("tensorflow 2.17.0 runs on")
+                && message.contains("only by JIT-compiling PTX: compute_90 (cuda_compute_capabilities in tensorflow/python/platform/build_info.py"),
+            "{message}"
+        );
+        assert!(
+            findings(&json, "gpu-unsupported")
+                .iter()
+                .all(|f| f["message"].as_str().unwrap().starts_with("cuDNN 8.9.7.29")),
+            "{gpu}: {:#}",
+            json["findings"]
+        );
+    }
+    // The cuDNN it pins has no Blackwell kernels: that is the blocker.
+    assert_eq!(findings(&on("B200"), "gpu-unsupported").len(), 1);
+    // Cubins for Ampere and Volta.
+    for gpu in ["A100", "V100"] {
+        let json = on(gpu);
+        assert!(
+            findings(&json, "gpu-jit").is_empty() && findings(&json, "gpu-unsupported").is_empty(),
+            "{gpu}: {:#}",
+            json["findings"]
+        );
+    }
+    // Below the list's lowest (Maxwell, sm_52): nothing runs.
+    let json = on("sm_52");
+    let unsupported = findings(&json, "gpu-unsupported");
+    assert_eq!(unsupported.len(), 1, "{:#}", json["findings"]);
+    let message = unsupported[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "tensorflow 2.17.0 is built for compute capability 6.0, 7.0, 8.0, 8.9 and PTX 9.0 \
+             (cuda_compute_capabilities in tensorflow/python/platform/build_info.py); "
+        ),
+        "{message}"
+    );
+}
+
 /// torch 2.15.0 from PyPI as it is: its METADATA pins the toolkit and
 /// cuDNN it was built with, and libtorch_cuda.so finds them through its
 /// RPATH into site-packages/nvidia.
