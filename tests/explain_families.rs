@@ -10,7 +10,8 @@ use std::path::Path;
 
 use support::Sandbox;
 use support::explaining::{
-    A100, clue, explain, explain_with, fix_text, jax_cuda11, known, text, torch_cu128,
+    A100, clue, explain, explain_with, fix_text, jax_cuda11, jax_monolithic_cuda12, known, text,
+    torch_cu128,
 };
 use support::paddle::{cudnn8, paddle_env};
 
@@ -79,6 +80,51 @@ fn jax_found_cudnn_version_is_decoded_and_compared() {
         text(&a["diagnosis"]).contains("so the process loaded another copy"),
         "{a:#}"
     );
+    assert_eq!(code, 0, "{json:#}");
+}
+
+/// jax-ml/jax jax/_src/xla_bridge.py `_check_cuda_versions` at jax-v0.4.23:
+/// the build's own start-up check refuses the environment's CUDA runtime,
+/// and explain says what check says, with check's fix (#39).
+#[test]
+fn jax_found_cuda_version_is_checks_refusal_with_checks_fix() {
+    let sb = Sandbox::new();
+    let msg = "RuntimeError: Found CUDA version 12010, but JAX was built against version 12020, \
+               which is newer. The copy of CUDA that is installed must be at least as new as the \
+               version against which JAX was built.";
+    let env = jax_monolithic_cuda12(&sb.path("envs/old"), "12.1.105");
+    let (json, code) = explain(&sb, &env.prefix, msg, A100);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "version");
+    assert_eq!(
+        (a["clue"]["component"].as_str(), a["clue"]["found"].as_str()),
+        (Some("cudart"), Some("12.1"))
+    );
+    assert_eq!(a["verdict"], "cause", "{a:#}");
+    assert!(
+        text(&a["diagnosis"]).contains("which jax 0.4.23 refuses when its CUDA backend starts"),
+        "{a:#}"
+    );
+    let (_, out, _) = sb.run_on(&[&["check", "--json"][..], A100].concat(), &env.prefix);
+    let check: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let refused = check["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "refused-at-start")
+        .unwrap_or_else(|| panic!("{:#}", check["findings"]));
+    assert_eq!(a["fix"], refused["fix"]);
+    assert_eq!(
+        fix_text(a),
+        format!(
+            "'{}/bin/python' -m pip install 'nvidia-cuda-runtime-cu12==12.2.*'",
+            env.prefix.display()
+        )
+    );
+    // Past the build's CUDA, the process loaded another copy.
+    let new = jax_monolithic_cuda12(&sb.path("envs/new"), "12.2.140");
+    let (json, code) = explain(&sb, &new.prefix, msg, A100);
+    assert_eq!(clue(&json, "version")["verdict"], "not-here", "{json:#}");
     assert_eq!(code, 0, "{json:#}");
 }
 

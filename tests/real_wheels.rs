@@ -1343,3 +1343,199 @@ fn cupy_for_cuda11_beside_cuda12_wheels() {
     let (ok, text) = python(&p.path, modules, true, &[]);
     assert!(ok, "{text}");
 }
+
+/// cupy-cuda11x 13.6.0 with only the CUDA 11 runtime (#39): `import cupy`
+/// works, but NVRTC, which compiles every kernel, and cuBLAS, which serves
+/// matmul, are nowhere: the load `cupy_backends/cuda/libs/_cnvrtc.pxi`
+/// makes for a CUDA 11 runtime fails, and so does `import cublas`, so
+/// envhook's `library-not-found` is an error, not the infos of a module
+/// only some code imports. The printed fix, followed, makes both load
+/// (through the hook it writes; CuPy's objects have no RUNPATH).
+#[test]
+fn cupy_without_nvrtc_and_cublas() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "cupy11rt",
+        requirements: &["cupy-cuda11x==13.6.0", "nvidia-cuda-runtime-cu11==11.8.89"],
+        before: &["library-not-found"],
+        after: &[],
+    };
+    let p = prefix(&case);
+    // A kept prefix may hold the fix of a run before.
+    let fix = [
+        "cuda-toolkit",
+        "nvidia-cublas-cu11",
+        "nvidia-cuda-nvrtc-cu11",
+    ];
+    pip(&p.path, &[&["uninstall", "-y"][..], &fix[..]].concat());
+    let probe = "
+from cupy_backends.cuda._softlink import SoftLink
+SoftLink('libnvrtc.so.11.2', 'nvrtc', mandatory=True)
+from cupy_backends.cuda.libs import cublas
+print(''.join(l for l in open('/proc/self/maps') if 'libnvrtc' in l or 'libcublas' in l))
+";
+    let (ok, text) = python(&p.path, "import cupy", false, &[]);
+    assert!(ok, "{text}");
+    if !ld_cache().contains("libnvrtc.so.11.2") {
+        let (ok, text) = python(&p.path, probe, false, &[]);
+        assert!(
+            !ok && text.contains("CuPy failed to load libnvrtc.so.11.2"),
+            "{text}"
+        );
+    }
+    let json = follow_the_fixes(&case, &p.path, &[]);
+    let (ok, text) = python(&p.path, probe, true, &[]);
+    assert!(ok, "{text}");
+    for file in [
+        "nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2",
+        "nvidia/cublas/lib/libcublas.so.11",
+    ] {
+        assert!(text.contains(file), "{file} not mapped: {text}");
+    }
+    assert!(
+        !json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "library-not-found"),
+        "{:#}",
+        json["findings"]
+    );
+}
+
+/// site-packages of a prefix's Python, whatever its version.
+fn site_packages(prefix: &Path) -> PathBuf {
+    std::fs::read_dir(prefix.join("lib"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .unwrap()
+}
+
+/// jax 0.4.23's own start-up check (#39; jax/_src/xla_bridge.py
+/// `_check_cuda_versions`), beside nvidia-cuda-runtime-cu12 12.1.105 and
+/// the rest of the CUDA 12.2 wheels: with jax-cuda12-plugin it never runs
+/// (`cuda_versions` is None and `backends()` takes the plugin's factory),
+/// and envhook says no `refused-at-start`. With a monolithic CUDA jaxlib it
+/// raises "Found CUDA version 12010, but JAX was built against version
+/// 12020"; that jaxlib is on Google's index only, not reachable here, so it
+/// is made from the same wheels: the plugin's `_versions` module (the same
+/// jaxlib/cuda/versions.cc, built for the same CUDA) as
+/// `jaxlib/cuda/_versions`, jaxlib's version as the monolithic wheel names
+/// it, the plugin removed. JAX's own check is then called as its backend
+/// would, and refuses; envhook's printed fix, followed, makes it pass.
+#[test]
+fn jax_0_4_23_start_check() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "jax0423",
+        requirements: &[
+            "jax==0.4.23",
+            "jaxlib==0.4.23",
+            "jax-cuda12-plugin==0.4.23",
+            "jax-cuda12-pjrt==0.4.23",
+            "numpy<2",
+            "nvidia-cuda-runtime-cu12==12.1.105",
+            "nvidia-cudnn-cu12==8.9.7.29",
+            "nvidia-cublas-cu12==12.2.5.6",
+            "nvidia-cufft-cu12==11.0.8.103",
+            "nvidia-cusolver-cu12==11.5.2.141",
+            "nvidia-cusparse-cu12==12.1.2.141",
+            "nvidia-cuda-cupti-cu12==12.2.142",
+            "nvidia-nvjitlink-cu12==12.2.140",
+        ],
+        before: &["refused-at-start"],
+        after: &[],
+    };
+    // A kept prefix made monolithic by a run before is made again.
+    if let Some(dir) = std::env::var_os("ENVHOOK_REAL_WHEELS_DIR") {
+        let kept = PathBuf::from(dir).join(case.name);
+        if kept.join("conda-meta").is_dir() && site_packages(&kept).join("jaxlib/cuda").exists() {
+            let _ = std::fs::remove_file(kept.join("conda-meta/.envhook-real-wheels"));
+        }
+    }
+    let p = prefix(&case);
+    let plugin = "
+import jax._src.xla_bridge as xb
+from jax._src import lib
+xb.discover_pjrt_plugins()
+print(lib.cuda_versions, xb._backend_factories['cuda'].factory.__qualname__)
+";
+    let (ok, text) = python(&p.path, plugin, false, &[]);
+    assert!(
+        ok && text.contains("None register_plugin.<locals>.factory"),
+        "{text}"
+    );
+    let json = check(&p.path);
+    assert!(
+        !json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "refused-at-start"),
+        "{:#}",
+        json["findings"]
+    );
+    // The monolithic jaxlib.
+    let site = site_packages(&p.path);
+    std::fs::create_dir_all(site.join("jaxlib/cuda")).unwrap();
+    std::fs::copy(
+        site.join("jax_cuda12_plugin/_versions.so"),
+        site.join("jaxlib/cuda/_versions.so"),
+    )
+    .unwrap();
+    std::fs::write(site.join("jaxlib/cuda/__init__.py"), "").unwrap();
+    pip(
+        &p.path,
+        &["uninstall", "-y", "jax-cuda12-plugin", "jax-cuda12-pjrt"],
+    );
+    let monolithic = site.join("jaxlib-0.4.23+cuda12.cudnn89.dist-info");
+    std::fs::rename(site.join("jaxlib-0.4.23.dist-info"), &monolithic).unwrap();
+    let metadata = monolithic.join("METADATA");
+    let text = std::fs::read_to_string(&metadata).unwrap();
+    std::fs::write(
+        &metadata,
+        text.replacen(
+            "\nVersion: 0.4.23\n",
+            "\nVersion: 0.4.23+cuda12.cudnn89\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let check_cuda = "
+import jax._src.xla_bridge as xb
+xb._check_cuda_versions()
+print('passed')
+";
+    let (ok, text) = python(&p.path, check_cuda, false, &[]);
+    assert!(
+        !ok && text.contains(
+            "Found CUDA version 12010, but JAX was built against version 12020, which is newer"
+        ),
+        "{text}"
+    );
+    let refused = check(&p.path);
+    assert!(
+        refused["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "refused-at-start"
+                && f["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Found CUDA version 12010")),
+        "{:#}",
+        refused["findings"]
+    );
+    follow_the_fixes(&case, &p.path, &[]);
+    let (ok, text) = python(&p.path, check_cuda, false, &[]);
+    assert!(ok && text.contains("passed"), "{text}");
+}

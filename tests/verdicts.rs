@@ -563,6 +563,92 @@ fn without_a_fatbin_the_builds_cuda_decides() {
     );
 }
 
+/// TensorFlow 2.17 as PyPI ships it, without a fatbin envhook can read:
+/// its build_info.py lists `['sm_60', 'sm_70', 'sm_80', 'sm_89',
+/// 'compute_90']` (read in the tensorflow 2.17.0 wheel), and the driver
+/// JIT-compiles that PTX for Hopper and Blackwell: `gpu-jit`, not "no
+/// kernel image" from the CUDA 12.3 it was built with (data audit
+/// 2026-12-06, Q2). The cuDNN 8.9 it pins, built before Blackwell, is the
+/// separate finding; below the list's lowest nothing runs.
+#[test]
+fn without_a_fatbin_tensorflows_own_list_decides() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/tf217"));
+    env.python("3.11.9");
+    let object = "tensorflow/libtensorflow_framework.so.2";
+    env.pip(
+        PipDist::new("tensorflow", "2.17.0")
+            .files(vec![FileSpec::File(object)])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\n\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('cuda_compute_capabilities', ['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90']), ('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n",
+            ),
+    );
+    // A real ELF, with no fatbin in it.
+    support::cc_shared(
+        &env.site().join(object),
+        "libtensorflow_framework.so.2",
+        &[],
+        None,
+        false,
+    );
+    wheel_lib(
+        &mut env,
+        "nvidia-cudnn-cu12",
+        "8.9.7.29",
+        "nvidia/cudnn/lib/libcudnn.so.8",
+    );
+    let on = |gpu: &str| {
+        check(
+            &sb,
+            &env.prefix,
+            &["--driver-version", "580.65.06", "--gpu", gpu],
+        )
+        .0
+    };
+    for gpu in ["B200", "NVIDIA GeForce RTX 5090", "NVIDIA H100 80GB HBM3"] {
+        let json = on(gpu);
+        let jit = findings(&json, "gpu-jit");
+        assert_eq!(jit.len(), 1, "{gpu}: {:#}", json["findings"]);
+        let message = jit[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("tensorflow 2.17.0 runs on")
+                && message.contains("only by JIT-compiling PTX: compute_90 (cuda_compute_capabilities in tensorflow/python/platform/build_info.py"),
+            "{message}"
+        );
+        assert!(
+            findings(&json, "gpu-unsupported")
+                .iter()
+                .all(|f| f["message"].as_str().unwrap().starts_with("cuDNN 8.9.7.29")),
+            "{gpu}: {:#}",
+            json["findings"]
+        );
+    }
+    // The cuDNN it pins has no Blackwell kernels: that is the blocker.
+    assert_eq!(findings(&on("B200"), "gpu-unsupported").len(), 1);
+    // Cubins for Ampere and Volta.
+    for gpu in ["A100", "V100"] {
+        let json = on(gpu);
+        assert!(
+            findings(&json, "gpu-jit").is_empty() && findings(&json, "gpu-unsupported").is_empty(),
+            "{gpu}: {:#}",
+            json["findings"]
+        );
+    }
+    // Below the list's lowest (Maxwell, sm_52): nothing runs.
+    let json = on("sm_52");
+    let unsupported = findings(&json, "gpu-unsupported");
+    assert_eq!(unsupported.len(), 1, "{:#}", json["findings"]);
+    let message = unsupported[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "tensorflow 2.17.0 is built for compute capability 6.0, 7.0, 8.0, 8.9 and PTX 9.0 \
+             (cuda_compute_capabilities in tensorflow/python/platform/build_info.py); "
+        ),
+        "{message}"
+    );
+}
+
 /// torch 2.15.0 from PyPI as it is: its METADATA pins the toolkit and
 /// cuDNN it was built with, and libtorch_cuda.so finds them through its
 /// RPATH into site-packages/nvidia.
@@ -1440,6 +1526,121 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
 
+/// CuPy needs NVRTC and cuBLAS for nearly every operation, whatever its
+/// own requirements name (#39): every kernel is compiled with NVRTC, and
+/// cuBLAS serves matmul. cupy-cuda11x 13.6.0 from PyPI names neither, so
+/// both were infos; the data's `required` makes them one error, with the
+/// command that installs both, while cuFFT (only `cupy.fft`) stays an
+/// info. Measured on the real wheel with only the CUDA 11 runtime beside
+/// it: `import cupy` works, NVRTC's SoftLink and `import cublas` fail;
+/// after the printed fix both load, through `envhook run` only.
+#[test]
+fn cupys_nvrtc_and_cublas_are_required_whatever_its_pins_name() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/cupy11"));
+    env.python("3.11.7");
+    let modules = [
+        (
+            "cupy/cuda/jitify.cpython-311-x86_64-linux-gnu.so",
+            "libnvrtc.so.11.2",
+        ),
+        (
+            "cupy_backends/cuda/libs/cublas.cpython-311-x86_64-linux-gnu.so",
+            "libcublas.so.11",
+        ),
+        (
+            "cupy/cuda/cufft.cpython-311-x86_64-linux-gnu.so",
+            "libcufft.so.10",
+        ),
+    ];
+    env.pip(
+        PipDist::new("cupy-cuda11x", "13.6.0")
+            .files(modules.iter().map(|(m, _)| FileSpec::File(m)).collect())
+            .requires(vec!["numpy<2.6,>=1.22", "fastrlock>=0.5"]),
+    );
+    let site = env.site();
+    for (module, needed) in modules {
+        let scratch = sb.path(&format!("scratch/{needed}"));
+        support::cc_shared(&scratch, needed, &[], None, false);
+        let object = site.join(module);
+        let soname = object.file_name().unwrap().to_str().unwrap().to_string();
+        support::cc_shared(&object, &soname, &[&scratch], None, false);
+        std::fs::remove_file(&scratch).unwrap();
+    }
+    let py = format!("{}/bin/python", env.prefix.display());
+    let (json, code) = check(&sb, &env.prefix, &[]);
+    assert_eq!(code, 1, "{:#}", json["findings"]);
+    let missing = findings(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(missing[0]["severity"], "error");
+    let message = missing[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("libnvrtc.so.11.2, libcublas.so.11")
+            && message.contains("without libnvrtc.so.11.2 every kernel fails")
+            && !message.contains("libcufft"),
+        "{message}"
+    );
+    assert_eq!(
+        missing[0]["fix"]["command"],
+        format!(
+            "'{py}' -m pip install 'cuda-toolkit[cublas,nvrtc]>=11,<12' && envhook install -p '{}'",
+            env.prefix.display()
+        )
+    );
+    let optional = findings(&json, "optional-library-missing");
+    assert_eq!(optional.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(optional[0]["severity"], "info");
+    assert!(
+        optional[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcufft.so.10")
+    );
+    // The fix's wheels, before the hook it goes on to write: CuPy's
+    // objects have no RUNPATH, so without the hook nearly every operation
+    // still fails.
+    wheel_lib(
+        &mut env,
+        "nvidia-cublas-cu11",
+        "11.11.3.6",
+        "nvidia/cublas/lib/libcublas.so.11",
+    );
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-nvrtc-cu11",
+        "11.8.89",
+        "nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2",
+    );
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    assert!(
+        findings(&json, "library-not-found").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+    let hook = findings(&json, "needs-hook");
+    assert_eq!(hook.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(hook[0]["severity"], "error");
+    assert!(
+        hook[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("without them cupy-cuda11x 13.6.0 fails nearly every operation"),
+        "{:#}",
+        hook[0]
+    );
+    sb.install(&env.prefix);
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    assert!(
+        !json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["severity"] == "error"),
+        "{:#}",
+        json["findings"]
+    );
+}
+
 /// jax 0.4.35 as pip resolves `jax[cuda12]==0.4.35` today: beside
 /// nvidia-cuda-nvcc-cu12 12.9, whose package has no `__init__.py`, its own
 /// import raises TypeError on every machine; 0.4.36 (the fix, followed on
@@ -1484,4 +1685,184 @@ fn jax_0_4_35_beside_a_namespace_nvcc_package_cannot_import() {
             json["findings"]
         );
     }
+}
+
+/// A JAX layout for jax 0.4.17-0.4.25's own start-up check (#39): `jax`
+/// at `jax`, `jaxlib 0.4.23+cuda12.cudnn89` (with the `jaxlib/cuda/_versions`
+/// module the check reads where `monolithic`, else the CPU jaxlib beside
+/// jax-cuda12-plugin, which never runs it), and the wheels given.
+fn jax_start_check(
+    sb: &Sandbox,
+    name: &str,
+    (jax, monolithic): (&'static str, bool),
+    wheels: &[(&'static str, &'static str, &'static str)],
+) -> Env {
+    let mut env = Env::new(sb.path(&format!("envs/{name}")));
+    env.python("3.11.7");
+    env.pip(PipDist::new("jax", jax));
+    if monolithic {
+        env.pip(PipDist::new("jaxlib", "0.4.23+cuda12.cudnn89").files(vec![
+            FileSpec::File("jaxlib/xla_extension.so"),
+            FileSpec::File("jaxlib/cuda/_versions.so"),
+        ]));
+    } else {
+        env.pip(
+            PipDist::new("jaxlib", "0.4.23").files(vec![FileSpec::File("jaxlib/xla_extension.so")]),
+        );
+        env.pip(
+            PipDist::new("jax-cuda12-plugin", "0.4.23")
+                .files(vec![FileSpec::File("jax_cuda12_plugin/_versions.so")])
+                .requires(vec!["jax-cuda12-pjrt==0.4.23"]),
+        );
+    }
+    for (dist, version, rel) in wheels {
+        wheel_lib(&mut env, dist, version, rel);
+    }
+    env
+}
+
+/// jax 0.4.17-0.4.25 refuses a library older than its monolithic CUDA
+/// jaxlib was built with, each at its own precision (jax/_src/xla_bridge.py
+/// `_check_cuda_versions` at those tags): one error naming them, with the
+/// build's versions to install; not for the plugin builds, whose backend
+/// never runs the check, nor past the versions compared. Measured on jax
+/// 0.4.23 (with a `_versions` module built for CUDA 12.2 beside
+/// nvidia-cuda-runtime-cu12 12.1.105): "Found CUDA version 12010, but JAX
+/// was built against version 12020, which is newer"; passing once the
+/// printed fix installed 12.2.140.
+#[test]
+fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
+    let sb = Sandbox::new();
+    const RUNTIME_12_1: (&str, &str, &str) = (
+        "nvidia-cuda-runtime-cu12",
+        "12.1.105",
+        "nvidia/cuda_runtime/lib/libcudart.so.12",
+    );
+    const CUDNN_8_8: (&str, &str, &str) = (
+        "nvidia-cudnn-cu12",
+        "8.8.1.3",
+        "nvidia/cudnn/lib/libcudnn.so.8",
+    );
+    let env = jax_start_check(&sb, "old", ("0.4.23", true), &[RUNTIME_12_1, CUDNN_8_8]);
+    let py = format!("'{}/bin/python'", env.prefix.display());
+    let (json, code) = check(&sb, &env.prefix, &[]);
+    assert_eq!(code, 1, "{:#}", json["findings"]);
+    let refused = findings(&json, "refused-at-start");
+    assert_eq!(refused.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(refused[0]["severity"], "error");
+    let message = refused[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("built against CUDA 12.2, cuDNN 8.9")
+            && message.contains("which jax 0.4.23 refuses")
+            && message.contains(
+                "\"Found CUDA version 12010, but JAX was built against version 12020, which is \
+                 newer\", the first it meets"
+            ),
+        "{message}"
+    );
+    assert_eq!(
+        refused[0]["fix"]["command"],
+        format!(
+            "{py} -m pip install 'nvidia-cuda-runtime-cu12==12.2.*' 'nvidia-cudnn-cu12==8.9.*'"
+        )
+    );
+    // The one error, not a second warning for the same libraries.
+    for code in ["cuda-older-than-build", "cudnn-older-than-build"] {
+        assert!(findings(&json, code).is_empty(), "{:#}", json["findings"]);
+    }
+    // The plugin build of the same release never runs the check; a runtime
+    // of the build's minor (and cuDNN 8.9 with another patch) passes it;
+    // jax 0.4.26 has absolute floors instead.
+    for (name, jax, monolithic, wheels) in [
+        ("plugin", "0.4.23", false, [RUNTIME_12_1, CUDNN_8_8]),
+        (
+            "new",
+            "0.4.23",
+            true,
+            [
+                ("nvidia-cuda-runtime-cu12", "12.2.140", RUNTIME_12_1.2),
+                ("nvidia-cudnn-cu12", "8.9.2.26", CUDNN_8_8.2),
+            ],
+        ),
+        ("floors", "0.4.26", true, [RUNTIME_12_1, CUDNN_8_8]),
+    ] {
+        let env = jax_start_check(&sb, name, (jax, monolithic), &wheels);
+        let (json, _) = check(&sb, &env.prefix, &[]);
+        assert!(
+            findings(&json, "refused-at-start").is_empty(),
+            "{name}: {:#}",
+            json["findings"]
+        );
+    }
+    // cuFFT 11.0.2 under a build made with 11.0.8: jax 0.4.18 compares it
+    // whole, 0.4.19 without the patch.
+    let cufft = (
+        "nvidia-cufft-cu12",
+        "11.0.2.54",
+        "nvidia/cufft/lib/libcufft.so.11",
+    );
+    let runtime = ("nvidia-cuda-runtime-cu12", "12.2.140", RUNTIME_12_1.2);
+    let whole = jax_start_check(&sb, "whole", ("0.4.18", true), &[runtime, cufft]);
+    let (json, _) = check(&sb, &whole.prefix, &[]);
+    let refused = findings(&json, "refused-at-start");
+    assert_eq!(refused.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        refused[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"Found cuFFT version 11002, but JAX was built against version 11008"),
+        "{:#}",
+        refused[0]
+    );
+    assert_eq!(
+        refused[0]["fix"]["command"],
+        format!(
+            "'{}/bin/python' -m pip install 'nvidia-cufft-cu12==11.0.8.*'",
+            whole.prefix.display()
+        )
+    );
+    let minor = jax_start_check(&sb, "minor", ("0.4.19", true), &[runtime, cufft]);
+    let (json, _) = check(&sb, &minor.prefix, &[]);
+    assert!(
+        findings(&json, "refused-at-start").is_empty(),
+        "{:#}",
+        json["findings"]
+    );
+}
+
+/// jaxlib 0.4.23's METADATA (PyPI) names `cuda11_pip`'s wheels before
+/// `cuda12_pip`'s, and its cuDNN floor is open above (`>=8.9`): a fix for
+/// its CUDA 12 / cuDNN 8.9 build installs the CUDA 12 wheel, below cuDNN 9
+/// (whose `libcudnn.so.9` the build does not load), not `nvidia-cudnn-cu11`.
+#[test]
+fn a_fix_follows_the_pins_of_the_builds_own_majors() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/nocudnn"));
+    env.python("3.11.7");
+    env.pip(PipDist::new("jax", "0.4.23"));
+    env.pip(
+        PipDist::new("jaxlib", "0.4.23+cuda12.cudnn89")
+            .files(vec![FileSpec::File("jaxlib/xla_extension.so")])
+            .requires(vec![
+                "scipy >=1.9",
+                "nvidia-cuda-runtime-cu11 >=11.8 ; extra == 'cuda11_pip'",
+                "nvidia-cudnn-cu11 >=8.8 ; extra == 'cuda11_pip'",
+                "nvidia-cuda-runtime-cu12 ; extra == 'cuda12_pip'",
+                "nvidia-cudnn-cu12 >=8.9 ; extra == 'cuda12_pip'",
+            ]),
+    );
+    wheel_lib(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.2.140",
+        "nvidia/cuda_runtime/lib/libcudart.so.12",
+    );
+    let (json, _) = check(&sb, &env.prefix, &[]);
+    let py = format!("'{}/bin/python'", env.prefix.display());
+    let no_cudnn = findings(&json, "no-cudnn");
+    assert_eq!(no_cudnn.len(), 1, "{:#}", json["findings"]);
+    assert_eq!(
+        no_cudnn[0]["fix"]["command"],
+        format!("{py} -m pip install 'nvidia-cudnn-cu12>=8.9,<9'")
+    );
 }

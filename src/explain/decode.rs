@@ -38,6 +38,12 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         }
         return a;
     };
+    // The build's own start-up check refuses it here: check's error, with
+    // check's fix.
+    if let Some((diagnosis, fix)) = refused(f, component, built) {
+        (a.diagnosis, a.verdict, a.fix) = (diagnosis, Verdict::Cause, Some(fix));
+        return a;
+    }
     if let Some((diagnosis, verdict)) = settled(f, report, component, (found, built)) {
         (a.diagnosis, a.verdict) = (diagnosis, verdict);
         return a;
@@ -119,6 +125,37 @@ fn settled(
             p.message
         ),
         Verdict::Cause,
+    ))
+}
+
+/// The message names a build here that its own start-up check refuses for
+/// `component` (JAX 0.4.17-0.4.25's "Found CUDA version 12010, but JAX was
+/// built against version 12020"): what check says of it, and check's fix.
+fn refused(f: &Facts, component: &str, built: &str) -> Option<(String, Fix)> {
+    use crate::data::matrix::leading;
+    use crate::rules::start_check;
+    let refusals = start_check::refusals(f);
+    let r = refusals.iter().find(|r| {
+        r.older.iter().any(|o| {
+            o.component == component && leading(&o.built, o.parts) == leading(built, o.parts)
+        })
+    })?;
+    let o = r.older.iter().find(|o| o.component == component)?;
+    let what = component_name(component);
+    Some((
+        format!(
+            "{} {} was built against {what} {}; this environment's is {} ({} {}), which {} refuses \
+             when its CUDA backend starts: {}",
+            r.build.package,
+            r.build.version,
+            leading(&o.built, o.parts),
+            o.have,
+            o.package,
+            o.package_version,
+            r.checker,
+            r.row.refuses
+        ),
+        start_check::fix(f, &r.older),
     ))
 }
 

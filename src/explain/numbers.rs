@@ -25,6 +25,9 @@ pub fn component_name(c: &str) -> &str {
         "cublas" => "cuBLAS",
         "nccl" => "NCCL",
         "cupti" => "CUPTI",
+        "cufft" => "cuFFT",
+        "cusolver" => "cuSOLVER",
+        "cusparse" => "cuSPARSE",
         "nvjitlink" => "nvJitLink",
         "driver" => "NVIDIA driver",
         other => other,
@@ -45,6 +48,12 @@ pub fn cudnn(v: u32) -> String {
     } else {
         format!("{}.{}.{}", v / 1000, v % 1000 / 100, v % 100)
     }
+}
+
+/// `11008` -> `11.0.8`: a cuFFT, cuSOLVER or cuSPARSE version as their
+/// `GetVersion`/`GetProperty` calls give it (major*1000+minor*100+patch).
+fn thousands(v: u32) -> String {
+    format!("{}.{}.{}", v / 1000, v % 1000 / 100, v % 100)
 }
 
 /// `120100` -> `12.1.0`: a cuBLAS version (`cublasGetVersion`).
@@ -91,6 +100,9 @@ pub fn versions(decode: &str, lower: &str) -> Option<Versions> {
                 "cudnn" => ("cudnn", cudnn),
                 "cuda" => ("cudart", cuda_api),
                 "cublas" => ("cublas", cublas),
+                "cufft" => ("cufft", thousands),
+                "cusolver" => ("cusolver", thousands),
+                "cusparse" => ("cusparse", thousands),
                 _ => return None,
             };
             Some(clue(component, read(found), Some(read(built))))
@@ -159,6 +171,30 @@ mod tests {
                 found: "8.6.0".into(),
                 built: Some("8.9.0".into())
             })
+        );
+        assert_eq!(
+            v(
+                "jax",
+                "Found cuFFT version 11002, but JAX was built against version 11008, which is newer."
+            ),
+            Some(Versions {
+                component: "cufft".into(),
+                found: "11.0.2".into(),
+                built: Some("11.0.8".into())
+            })
+        );
+        assert!(matches!(
+            v("jax", "Found cuSPARSE version 12003, but JAX was built against version 12102, which is newer."),
+            Some(Versions { component, found, built: Some(built) })
+                if component == "cusparse" && found == "12.0.3" && built == "12.1.2"
+        ));
+        // CUPTI's API number is no version: nothing to decode.
+        assert_eq!(
+            v(
+                "jax",
+                "Found cuPTI version 18, but JAX was built against version 20, which is newer."
+            ),
+            None
         );
         assert!(matches!(
             v("jax", "Found CUDA version 12010, but JAX was built against version 12020, which is newer."),

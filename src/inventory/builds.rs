@@ -51,12 +51,22 @@ pub struct BuildInfo {
     /// the system or conda (unversioned names).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pip_cuda_libraries: Option<bool>,
-    /// Paddle 3.x's `compiled_cuda_archs` (`[75, 80, 86, 90]`, a list of
-    /// ints as `paddle.version.cuda_archs()` returns it), as compute
-    /// capabilities (`7.5`): the architectures its kernels were built
-    /// for, which outrank the data's range. Empty where not recorded.
+    /// The architectures the build file says its kernels were compiled
+    /// for, as compute capabilities (`7.5`), which outrank the CUDA
+    /// release and the data's range where no fatbin can be read: Paddle
+    /// 3.x's `compiled_cuda_archs` (`[75, 80, 86, 90]`, a list of ints as
+    /// `paddle.version.cuda_archs()` returns it), TensorFlow's cubins in
+    /// `cuda_compute_capabilities` (`'sm_89'`). Empty where not recorded.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub archs: Vec<String>,
+    /// The architectures it carries PTX for, which the driver JIT-compiles
+    /// for any newer GPU: TensorFlow's `'compute_90'`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ptx: Vec<String>,
+    /// The build file's key the lists were read from
+    /// (`compiled_cuda_archs`, `cuda_compute_capabilities`), for messages.
+    #[serde(skip)]
+    pub archs_key: &'static str,
 }
 
 impl BuildInfo {
@@ -73,6 +83,8 @@ impl BuildInfo {
             evidence: evidence.into(),
             pip_cuda_libraries: None,
             archs: Vec::new(),
+            ptx: Vec::new(),
+            archs_key: "",
         }
     }
 }
@@ -170,16 +182,57 @@ fn tensorflow_build(f: &BuildFile) -> Option<BuildInfo> {
         )),
         (_, Some(cuda)) => {
             let evidence = f.cite("cuda_version", &cuda);
-            Some(BuildInfo::new(
+            let mut info = BuildInfo::new(
                 Variant::Cuda {
                     cuda: Some(cuda),
                     cudnn,
                 },
                 evidence,
-            ))
+            );
+            if let Some(Value::Other(list)) = f.get(TF_ARCHS) {
+                (info.archs, info.ptx) = nvcc_list(&list).unwrap_or_default();
+                info.archs_key = TF_ARCHS;
+            }
+            Some(info)
         }
         _ => None,
     }
+}
+
+/// TensorFlow's `build_info.py` key for the architectures it was compiled
+/// for (`['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90']` in PyPI's
+/// tensorflow 2.17.0 and 2.20.0, `['sm_50', 'sm_60', 'sm_70', 'sm_75',
+/// 'compute_80']` in 2.15.1).
+const TF_ARCHS: &str = "cuda_compute_capabilities";
+
+/// `['sm_60', 'compute_90']` (nvcc's names, quoted) as the compute
+/// capabilities with cubins (`6.0`) and with PTX (`9.0`). Anything else,
+/// an architecture- or family-specific target (`sm_90a`) included, makes
+/// it no list: a list half read would say less than the data.
+fn nvcc_list(text: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let (mut sass, mut ptx) = (Vec::new(), Vec::new());
+    for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let name = ['\'', '"']
+            .iter()
+            .find_map(|q| item.strip_prefix(*q)?.strip_suffix(*q))?;
+        let (out, digits) = match name.split_once('_')? {
+            ("sm", d) => (&mut sass, d),
+            ("compute", d) => (&mut ptx, d),
+            _ => return None,
+        };
+        out.push(digits_cc(digits)?);
+    }
+    (!sass.is_empty() || !ptx.is_empty()).then_some((sass, ptx))
+}
+
+/// `75` -> `7.5`, `100` -> `10.0`: two or three digits, the last the minor.
+fn digits_cc(item: &str) -> Option<String> {
+    let ok = (2..=3).contains(&item.len()) && item.bytes().all(|b| b.is_ascii_digit());
+    ok.then(|| {
+        let (major, minor) = item.split_at(item.len() - 1);
+        format!("{major}.{minor}")
+    })
 }
 
 /// Paddle's `version/__init__.py` and ONNX Runtime's build info:
@@ -210,13 +263,17 @@ fn cuda_version_build(f: &BuildFile) -> Option<BuildInfo> {
         _ => None,
     };
     if matches!(info.variant, Variant::Cuda { .. }) {
-        info.archs = match f.get("compiled_cuda_archs") {
+        info.archs = match f.get(PADDLE_ARCHS) {
             Some(Value::Other(list) | Value::Str(list)) => arch_list(&list),
             _ => Vec::new(),
         };
+        info.archs_key = PADDLE_ARCHS;
     }
     Some(info)
 }
+
+/// Paddle's version-file key for the architectures it was compiled for.
+const PADDLE_ARCHS: &str = "compiled_cuda_archs";
 
 /// `[75, 80, 86]` (Paddle's setup.py writes the list; older fixtures
 /// quote it) as compute capabilities `7.5`, `8.0`, `8.6`; anything that
@@ -229,16 +286,13 @@ fn arch_list(text: &str) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        let ok = (2..=3).contains(&item.len()) && item.bytes().all(|b| b.is_ascii_digit());
-        if !ok {
-            return Vec::new();
-        }
-        let (major, minor) = item.split_at(item.len() - 1);
-        out.push(format!("{major}.{minor}"));
-    }
-    out
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty())
+        .map(digits_cc)
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default()
 }
 
 /// What a pip distribution's name and version say.
@@ -413,6 +467,38 @@ mod tests {
             cuda: Some(c.into()),
             cudnn: d.map(String::from),
         }
+    }
+
+    /// The line PyPI's tensorflow 2.17.0 wheel writes (its
+    /// `tensorflow/python/platform/build_info.py`, read from the wheel).
+    const TF_217: &str = "build_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-17/bin/clang'), ('cuda_compute_capabilities', ['sm_60', 'sm_70', 'sm_80', 'sm_89', 'compute_90']), ('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n";
+
+    #[test]
+    fn tensorflow_lists_its_cubins_and_ptx() {
+        let f = BuildFile {
+            rel: "tensorflow/python/platform/build_info.py",
+            text: TF_217,
+        };
+        let info = tensorflow_build(&f).unwrap();
+        assert_eq!(info.archs, ["6.0", "7.0", "8.0", "8.9"]);
+        assert_eq!(info.ptx, ["9.0"]);
+        assert_eq!(info.archs_key, "cuda_compute_capabilities");
+        // Anything else is no list: an architecture-specific target, a
+        // word, an unquoted item, a list that does not close.
+        for list in [
+            "['sm_90a', 'compute_90']",
+            "['sm_60', 'gfx90a']",
+            "[sm_60]",
+            "['sm_6']",
+            "['sm_60'",
+            "[]",
+        ] {
+            assert_eq!(nvcc_list(list), None, "{list}");
+        }
+        assert_eq!(
+            nvcc_list("[\"sm_100\", \"compute_120\"]"),
+            Some((vec!["10.0".to_string()], vec!["12.0".to_string()]))
+        );
     }
 
     #[test]

@@ -180,17 +180,24 @@ pub fn needs(fw: &FrameworkBuild, m: &Matrix) -> Option<Needs> {
     if row.is_none() && cuda.is_none() {
         return None;
     }
-    // The architectures the build file lists outrank the row's range.
-    let archs = &fw.build.archs;
+    // The architectures the build file lists outrank the row's range; PTX
+    // (TensorFlow's compute_90) runs on every newer GPU, so a list with
+    // PTX has no top.
+    let (archs, ptx) = (&fw.build.archs, &fw.build.ptx);
     let cc = |a: &&String| crate::data::arch::Cc::parse(a);
-    let (min_cc, max_cc) = match (archs.iter().min_by_key(cc), archs.iter().max_by_key(cc)) {
-        (Some(lo), Some(hi)) => {
+    let lowest = archs.iter().chain(ptx).min_by_key(cc);
+    let (min_cc, max_cc) = match (lowest, archs.iter().max_by_key(cc)) {
+        (Some(lo), hi) => {
+            let ptx_words = ptx.iter().map(|p| format!("PTX {p}"));
+            let listed: Vec<String> = archs.iter().cloned().chain(ptx_words).collect();
             evidence.push(format!(
-                "{} compiled_cuda_archs {}",
+                "{} {} {}",
                 fw.build.file(),
-                archs.join(" ")
+                fw.build.archs_key,
+                listed.join(" ")
             ));
-            (Some(lo.clone()), Some(hi.clone()))
+            let top = hi.filter(|_| ptx.is_empty()).cloned();
+            (Some(lo.clone()), top)
         }
         _ => (
             row.and_then(|r| r.min_cc.clone()),

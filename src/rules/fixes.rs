@@ -107,6 +107,18 @@ fn narrowed(requirement: &str, fit: &CudnnFit) -> Option<String> {
     Some(out)
 }
 
+/// A cuDNN requirement open above (jax 0.4.23's `nvidia-cudnn-cu12>=8.9`)
+/// closed at the build's cuDNN major: cuDNN 9 has another soname
+/// (`libcudnn.so.9`) than the `libcudnn.so.8` a cuDNN 8 build loads.
+fn within_build_major(requirement: String, build: Option<&str>) -> String {
+    match build.and_then(major) {
+        Some(m) if !requirement.contains('<') && !requirement.contains("==") => {
+            format!("{requirement},<{}", m + 1)
+        }
+        _ => requirement,
+    }
+}
+
 /// The lower end a pip requirement states: `>=9.3.0.75` or `==9.26.0.51`.
 fn requirement_floor(requirement: &str) -> Option<&str> {
     let at = requirement.find(">=").or_else(|| requirement.find("=="))?;
@@ -171,7 +183,9 @@ fn pip_parts(want: &Want) -> Vec<String> {
     let mut parts: Vec<String> = Vec::new();
     for (component, requirement) in &want.pinned {
         let requirement = if *component == "cudnn" {
-            narrowed(requirement, &want.cudnn_fit).unwrap_or_else(|| requirement.replace(' ', ""))
+            let r = narrowed(requirement, &want.cudnn_fit)
+                .unwrap_or_else(|| requirement.replace(' ', ""));
+            within_build_major(r, want.cudnn)
         } else {
             requirement.replace(' ', "")
         };
@@ -405,12 +419,29 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String>
 /// `component`: a pin on that wheel, or on a `cuda-toolkit` whose extras
 /// name it (torch's `cuda-toolkit[cublas,cudart,...]==13.2.2`); those it
 /// is held to first, then those of an extra it was installed without.
+/// A pin for another CUDA major than the build's is never one: jax's
+/// METADATA names `cuda11_pip`'s `nvidia-cudnn-cu11` before `cuda12_pip`'s
+/// `nvidia-cudnn-cu12`, and a CUDA 12 jaxlib wants the second.
 pub(crate) fn pin_for<'a>(fw: &'a FrameworkBuild, component: &str) -> Option<&'a str> {
+    let build = match &fw.build.variant {
+        crate::inventory::builds::Variant::Cuda { cuda: Some(c), .. } => major(c),
+        _ => None,
+    };
     fw.pins
         .iter()
         .chain(fw.fix_pins.iter())
+        .filter(|p| build.is_none_or(|b| pin_major(p).is_none_or(|m| m == b)))
         .find(|p| provides(p, component))
         .map(|p| p.requirement.as_str())
+}
+
+/// The CUDA major a pin installs, where it says: the `-cuNN` of a wheel's
+/// name, or a `cuda-toolkit` release's.
+fn pin_major(p: &crate::inventory::pins::Pin) -> Option<u32> {
+    if p.name == "cuda-toolkit" {
+        return p.floor().as_deref().and_then(major);
+    }
+    CATALOG.pip(&p.name).and_then(|(_, m)| m)
 }
 
 /// Whether installing pin `p` installs `component`: a `cuda-toolkit[...]`

@@ -18,7 +18,10 @@ use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
 /// own CUDA major: for a build with its runtime linked in, only that makes
 /// the environment's runtime of another major matter. `loaded` says which
 /// copy each build loads: the one its versions are held against.
-pub fn check(f: &Facts, libraries: &Libraries) -> Vec<Problem> {
+/// `refused` names the builds and components a start-up check refuses
+/// ([`super::start_check`]): that error says more than "older than the
+/// build".
+pub fn check(f: &Facts, libraries: &Libraries, refused: &[(String, &str)]) -> Vec<Problem> {
     let (missing_stack, lacking_major) = (&libraries.missing_stack, &libraries.lacking_major);
     let loaded = &libraries.loaded;
     let mut findings = Vec::new();
@@ -50,6 +53,15 @@ pub fn check(f: &Facts, libraries: &Libraries) -> Vec<Problem> {
                 )
             });
         }
+        found.retain(|p| {
+            !refused.iter().any(|(label, component)| {
+                *label == name
+                    && matches!(
+                        (p.code, *component),
+                        ("cuda-older-than-build", "cudart") | ("cudnn-older-than-build", "cudnn")
+                    )
+            })
+        });
         // Findings that rest on a matrix row say which.
         findings.extend(found.into_iter().map(|p| match &n.row {
             Some((source, confidence)) => sourced(p, source, *confidence),

@@ -370,6 +370,9 @@ fn code_list<'a>(entries: impl Iterator<Item = &'a FatbinEntry> + Clone) -> Stri
 /// Without readable fatbins: the build's CUDA release must be able to
 /// target the GPU, and the matrix row's architecture range must hold it.
 fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) -> Vec<Problem> {
+    if let Some(listed) = from_list(f, fw, name, label, cc) {
+        return listed;
+    }
     let Some(n) = needs(fw, f.matrix) else {
         return Vec::new();
     };
@@ -397,6 +400,70 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
     out
 }
 
+/// Without readable fatbins, the architectures the build file lists
+/// (Paddle's `compiled_cuda_archs`, TensorFlow's
+/// `cuda_compute_capabilities`), which outrank the build's CUDA release and
+/// the data's range: a cubin that runs on the GPU, else PTX the driver
+/// JIT-compiles for it (TensorFlow 2.17's `compute_90` on Blackwell:
+/// `gpu-jit`), else no image. `None` where the build file lists none.
+fn from_list(
+    f: &Facts,
+    fw: &FrameworkBuild,
+    name: &str,
+    label: &str,
+    cc: &str,
+) -> Option<Vec<Problem>> {
+    let b = &fw.build;
+    if b.archs.is_empty() && b.ptx.is_empty() {
+        return None;
+    }
+    let device = Cc::parse(cc)?;
+    let best = |kind: Kind, list: &[String]| {
+        list.iter()
+            .filter_map(|a| Cc::parse(a))
+            .filter(|code| arch::runs(kind, Variant::Generic, *code, device))
+            .max()
+    };
+    let from = format!("{} in {}", b.archs_key, b.file());
+    let sm = cc.replace('.', "");
+    if best(Kind::Sass, &b.archs).is_some() {
+        return Some(Vec::new());
+    }
+    if let Some(ptx) = best(Kind::Ptx, &b.ptx) {
+        return Some(vec![finding(
+            Severity::Info,
+            "gpu-jit",
+            format!(
+                "{name} runs on {label} (sm_{sm}) only by JIT-compiling PTX: compute_{}{} ({from}; no \
+                 fatbin of its objects was read). The first start compiles every kernel (minutes; cached \
+                 in ~/.nv/ComputeCache), and needs a driver that knows that PTX",
+                ptx.major, ptx.minor
+            ),
+            None,
+        )]);
+    }
+    let mut listed = b.archs.join(", ");
+    if !b.ptx.is_empty() {
+        let ptx = format!("PTX {}", b.ptx.join(", "));
+        listed = if listed.is_empty() {
+            ptx
+        } else {
+            format!("{listed} and {ptx}")
+        };
+    }
+    let fix = for_gpu::build_fix(f, fw, &sm);
+    Some(vec![finding(
+        Severity::Error,
+        "gpu-unsupported",
+        format!(
+            "{name} is built for compute capability {listed} ({from}); {label} is sm_{sm}. Expect \
+             \"no kernel image is available for execution on the device\".{}",
+            fix.why
+        ),
+        Some(fix.fix),
+    )])
+}
+
 /// The matrix row's compute-capability range: below its lowest, or past
 /// the major of its highest (a 9.0 top runs nothing on 10.0; a 12.0 top
 /// runs on 12.1, [`arch::runs`]).
@@ -421,14 +488,7 @@ fn row_range(
     if !(below || above) {
         return None;
     }
-    let archs = &fw.build.archs;
     let range = match (&n.min_cc, &n.max_cc) {
-        // The build file's own list (Paddle 3.x), not the data's range.
-        _ if !archs.is_empty() => format!(
-            "{} (compiled_cuda_archs in {})",
-            archs.join(", "),
-            fw.build.file()
-        ),
         (Some(a), Some(b)) => format!("{a} to {b}"),
         (Some(a), None) => format!("{a} and newer"),
         (None, Some(b)) => format!("up to {b}"),
@@ -447,8 +507,8 @@ fn row_range(
         Some(fix.fix),
     );
     Some(match &n.row {
-        Some((source, confidence)) if archs.is_empty() => sourced(p, source, *confidence),
-        _ => p,
+        Some((source, confidence)) => sourced(p, source, *confidence),
+        None => p,
     })
 }
 

@@ -12,6 +12,7 @@
 //! | [`cudnn_cuda`] | cuDNN against the CUDA it is paired with |
 //! | [`libraries`] | the loader's view of the frameworks' objects, with and without envhook's hook |
 //! | [`pins`] | the frameworks' `Requires-Dist` pins against what is installed |
+//! | [`start_check`] | a framework's own start-up check of its libraries' versions (JAX 0.4.17-0.4.25) |
 //! | [`hooks`] | the state of envhook's hooks |
 //! | [`wheels`] | pip wheels that wrote over each other's files, sonames two CUDA lines provide |
 //! | [`extensions`] | extensions built against a framework's own libraries (torchvision) against the release installed |
@@ -35,6 +36,7 @@ pub mod hooks;
 pub mod known_bad;
 pub mod libraries;
 pub mod pins;
+pub mod start_check;
 pub mod wheels;
 
 use std::path::PathBuf;
@@ -260,7 +262,22 @@ pub fn report(facts: &Facts, unsupported: Option<Problem>) -> Report {
     let gpu = gpu_arch::check(facts, loaded);
     findings.extend(driver::check(facts, gpu_arch::needs_jit(&gpu), loaded));
     findings.extend(gpu);
-    findings.extend(frameworks::check(facts, &libraries));
+    // A build its own start-up check refuses is that one error, not a
+    // second "older than the build" warning about the same library.
+    let refused = start_check::refusals(facts);
+    let refused_components: Vec<(String, &str)> = refused
+        .iter()
+        .flat_map(|r| {
+            r.older.iter().map(|o| {
+                (
+                    format!("{} {}", r.build.package, r.build.version),
+                    o.component,
+                )
+            })
+        })
+        .collect();
+    findings.extend(frameworks::check(facts, &libraries, &refused_components));
+    findings.extend(start_check::check(facts, &refused));
     findings.extend(cudnn_cuda::check(facts, loaded));
     findings.extend(known_bad::check(facts, loaded));
     findings.extend(broken_import::check(facts));

@@ -139,6 +139,23 @@ pub fn jax_cuda11(prefix: &Path, cudnn: Option<&'static str>) -> Env {
     env
 }
 
+/// jax 0.4.23 with the monolithic jaxlib 0.4.23+cuda12.cudnn89 (its
+/// `jaxlib/cuda/_versions` module, which JAX's start-up check reads) and
+/// the CUDA 12 runtime wheel of `runtime`.
+pub fn jax_monolithic_cuda12(prefix: &Path, runtime: &'static str) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.11.7");
+    env.pip(PipDist::new("jax", "0.4.23"));
+    env.pip(PipDist::new("jaxlib", "0.4.23+cuda12.cudnn89").files(vec![
+        FileSpec::File("jaxlib/xla_extension.so"),
+        FileSpec::File("jaxlib/cuda/_versions.so"),
+    ]));
+    let rel = "nvidia/cuda_runtime/lib/libcudart.so.12";
+    env.pip(PipDist::new("nvidia-cuda-runtime-cu12", runtime).files(vec![FileSpec::File(rel)]));
+    super::cc_shared(&env.site().join(rel), "libcudart.so.12", &[], None, false);
+    env
+}
+
 /// A CUDA 13.0 build (torch 2.10 cu130) with its runtime wheel, and
 /// NVIDIA's forward-compatibility libcuda 580.65.06 (CUDA 13.0) where
 /// conda's cuda-compat-impl puts it: `$PREFIX/cuda-compat`.

@@ -100,6 +100,14 @@ pub struct DlopenRow {
     /// one is a warning naming what fails, not an error.
     #[serde(default)]
     pub optional: std::collections::BTreeMap<String, String>,
+    /// Libraries (stems) the framework needs for nearly every operation,
+    /// each with what fails without them, however they are reached: CuPy
+    /// compiles every kernel with NVRTC and serves matmul with cuBLAS,
+    /// though only the modules that use them load them, so a package
+    /// whose own requirements name neither still needs both. A missing
+    /// one is an error.
+    #[serde(default)]
+    pub required: std::collections::BTreeMap<String, String>,
     /// How much the row can be trusted (default: verified).
     #[serde(default)]
     pub confidence: Confidence,
@@ -113,14 +121,26 @@ impl DlopenRow {
     /// What the framework loses without `name` (`libcudnn.so.9` ->
     /// the row's words for `libcudnn`), when the row says it runs without.
     pub fn loses(&self, name: &str) -> Option<&str> {
-        self.optional
-            .iter()
-            .find(|(stem, _)| {
-                name.strip_prefix(stem.as_str())
-                    .is_some_and(|r| r.starts_with(".so"))
-            })
-            .map(|(_, what)| what.as_str())
+        by_stem(&self.optional, name)
     }
+
+    /// What fails without `name` (`libnvrtc.so.11.2` -> the row's words
+    /// for `libnvrtc`), when the row says the framework needs it for
+    /// nearly everything.
+    pub fn requires(&self, name: &str) -> Option<&str> {
+        by_stem(&self.required, name)
+    }
+}
+
+/// The words a map of stems holds for the library `name` is a file of
+/// (`libcublas` for `libcublas.so.11`, not for `libcublasLt.so.11`).
+fn by_stem<'a>(map: &'a std::collections::BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    map.iter()
+        .find(|(stem, _)| {
+            name.strip_prefix(stem.as_str())
+                .is_some_and(|r| r.starts_with(".so"))
+        })
+        .map(|(_, what)| what.as_str())
 }
 
 /// The soname a CUDA library has in a range of CUDA releases.

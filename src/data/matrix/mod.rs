@@ -64,6 +64,7 @@ struct MatrixFile {
     pathfinder: Vec<PathfinderRow>,
     known_bad: Vec<KnownBad>,
     broken_import: Vec<BrokenImport>,
+    start_check: Vec<StartCheck>,
 }
 
 /// The matrix in use.
@@ -82,6 +83,7 @@ pub struct Matrix {
     pub pathfinder: Vec<PathfinderRow>,
     pub known_bad: Vec<KnownBad>,
     pub broken_import: Vec<BrokenImport>,
+    pub start_check: Vec<StartCheck>,
 }
 
 /// The shipped data version (for `--version`), read from the `[meta]`
@@ -149,6 +151,7 @@ impl Matrix {
             pathfinder: merge(user.pathfinder, shipped.pathfinder),
             known_bad: merge(user.known_bad, shipped.known_bad),
             broken_import: merge(user.broken_import, shipped.broken_import),
+            start_check: merge(user.start_check, shipped.start_check),
         })
     }
 
@@ -465,6 +468,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
     check_loading(&f)?;
     known_bad::validate(&f.known_bad)?;
     broken_import::validate(&f.broken_import)?;
+    start_check::validate(&f.start_check)?;
     for r in &f.soname {
         spec(&r.cuda).map_err(|e| format!("soname.cuda {e}"))?;
         if !r.library.starts_with("lib") || r.version.is_empty() {
@@ -487,6 +491,7 @@ fn parse(text: &str) -> std::result::Result<Matrix, String> {
         pathfinder: f.pathfinder,
         known_bad: f.known_bad,
         broken_import: f.broken_import,
+        start_check: f.start_check,
     })
 }
 
@@ -532,6 +537,7 @@ mod gpus;
 mod known_bad;
 mod pathfinder;
 mod rows;
+mod start_check;
 
 pub use broken_import::BrokenImport;
 pub use dlopen::{By, DlopenRow, SonameRow};
@@ -539,6 +545,7 @@ pub use for_gpu::release_top;
 pub use known_bad::{KnownBad, matches_spec};
 pub use pathfinder::PathfinderRow;
 pub use rows::{Arch, Confidence, CudnnRow, DriverFloor, FrameworkRow, Gpu, ToolkitDriver};
+pub use start_check::{StartCheck, leading, older_at};
 
 #[cfg(test)]
 mod tests;

@@ -160,6 +160,13 @@ pub struct FrameworkRow {
     pub min_cc: Option<String>,
     /// The highest compute capability its kernels cover, where limited.
     pub max_cc: Option<String>,
+    /// The version of each other CUDA library (catalogue component:
+    /// `cufft`, `cusolver`, `cupti`, ...) the build was made with, where it
+    /// was read (JAX's `_versions` module): what a `[[start_check]]`
+    /// compares. CUPTI's is the CUDA release of the CUPTI it was built
+    /// with, since CUPTI's own API number follows it.
+    #[serde(default)]
+    pub libraries: std::collections::BTreeMap<String, String>,
     /// How much the row can be trusted (default: verified).
     #[serde(default)]
     pub confidence: Confidence,

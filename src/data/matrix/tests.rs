@@ -666,6 +666,18 @@ fn framework_builds() {
         m.dlopen(Framework::Onnxruntime, "", "1.27.0", true, Some(13))
             .is_empty()
     );
+    // CuPy needs NVRTC and cuBLAS for nearly everything, in 13 and 14
+    // alike (#39); cuBLASLt, cuFFT and the rest are another matter.
+    for (package, release) in [("cupy-cuda11x", "13.6.0"), ("cupy-cuda13x", "14.2.0")] {
+        let row = m.dlopen(Framework::Other, package, release, true, None)[0];
+        assert!(
+            row.requires("libnvrtc.so.11.2")
+                .is_some_and(|w| w.contains("every kernel"))
+        );
+        assert!(row.requires("libcublas.so.13").is_some());
+        assert_eq!(row.requires("libcublasLt.so.13"), None);
+        assert_eq!(row.requires("libcufft.so.10"), None);
+    }
 }
 
 #[test]
@@ -958,6 +970,7 @@ fn dlopen_names_come_from_the_build() {
         then_dir: Default::default(),
         libraries: vec!["libcufft".into(), "libcudnn".into(), "libcupti".into()],
         optional: Default::default(),
+        required: Default::default(),
         confidence: Confidence::Verified,
         note: None,
         source: "test".into(),
@@ -1132,4 +1145,38 @@ fn framework_builds_since_2023_have_rows() {
         covered * 100 >= builds.len() * 95,
         "framework builds since 2023 with a row:\n{report}"
     );
+}
+
+#[test]
+fn jaxs_start_check_by_release_and_the_builds_it_compares() {
+    let m = m();
+    let row = |jax: &str| {
+        let rows: Vec<_> = m.start_check.iter().filter(|r| r.matches(jax)).collect();
+        assert_eq!(rows.len(), 1, "jax {jax}");
+        rows[0]
+    };
+    // cuFFT whole in 0.4.17-0.4.18, without its patch from 0.4.19; cuBLAS
+    // and cuSPARSE from 0.4.21; nothing from 0.4.26 (absolute floors).
+    assert_eq!(row("0.4.18").compares["cufft"], 3);
+    assert_eq!(row("0.4.19").compares["cufft"], 2);
+    assert!(!row("0.4.20").compares.contains_key("cublas"));
+    assert_eq!(row("0.4.25").compares["cusparse"], 2);
+    for jax in ["0.4.16", "0.4.26"] {
+        assert!(!m.start_check.iter().any(|r| r.matches(jax)), "jax {jax}");
+    }
+    // The builds' versions: read for 0.4.22-0.4.25, not before.
+    let built = |release: &str, tag: &str| m.framework(Framework::Jax, release, tag).unwrap();
+    assert_eq!(built("0.4.23", "cuda12").libraries["cufft"], "11.0.8");
+    assert_eq!(built("0.4.24", "cuda12").cuda, "12.3");
+    assert_eq!(built("0.4.25", "cuda12").libraries["cupti"], "12.3");
+    assert_eq!(built("0.4.22", "cuda11").libraries["cusolver"], "11.4.1");
+    assert!(built("0.4.21", "cuda12").libraries.is_empty());
+    assert!(built("0.4.26", "cuda12").libraries.is_empty());
+    // A row must compare something, at one to three parts.
+    let bad = "[[start_check]]\ndistribution = \"jax\"\nversions = \">=0.4.17,<0.4.19\"\n\
+               build = \"jaxlib\"\nmodule = \"jaxlib/cuda/_versions\"\n\
+               compares = { cudart = 4 }\nrefuses = \"x\"\nsource = \"test\"\n";
+    assert!(parse(bad).is_err());
+    assert!(parse(&bad.replace("cudart = 4", "cudart = 2")).is_ok());
+    assert!(parse(&bad.replace("jaxlib/cuda", "/jaxlib/cuda")).is_err());
 }

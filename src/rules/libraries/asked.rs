@@ -27,6 +27,9 @@ pub(super) struct Asked {
     /// What the framework loses without it, where it runs without it (the
     /// row's `optional`).
     pub(super) loses: Option<String>,
+    /// What fails without it, where the framework needs it for nearly
+    /// every operation (a row's `required`), whichever way it is reached.
+    pub(super) required: Option<String>,
     /// The directory the framework tries by path when the loader finds
     /// nothing (the row's `then_dir`).
     pub(super) then_dir: Option<String>,
@@ -78,6 +81,14 @@ pub(super) fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
     plan.objects(infos);
     for row in rows.iter().filter(|r| r.by == By::Name) {
         plan.by_name(f, row, infos, (cuda.as_deref(), cudnn.as_deref()));
+    }
+    // A library the framework needs for nearly everything is so whatever
+    // asks for it: CuPy's cuBLAS is a module's DT_NEEDED, no row's name.
+    for a in &mut plan.asked {
+        a.required = rows
+            .iter()
+            .find_map(|r| r.requires(&a.name))
+            .map(str::to_string);
     }
     plan
 }
@@ -147,6 +158,7 @@ impl Plan {
                     kind: "needed",
                     falls_back_to_cpu: false,
                     loses: None,
+                    required: None,
                     then_dir: None,
                     bound: None,
                 });
@@ -195,6 +207,7 @@ impl Plan {
             kind,
             falls_back_to_cpu: row.falls_back_to_cpu,
             loses: row.loses(&name).map(str::to_string),
+            required: None,
             then_dir: row.then_dir.get(&name).cloned(),
             bound: None,
         });

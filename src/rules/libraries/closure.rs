@@ -88,7 +88,7 @@ impl Closure {
                 &d.name,
                 "dependency",
                 outcome,
-                (false, None),
+                super::tally::Consequence::default(),
             );
             let known = self
                 .edges

@@ -245,7 +245,11 @@ impl Checker<'_> {
                 None => outcome,
             };
             let object = &paths[a.object];
-            let how = (a.falls_back_to_cpu, a.loses.as_deref());
+            let how = tally::Consequence {
+                falls_back_to_cpu: a.falls_back_to_cpu,
+                loses: a.loses.as_deref(),
+                required: a.required.as_deref(),
+            };
             self.tally.record(fw, object, &a.name, a.kind, outcome, how);
             checks[a.object].push(NameCheck {
                 name: a.name.clone(),

@@ -43,6 +43,9 @@ struct Seen {
     /// What the framework loses without it, where it runs without it
     /// (ONNX Runtime 1.28+: operators that return NOT_IMPLEMENTED).
     loses: Option<String>,
+    /// What fails without it, where the framework needs it for nearly
+    /// every operation (CuPy's NVRTC and cuBLAS): never optional.
+    required: Option<String>,
     /// What the asking object is only loaded for, when the framework
     /// loads it only on request (ONNX Runtime's TensorRT provider).
     feature: Option<String>,
@@ -51,12 +54,14 @@ struct Seen {
 impl Seen {
     /// Loaded only for one feature: an info when missing. A library some
     /// known framework loads by name for one feature (NCCL), or one a
-    /// package without data needs in a module its own pins say nothing of.
+    /// package without data needs in a module its own pins say nothing of,
+    /// unless the data says the framework needs it for nearly everything.
     fn optional(&self) -> bool {
-        self.feature_only()
-            || self.loses.is_some()
-            || self.feature.is_some()
-            || (self.other && !self.expected)
+        self.required.is_none()
+            && (self.feature_only()
+                || self.loses.is_some()
+                || self.feature.is_some()
+                || (self.other && !self.expected))
     }
 
     /// A TensorRT library asked for a feature: one soname is built for
@@ -73,6 +78,18 @@ impl Seen {
     fn feature_only(&self) -> bool {
         self.kind == "dlopen" && CATALOG.optional_use(&self.name).is_some()
     }
+}
+
+/// What the data says a framework's name costs when it is missing (the
+/// `[[dlopen]]` row's `falls_back_to_cpu`, `optional` and `required`).
+#[derive(Default)]
+pub(super) struct Consequence<'a> {
+    /// Without it the framework runs on the CPU.
+    pub(super) falls_back_to_cpu: bool,
+    /// What the framework loses, where it runs without it.
+    pub(super) loses: Option<&'a str>,
+    /// What fails, where it needs it for nearly everything.
+    pub(super) required: Option<&'a str>,
 }
 
 /// The outcomes of every framework, gathered so that findings can be made
@@ -120,7 +137,7 @@ impl Tally {
         name: &str,
         kind: &'static str,
         outcome: Outcome,
-        (falls_back_to_cpu, loses): (bool, Option<&str>),
+        how: Consequence,
     ) {
         let label = format!("{} {}", fw.package, fw.version);
         let other = fw.framework == crate::data::catalog::Framework::Other;
@@ -143,8 +160,9 @@ impl Tally {
             outcome,
             expected,
             other,
-            falls_back_to_cpu,
-            loses: loses.map(str::to_string),
+            falls_back_to_cpu: how.falls_back_to_cpu,
+            loses: how.loses.map(str::to_string),
+            required: how.required.map(str::to_string),
         };
         match self.by_framework.iter_mut().find(|(l, _)| *l == label) {
             Some((_, all)) => all.push(seen),
@@ -158,6 +176,9 @@ impl Tally {
         let mut only_with_hook: Vec<String> = Vec::new();
         // The builds that run on the CPU until the hook is there.
         let mut on_cpu: Vec<&str> = Vec::new();
+        // The builds that fail nearly every operation until the hook is
+        // there (CuPy without NVRTC).
+        let mut failing: Vec<&str> = Vec::new();
         let mut driver_missing = Vec::new();
         for (label, all) in &self.by_framework {
             let mut sorted = Sorted::default();
@@ -178,6 +199,9 @@ impl Tally {
                         {
                             on_cpu.push(label);
                         }
+                        if s.required.is_some() && !failing.contains(&label.as_str()) {
+                            failing.push(label);
+                        }
                     }
                     Outcome::SystemWins { .. } => sorted.system_wins.push(s),
                     Outcome::DevMissing(have) => sorted.dev_missing.push((s, have)),
@@ -197,7 +221,11 @@ impl Tally {
         if !only_with_hook.is_empty() && !installed {
             only_with_hook.sort();
             only_with_hook.dedup();
-            out.push(needs_hook_finding(&only_with_hook, &on_cpu, fix));
+            out.push(needs_hook_finding(
+                &only_with_hook,
+                (&on_cpu, &failing),
+                fix,
+            ));
         }
         out
     }

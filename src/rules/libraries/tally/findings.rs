@@ -233,19 +233,35 @@ pub(super) fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
 }
 
 /// Libraries the loader finds only through the hook this environment
-/// does not have: an error when a framework runs on the CPU without them.
-pub(super) fn needs_hook_finding(names: &[String], on_cpu: &[&str], fix: Fix) -> Problem {
-    let consequence = if on_cpu.is_empty() {
-        String::new()
-    } else {
-        format!(
+/// does not have: an error when a framework runs on the CPU without them,
+/// or fails nearly every operation (`failing`: CuPy without NVRTC).
+pub(super) fn needs_hook_finding(
+    names: &[String],
+    (on_cpu, failing): (&[&str], &[&str]),
+    fix: Fix,
+) -> Problem {
+    let mut consequence = String::new();
+    if !on_cpu.is_empty() {
+        consequence = format!(
             "; without them {} {} on the CPU",
             on_cpu.join(" and "),
             if on_cpu.len() == 1 { "runs" } else { "run" }
-        )
-    };
+        );
+    }
+    if !failing.is_empty() {
+        consequence += &format!(
+            "{} {} {} nearly every operation",
+            if consequence.is_empty() {
+                "; without them"
+            } else {
+                ", and"
+            },
+            failing.join(" and "),
+            if failing.len() == 1 { "fails" } else { "fail" }
+        );
+    }
     finding(
-        if on_cpu.is_empty() {
+        if on_cpu.is_empty() && failing.is_empty() {
             Severity::Warning
         } else {
             Severity::Error
@@ -264,6 +280,31 @@ pub(super) fn needs_hook_finding(names: &[String], on_cpu: &[&str], fix: Fix) ->
     )
 }
 
+/// A library needed at load time breaks the import; cuDNN and cuBLAS are
+/// loaded at once; without any of some frameworks' libraries they run on
+/// the CPU; one the data says the framework needs for nearly everything
+/// (CuPy's NVRTC) leaves it nothing to run: an error. The rest fail only
+/// when an operation needs them (curand for random numbers, nccl for
+/// several GPUs): a warning.
+fn missing_severity(missing: &[&Seen], names: &[&str]) -> Severity {
+    let error = missing.iter().any(|s| {
+        s.kind == "needed" || s.kind == "dependency" || s.falls_back_to_cpu || s.required.is_some()
+    }) || names
+        .iter()
+        // Without its CUDA runtime nothing of a framework runs
+        // (numba-cuda 0.30.4 fails at `from numba import cuda`).
+        .any(|n| {
+            n.starts_with("libcudnn.so")
+                || n.starts_with("libcublas.so")
+                || n.starts_with("libcudart.so")
+        });
+    if error {
+        Severity::Error
+    } else {
+        Severity::Warning
+    }
+}
+
 /// One finding for every library a framework loads that is nowhere, with
 /// the one command that installs the stack they belong to.
 pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
@@ -273,25 +314,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
         .iter()
         .any(|s| s.kind == "needed" || s.kind == "dependency");
     let on_cpu = missing.iter().any(|s| s.falls_back_to_cpu);
-    // A library needed at load time breaks the import; cuDNN and cuBLAS are
-    // loaded at once; without any of some frameworks' libraries they run
-    // on the CPU; the rest fail only when an operation needs them (curand
-    // for random numbers, nccl for several GPUs).
-    let severity = if any_needed
-        || on_cpu
-        || names
-            .iter()
-            // Without its CUDA runtime nothing of a framework runs
-            // (numba-cuda 0.30.4 fails at `from numba import cuda`).
-            .any(|n| {
-                n.starts_with("libcudnn.so")
-                    || n.starts_with("libcublas.so")
-                    || n.starts_with("libcudart.so")
-            }) {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
+    let severity = missing_severity(missing, &names);
     let fw = framework(f, label);
     let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
     // The fix is the whole sequence: what it installs changes the library
@@ -339,11 +362,34 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
             "; without them it runs on the CPU"
         } else {
             ""
-        },
+        } + &required_costs(missing),
         fix: Some(hint),
         path: None,
         source: None,
     }
+}
+
+/// What fails without the missing libraries a framework needs for nearly
+/// everything, in the data's words: "; without libnvrtc.so.11.2 every
+/// kernel fails: ...".
+fn required_costs(missing: &[&Seen]) -> String {
+    let mut said: Vec<&str> = Vec::new();
+    let mut out = String::new();
+    for s in missing {
+        let Some(what) = s.required.as_deref() else {
+            continue;
+        };
+        if said.contains(&s.name.as_str()) {
+            continue;
+        }
+        said.push(&s.name);
+        out += &format!(
+            "{} without {} {what}",
+            if out.is_empty() { ";" } else { "; and" },
+            s.name
+        );
+    }
+    out
 }
 
 /// One finding for the libraries of a framework that the loader takes from
