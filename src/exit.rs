@@ -1,6 +1,7 @@
 //! Exit codes are part of the interface (documented in docs/exit-codes.md):
 //! 0 all well, 1 findings reported, 2 error (bad usage included, as clap
-//! already exits 2 on usage errors).
+//! already exits 2 on usage errors), 3 (explain) not an environment
+//! problem.
 
 use std::process::ExitCode;
 
@@ -22,12 +23,18 @@ pub const CONTRACT: &[(u8, &str)] = &[
          or something not envhook's where it would write, another envhook holding the \
          environment's lock for over two minutes",
     ),
+    (
+        3,
+        "explain: the message is not an environment problem (the GPU out of memory, a fault in \
+         a GPU kernel, an error in the code, a harmless warning): nothing to install or change",
+    ),
 ];
 
 /// One line for every command's `--help`: [`CONTRACT`], short.
 pub const SUMMARY: &str = "Exit codes: 0 nothing to act on; 1 findings of severity warning or \
      error (audit: also an environment it cannot read); 2 error (usage, no such environment, \
-     unreadable metadata, something not envhook's where it would write).";
+     unreadable metadata, something not envhook's where it would write); 3 explain: not an \
+     environment problem.";
 
 /// `run`'s: the command's own status replaces envhook's.
 pub const RUN_SUMMARY: &str = "Exit codes: the command's own (envhook execs it); 127 when the \
@@ -43,6 +50,8 @@ pub enum ExitStatus {
     Findings,
     /// The command could not do its job.
     Error,
+    /// explain: the message is not an environment problem.
+    NotEnvironment,
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -51,6 +60,7 @@ impl From<ExitStatus> for ExitCode {
             ExitStatus::Success => 0,
             ExitStatus::Findings => 1,
             ExitStatus::Error => 2,
+            ExitStatus::NotEnvironment => 3,
         })
     }
 }

@@ -8,6 +8,7 @@ use crate::discovery::Context;
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 use crate::explain;
+use crate::explain::answer::Verdict;
 
 /// A pasted traceback is a few kilobytes; more is not an error message.
 const MAX_MESSAGE: u64 = 1 << 20;
@@ -45,9 +46,9 @@ pub fn run(args: &ExplainArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     } else {
         explain::render(&e, out).map_err(Error::Output)?;
     }
-    Ok(if e.has_cause() {
-        ExitStatus::Findings
-    } else {
-        ExitStatus::Success
+    Ok(match e.verdict {
+        Verdict::Cause => ExitStatus::Findings,
+        Verdict::NotEnvironment => ExitStatus::NotEnvironment,
+        Verdict::NotHere | Verdict::CannotTell => ExitStatus::Success,
     })
 }

@@ -25,6 +25,9 @@ pub enum Verdict {
     NotHere,
     /// The message cannot be tied to this environment.
     CannotTell,
+    /// The message is of a kind no environment causes (the GPU out of
+    /// memory, a kernel's fault, the user's code, a harmless warning).
+    NotEnvironment,
 }
 
 /// One clue, answered.

@@ -55,8 +55,29 @@ pub struct KnownMessage {
     /// The releases that print it, where the source tells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub releases: Option<String>,
+    /// For a message whose cause is never the environment
+    /// ([`KnownMessage::not_environment`]): what to look at instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub look: Option<String>,
     /// Where this comes from.
     pub source: String,
+}
+
+/// The kinds of message whose cause is never the environment: the GPU out
+/// of memory, a kernel's fault, an error in the user's code, a harmless
+/// warning. explain says what they are and installs nothing.
+pub const NOT_ENVIRONMENT: &[&str] = &[
+    "out-of-memory",
+    "kernel-fault",
+    "user-code",
+    "harmless-warning",
+];
+
+impl KnownMessage {
+    /// Whether the message is of a kind no environment causes.
+    pub fn not_environment(&self) -> bool {
+        NOT_ENVIRONMENT.contains(&self.kind.as_str())
+    }
 }
 
 /// Which library exports symbols of a prefix (`[[symbol]]`).
@@ -448,6 +469,10 @@ mod tests {
         for m in &DATA.message {
             assert_eq!(m.pattern, m.pattern.to_lowercase(), "{}", m.pattern);
             assert!(!m.source.is_empty());
+            // What to look at is what such a row says instead of a cause,
+            // and only such a row says it.
+            assert_eq!(m.not_environment(), m.look.is_some(), "{}", m.pattern);
+            assert!(!m.not_environment() || m.codes.is_empty(), "{}", m.pattern);
         }
         for f in &DATA.symbol_fact {
             assert!(

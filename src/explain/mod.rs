@@ -65,13 +65,6 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-impl Explanation {
-    /// Whether there is something to fix here (exit code 1).
-    pub fn has_cause(&self) -> bool {
-        self.verdict == Verdict::Cause
-    }
-}
-
 /// Explain `message` for the environment of `report`.
 pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let reading = clues::read(message);
@@ -109,6 +102,13 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         .collect();
     let verdict = if answers.iter().any(|a| a.verdict == Verdict::Cause) || !causes.is_empty() {
         Verdict::Cause
+    } else if !reading.known.is_empty()
+        && answers.is_empty()
+        && reading.known.iter().all(KnownMessage::not_environment)
+    {
+        // Out of memory, a kernel's fault, a shape error, a harmless
+        // warning, with nothing else in the paste: not the environment.
+        Verdict::NotEnvironment
     } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
         || (!reading.known.is_empty()
             && reading
@@ -214,6 +214,9 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
             writeln!(out, "  {}", k.explanation)?;
         }
     }
+    if e.verdict == Verdict::NotEnvironment {
+        return not_environment(e, out);
+    }
     writeln!(out, "\nin {}:", e.prefix.display())?;
     if let Some(d) = &e.driver {
         writeln!(out, "  the driver here: {d}")?;
@@ -283,7 +286,33 @@ fn closing(e: &Explanation, outside: bool) -> Option<&'static str> {
              is present"
         }
         Verdict::CannotTell => "envhook cannot tie this message to the environment",
+        Verdict::NotEnvironment => return None,
     })
+}
+
+/// A message no environment causes: what to look at, the step that shows
+/// it, and that nothing is to be installed.
+fn not_environment(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
+    let mut said: Vec<&Fix> = Vec::new();
+    let mut looks: Vec<&str> = Vec::new();
+    writeln!(out)?;
+    for k in &e.known {
+        if let Some(look) = k.look.as_deref().filter(|l| !looks.contains(l)) {
+            writeln!(out, "  look at: {look}")?;
+            looks.push(look);
+        }
+        if let Some(step) = k.fix.as_ref().filter(|f| !said.contains(f)) {
+            for line in step.lines("  ") {
+                writeln!(out, "{line}")?;
+            }
+            said.push(step);
+        }
+    }
+    writeln!(
+        out,
+        "  this is not an environment problem: nothing to install or change in {}",
+        e.prefix.display()
+    )
 }
 
 fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
