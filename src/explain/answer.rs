@@ -312,9 +312,10 @@ fn library(
                 .and_then(|(_, fw)| super::agree::missing_extra(fw, c))
         }),
     };
-    if CATALOG.is_driver_library(name) || component == Some("driver") {
-        let (with_hook, without_hook) = (a.with_hook.clone(), a.without_hook.clone());
-        return driver_library(a, name, &with_hook, &without_hook);
+    // The driver's own library: answered by `explain::driver`, which
+    // builds on what this answer found.
+    if is_driver(name, component) {
+        return a;
     }
     // A framework's own CUDA object (ONNX Runtime's "Failed to load library
     // libonnxruntime_providers_cuda.so with error: ..."): it is here, and
@@ -552,31 +553,9 @@ fn only_through_hook(f: &Facts, mut a: Answer, name: &str, found: &Found) -> Ans
     a
 }
 
-/// A library that comes with the NVIDIA driver (`libcuda.so.1`).
-fn driver_library(
-    mut a: Answer,
-    name: &str,
-    with_hook: &Option<Found>,
-    without_hook: &Option<Found>,
-) -> Answer {
-    a.diagnosis = format!(
-        "{name} comes with the NVIDIA driver, never from an environment; {}",
-        match (with_hook, without_hook) {
-            (_, Some(found)) | (Some(found), None) => format!(
-                "this machine has it ({}): the error came from another machine or container",
-                found.path.display()
-            ),
-            (None, None) => "this machine has none where the loader looks: no driver, or a \
-                             container run without the NVIDIA container toolkit"
-                .to_string(),
-        }
-    );
-    a.verdict = if without_hook.is_some() {
-        Verdict::NotHere
-    } else {
-        Verdict::Cause
-    };
-    a
+/// Whether `name` is a library of the NVIDIA driver (`libcuda.so.1`).
+pub(super) fn is_driver(name: &str, component: Option<&str>) -> bool {
+    CATALOG.is_driver_library(name) || component == Some("driver")
 }
 
 /// The resolution of `name`: from the report when an object of the

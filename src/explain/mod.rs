@@ -15,6 +15,7 @@ pub mod component;
 pub mod cpu_build;
 pub mod decode;
 pub mod devices;
+mod driver;
 pub mod measured;
 pub mod numbers;
 mod symbol;
@@ -161,7 +162,12 @@ fn answer_clue(f: &Facts, report: &Report, c: &Clue) -> Answer {
         Clue::Devices => devices::answer(f, c),
         Clue::CudaBackend => cpu_build::answer(f, c),
         Clue::Machine { measures } => measured::answer(f, report, c, measures),
-        _ => driver_step(f, answer::answer(f, report, c)),
+        Clue::Library {
+            name, component, ..
+        } if answer::is_driver(name, component.as_deref()) => {
+            driver_step(f, driver::answer(answer::answer(f, report, c)))
+        }
+        _ => answer::answer(f, report, c),
     }
 }
 
