@@ -399,3 +399,52 @@ fn libcuda_not_loaded_without_a_driver_asks_for_the_gpu_machine() {
         "nvidia-smi --query-gpu=driver_version,name,compute_cap --format=csv"
     );
 }
+
+/// triton 2.x's message where the driver's libcuda.so.1 is in the
+/// default directory and only the unversioned libcuda.so is missing
+/// (unslothai/unsloth#679): the driver is here, the link is what is
+/// missing, and triton's own TRITON_LIBCUDA_PATH or the link is the fix,
+/// not "this machine has no driver" (#41 item 4a).
+#[test]
+fn triton_without_the_unversioned_link_is_not_a_missing_driver() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let msg = "AssertionError: libcuda.so cannot found!\nPossible files are located at \
+               ['/lib/x86_64-linux-gnu/libcuda.so.1'].Please create a symlink of libcuda.so to \
+               any of the file.";
+    let dir = sb.path("sysroot/usr/lib/x86_64-linux-gnu");
+    support::cc_shared(
+        &dir.join("libcuda.so.550.90.07"),
+        "libcuda.so.1",
+        &[],
+        None,
+        false,
+    );
+    std::os::unix::fs::symlink("libcuda.so.550.90.07", dir.join("libcuda.so.1")).unwrap();
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(known(&json), ["Triton did not find the driver's libcuda"]);
+    let a = clue(&json, "library");
+    let diagnosis = text(&a["diagnosis"]);
+    assert!(
+        diagnosis.starts_with("the driver's libcuda.so.1 is here ("),
+        "{a:#}"
+    );
+    assert!(!diagnosis.contains("has none"), "{a:#}");
+    let real = std::fs::canonicalize(&dir).unwrap();
+    assert_eq!(
+        a["fix"]["choose"]["commands"][0],
+        format!("export TRITON_LIBCUDA_PATH='{}'", real.display()),
+        "{a:#}"
+    );
+    assert_eq!(
+        a["fix"]["choose"]["commands"][1],
+        format!("sudo ln -s libcuda.so.1 '{}/libcuda.so'", real.display()),
+        "{a:#}"
+    );
+    let (shown, _) = explain_text(&sb, &env.prefix, msg, &[]);
+    assert!(
+        !shown.contains("has none where the loader looks"),
+        "{shown}"
+    );
+}

@@ -72,7 +72,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let answers: Vec<Answer> = reading
         .clues
         .iter()
-        .map(|c| answer_clue(f, report, c))
+        .map(|c| answer_clue(f, report, &reading.known, c))
         .collect();
     let names: Vec<&str> = reading
         .clues
@@ -145,7 +145,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
 }
 
 /// One clue, answered by the module for its kind.
-fn answer_clue(f: &Facts, report: &Report, c: &Clue) -> Answer {
+fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> Answer {
     match c {
         _ if c.name().is_some_and(|n| n.len() > clues::MAX_NAME) => overlong(c),
         Clue::Component { component } => component::answer(f, report, c, component),
@@ -165,7 +165,7 @@ fn answer_clue(f: &Facts, report: &Report, c: &Clue) -> Answer {
         Clue::Library {
             name, component, ..
         } if answer::is_driver(name, component.as_deref()) => {
-            driver_step(f, driver::answer(answer::answer(f, report, c)))
+            driver_step(f, driver::answer(f, known, answer::answer(f, report, c)))
         }
         _ => answer::answer(f, report, c),
     }
