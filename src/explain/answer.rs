@@ -464,6 +464,8 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
         .or(with_hook.as_ref().filter(|_| installed));
     if let (Some(found), None) = (reachable, &without_hook) {
         return only_through_hook(f, a, name, found);
+    } else if let Some(found) = reachable.filter(|r| shells(f, r)) {
+        a = through_shell(f, a, name, found);
     } else if let Some(found) = reachable {
         a.diagnosis = format!(
             "the loader finds {name} here ({}, {}): the error came from another environment or \
@@ -511,6 +513,29 @@ fn located(f: &Facts, mut a: Answer, ask: &Asked, wanted: Option<u32>) -> Answer
         a.fix = (ask.fix)();
     }
     agree_with_check(a, ask)
+}
+
+/// Whether the loader reaches it through this shell's LD_LIBRARY_PATH,
+/// outside the environment.
+fn shells(f: &Facts, found: &Found) -> bool {
+    found.rule == crate::machine::resolve::Rule::LdLibraryPath
+        && !found.path.starts_with(&f.inv.prefix)
+}
+
+/// Reached through this shell's own LD_LIBRARY_PATH, outside the
+/// environment: "another environment" would blame what is not there.
+fn through_shell(f: &Facts, mut a: Answer, name: &str, found: &Found) -> Answer {
+    a.diagnosis = format!(
+        "the loader finds {name} through this shell's LD_LIBRARY_PATH, outside this environment \
+         ({}): a process started from this shell loads that copy{}",
+        found.path.display(),
+        libraries::env_copy(f, name).map_or_else(String::new, |own| format!(
+            ", not the environment's own ({})",
+            own.display()
+        ))
+    );
+    a.verdict = Verdict::NotHere;
+    a
 }
 
 /// check's finding for the same name has the fix for the framework's
