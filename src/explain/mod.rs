@@ -282,6 +282,12 @@ fn closing(e: &Explanation, outside: bool) -> Option<&'static str> {
         Verdict::NotHere if outside => {
             "nothing in this environment causes it: the step above looks outside it"
         }
+        // An answer above already says where it came from (another
+        // environment, a process that did not activate this one, another
+        // machine): "none of the known causes" would contradict it.
+        Verdict::NotHere if e.answers.iter().any(|a| a.verdict == Verdict::NotHere) => {
+            "nothing in this environment causes it: the answer above says where it came from"
+        }
         Verdict::NotHere => "none of the known causes is present here",
         Verdict::CannotTell if asks => {
             "none of the causes envhook can check here is present; the rest depends on the \
