@@ -15,7 +15,8 @@ pub const CONTRACT: &[(u8, &str)] = &[
         1,
         "findings of severity warning or error were reported (install: the hooks were written, \
          but there is something to fix; audit: also an environment it cannot read; explain: the \
-         cause of the message is in this environment)",
+         cause of the message is here, in the environment, on this machine or in this shell, and \
+         what to do is said; a cause elsewhere, or one envhook cannot check, is 0)",
     ),
     (
         2,

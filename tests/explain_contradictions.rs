@@ -108,3 +108,68 @@ fn explain_text_with(sb: &Sandbox, env: &Env, vars: &[(&str, &str)]) -> (String,
         out.status.code().unwrap(),
     )
 }
+
+/// A message, the extra arguments and variables, the exit code and
+/// verdict expected.
+type Case<'a> = (
+    &'a str,
+    &'a [&'a str],
+    &'a [(&'a str, &'a str)],
+    i32,
+    &'a str,
+);
+
+/// One rule for explain's exit code, whichever side the cause is on (#41
+/// item 4d): 1 for a cause found here (the environment's, this machine's
+/// driver, this shell's variable), 0 for none found here (a driver that
+/// meets the floor, a cause envhook cannot check), each with the verdict
+/// that says so; and the contract (`envhook man`) states that rule.
+#[test]
+fn exit_codes_follow_one_rule_on_every_side() {
+    let sb = Sandbox::new();
+    let env = support::explaining::torch_cu128(&sb.path("envs/torch"));
+    // The CUDA runtime's cudaErrorInsufficientDriver text as torch prints
+    // it; "No CUDA GPUs are available" (c10/cuda/CUDAFunctions.cpp); NVML's
+    // NVML_ERROR_LIB_RM_VERSION_MISMATCH as nvidia-smi prints it.
+    let insufficient =
+        "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version";
+    let nvml = "Failed to initialize NVML: Driver/library version mismatch";
+    let cases: &[Case] = &[
+        // This machine has no driver: found here, on the machine.
+        (insufficient, &[], &[], 1, "cause"),
+        // A driver too old for the build: found here, on the machine.
+        (
+            insufficient,
+            &["--driver-version", "470.82.01", "--gpu", "A100"],
+            &[],
+            1,
+            "cause",
+        ),
+        // A driver that meets it: not here.
+        (insufficient, A100, &[], 0, "not-here"),
+        // This shell hides the GPUs: found here, in the shell.
+        (
+            "RuntimeError: No CUDA GPUs are available",
+            A100,
+            &[("CUDA_VISIBLE_DEVICES", "")],
+            1,
+            "cause",
+        ),
+        // The driver's module against its libraries: not checked here.
+        (nvml, A100, &[], 0, "not-here"),
+    ];
+    for (message, extra, vars, code, verdict) in cases {
+        let (json, got) = explain_with(&sb, &env.prefix, message, extra, vars);
+        assert_eq!(
+            (got, json["verdict"].as_str().unwrap()),
+            (*code, *verdict),
+            "{message} {extra:?} {vars:?}: {json:#}"
+        );
+    }
+    let man = sb.run(&["man"]).1;
+    assert!(
+        man.contains("on this machine or in this shell")
+            && man.contains("one envhook cannot check"),
+        "the contract does not state explain's rule: {man}"
+    );
+}
