@@ -592,6 +592,106 @@ fn a_symbol_the_bound_provider_lacks() {
     );
 }
 
+/// The environment's nvJitLink (12.4) defines the symbol, and this
+/// shell's LD_LIBRARY_PATH puts a CUDA 12.1 lib64 first (infiniflow/
+/// ragflow#4466's variable): check's closure finds cuSPARSE failing on
+/// that copy, and explain names the shell's variable as the cause, with
+/// the export that drops the directory or the hook (#41 item 4b). The
+/// same as torch 2.5.1 printed with nvidia-nvjitlink-cu12 12.1.105's
+/// library first on LD_LIBRARY_PATH (vllm-project/vllm#10300's message).
+#[test]
+fn an_older_nvjitlink_on_the_shells_path_is_the_shells_doing() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/torch");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    let site = env.site();
+    env.pip(
+        PipDist::new("nvidia-nvjitlink-cu12", "12.4.127").files(vec![FileSpec::File(
+            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        )]),
+    );
+    env.pip(
+        PipDist::new("nvidia-cusparse-cu12", "12.3.1.170").files(vec![FileSpec::File(
+            "nvidia/cusparse/lib/libcusparse.so.12",
+        )]),
+    );
+    let jit = site.join("nvidia/nvjitlink/lib/libnvJitLink.so.12");
+    cc(
+        &jit,
+        "libnvJitLink.so.12",
+        "int __nvJitLinkComplete_12_4(void) { return 0; }\nint __nvJitLinkCreate_12_0(void) { return 0; }\n",
+        &[],
+        None,
+        Some("libnvJitLink.so.12"),
+    );
+    let sparse = site.join("nvidia/cusparse/lib/libcusparse.so.12");
+    cc(
+        &sparse,
+        "libcusparse.so.12",
+        "int __nvJitLinkComplete_12_4(void);\nint __nvJitLinkCreate_12_0(void);\nint sp(void) { return __nvJitLinkComplete_12_4() + __nvJitLinkCreate_12_0(); }\n",
+        &[&jit],
+        Some("$ORIGIN:$ORIGIN/../../nvjitlink/lib"),
+        Some("libcusparse.so.12"),
+    );
+    torch(
+        &mut env,
+        ("2.5.1", "cu124", "12.4"),
+        &sparse,
+        "$ORIGIN/../../nvidia/cusparse/lib",
+    );
+    let lib64 = sb.path("usr/local/cuda-12.1/lib64");
+    cc(
+        &lib64.join("libnvJitLink.so.12.1.105"),
+        "libnvJitLink.so.12",
+        "int __nvJitLinkCreate_12_0(void) { return 0; }\n",
+        &[],
+        None,
+        Some("libnvJitLink.so.12"),
+    );
+    std::os::unix::fs::symlink("libnvJitLink.so.12.1.105", lib64.join("libnvJitLink.so.12"))
+        .unwrap();
+    let message = "ImportError: /opt/conda/envs/vllmsource/lib/python3.11/site-packages/torch/\
+                   lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: \
+                   __nvJitLinkComplete_12_4, version libnvJitLink.so.12";
+    let ld = format!("{}:", lib64.display());
+    let out = sb
+        .envhook()
+        .env("LD_LIBRARY_PATH", &ld)
+        .args(["explain", "--json", message, "-p"])
+        .arg(&prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{json:#}");
+    let a = json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["name"] == "__nvJitLinkComplete_12_4")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    let diagnosis = a["diagnosis"].as_str().unwrap();
+    assert!(
+        diagnosis.contains("does not define it"),
+        "check's closure: {diagnosis}"
+    );
+    assert!(
+        diagnosis.ends_with("The cause is this shell's own LD_LIBRARY_PATH, not the environment."),
+        "{diagnosis}"
+    );
+    assert_eq!(
+        a["fix"]["choose"]["commands"][0], "unset LD_LIBRARY_PATH",
+        "{a:#}"
+    );
+    assert!(
+        a["fix"]["choose"]["commands"][1]
+            .as_str()
+            .unwrap()
+            .starts_with("envhook install"),
+        "{a:#}"
+    );
+}
+
 /// JAX without cuDNN does not fail: it runs on the CPU ("Unable to load
 /// cuDNN", "Falling back to cpu"). A library whose absence costs the GPU
 /// is an error, not a warning.
