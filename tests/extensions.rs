@@ -13,27 +13,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use support::explaining::explain;
-use support::{Env, FileSpec, PipDist, Sandbox};
+use support::{Env, FileSpec, PipDist, Sandbox, cc_source as cc, findings_of as of};
 
 const MACHINE: &[&str] = &["--driver-version", "580.65.06", "--gpu", "H100"];
-
-/// A shared object from C source, named `soname`, needing `deps`.
-fn cc(out: &Path, soname: &str, src: &str, deps: &[&Path]) {
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let c = out.with_extension("fixture.c");
-    std::fs::write(&c, src).unwrap();
-    let status = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&c)
-        .arg(format!("-Wl,-soname,{soname}"))
-        .arg("-Wl,--no-as-needed")
-        .args(deps)
-        .status()
-        .expect("cc is installed");
-    assert!(status.success(), "cc failed for {}", out.display());
-    std::fs::remove_file(&c).unwrap();
-}
 
 /// The C definition of each mangled name (they are valid C identifiers).
 fn defining(symbols: &[&str]) -> String {
@@ -94,20 +76,7 @@ fn torch(env: &mut Env, symbols: &[&str]) -> PathBuf {
 }
 
 fn check(sb: &Sandbox, prefix: &Path) -> (Value, i32) {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(MACHINE);
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
-}
-
-fn of<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
+    support::check_json(sb, prefix, MACHINE)
 }
 
 fn env(sb: &Sandbox) -> (Env, PathBuf) {

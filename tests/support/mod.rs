@@ -311,6 +311,45 @@ pub fn show_json(sandbox: &Sandbox, prefix: &Path) -> (serde_json::Value, i32) {
 
 // ---------------------------------------------------------- real ELF ----
 
+/// `envhook check --json MACHINE... -p PREFIX`: the document and the exit
+/// code.
+pub fn check_json(sb: &Sandbox, prefix: &Path, machine: &[&str]) -> (serde_json::Value, i32) {
+    let mut args = vec!["check", "--json"];
+    args.extend_from_slice(machine);
+    let (code, out, err) = sb.run_on(&args, prefix);
+    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (json, code)
+}
+
+/// The findings of one code in a `check --json` document.
+pub fn findings_of<'a>(json: &'a serde_json::Value, code: &str) -> Vec<&'a serde_json::Value> {
+    json["findings"]
+        .as_array()
+        .expect("a check document has findings")
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+/// A shared object built by `cc` from C source `src`, named `soname`,
+/// needing `deps` (real ELF: its symbols are the source's).
+pub fn cc_source(out: &Path, soname: &str, src: &str, deps: &[&Path]) {
+    fs::create_dir_all(out.parent().expect("a file in a directory")).unwrap();
+    let c = out.with_extension("fixture.c");
+    fs::write(&c, src).unwrap();
+    let status = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(out)
+        .arg(&c)
+        .arg(format!("-Wl,-soname,{soname}"))
+        .arg("-Wl,--no-as-needed")
+        .args(deps)
+        .status()
+        .expect("cc is installed");
+    assert!(status.success(), "cc failed for {}", out.display());
+    fs::remove_file(&c).unwrap();
+}
+
 /// Build a real shared object with `cc`: SONAME `soname`, DT_NEEDED on
 /// each of `deps` (linked by path, so their own SONAMEs are recorded), and
 /// `rpath` as DT_RPATH (`runpath: false`) or DT_RUNPATH (`runpath: true`).
