@@ -1,7 +1,7 @@
 //! The answer for an undefined symbol of a framework's C++ API
 //! (`_ZN2at18TensorIteratorBaseC2Ev`): which distribution in this
 //! environment needs it, and from which framework release it is missing.
-//! The facts are `check`'s ([`crate::rules::extensions::gaps`]) and so is
+//! The facts are `check`'s ([`crate::rules::extensions::gaps()`]) and so is
 //! the fix: the message and `check` never disagree.
 
 use super::answer::{Answer, Verdict};

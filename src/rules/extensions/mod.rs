@@ -9,7 +9,7 @@
 //! that it "can't load C++/CUDA extensions".
 //!
 //! The consumers are found by what they are, not by a list
-//! (`inventory::consumers`); [`gaps`] says what each lacks and these rules
+//! (`inventory::consumers`); [`gaps()`] says what each lacks and these rules
 //! judge it by its consequence:
 //! - a symbol the installed release does not define: the load fails, an
 //!   error, whatever the pins say;
