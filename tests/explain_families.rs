@@ -10,8 +10,8 @@ use std::path::Path;
 
 use support::Sandbox;
 use support::explaining::{
-    A100, clue, explain, explain_with, fix_text, jax_cuda11, jax_monolithic_cuda12, known, text,
-    torch_cu128,
+    A100, clue, explain, explain_text, explain_with, fix_text, jax_cuda11, jax_monolithic_cuda12,
+    known, text, torch_cu128,
 };
 use support::paddle::{cudnn8, paddle_env};
 
@@ -591,4 +591,84 @@ fn cupti_insufficient_privileges_is_the_drivers_option() {
         "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee \
          /etc/modprobe.d/nvidia-profiling.conf"
     );
+}
+
+// ---------------------------------------------------- architectures ----
+
+/// torch's start-up warning (pytorch/pytorch torch/cuda/__init__.py
+/// `_check_cubins` at v2.5.1), as printed on an RTX 5090 in
+/// https://github.com/xorbitsai/inference/issues/3603. The message names
+/// the GPU and its capability: explain measures the environment against
+/// that GPU with no --gpu, and answers with check's finding for it and
+/// check's fix (#41).
+#[test]
+fn torch_sm_not_compatible_names_the_gpu_and_checks_fix() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fatbin/sm90.so");
+    std::fs::copy(fixture, env.site().join("torch/lib/libtorch_cuda.so")).unwrap();
+    let msg = "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the \
+               current PyTorch installation.\nThe current PyTorch install supports CUDA \
+               capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\nIf you want to use the \
+               NVIDIA GeForce RTX 5090 GPU with PyTorch, please check the instructions at \
+               https://pytorch.org/get-started/locally/";
+    // check's finding for that GPU on the same machine (the same driver).
+    let checked = |flags: &[&str]| {
+        let (_, out, _) = sb.run_on(&[&["check", "--json"][..], flags].concat(), &env.prefix);
+        let check: serde_json::Value = serde_json::from_str(&out).unwrap();
+        sm_120(&check["findings"])
+    };
+    let no_driver = checked(&["--gpu", "sm_120"]);
+    let driver_535 = checked(&["--driver-version", "535.104.05", "--gpu", "sm_120"]);
+    for (extra, finding) in [
+        (&[][..], &no_driver),
+        (&["--gpu", "sm_120"][..], &no_driver),
+        // Another GPU given: the message's is measured beside it.
+        (A100, &driver_535),
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, extra);
+        assert_eq!(code, 1, "{extra:?}: {json:#}");
+        assert_eq!(json["known"][0]["framework"], "PyTorch");
+        assert_eq!(json["verdict"], "cause", "{json:#}");
+        let diagnosis = text(&clue(&json, "machine")["diagnosis"]);
+        assert!(diagnosis.contains("(sm_120), below"), "{diagnosis}");
+        assert!(
+            diagnosis.contains(
+                "the torch that printed it has code for sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 \
+                 sm_90, none for sm_120"
+            ),
+            "{diagnosis}"
+        );
+        // check's finding, with the GPU named as the message names it.
+        let cause = sm_120(&json["causes"]);
+        assert_eq!(cause["fix"], finding["fix"], "{json:#}");
+        assert!(finding["fix"]["command"].is_string(), "{finding:#}");
+        assert_eq!(
+            text(&cause["message"]).replace("NVIDIA GeForce RTX 5090 (sm_120)", "GPU 0 (sm_120)"),
+            text(&finding["message"])
+        );
+    }
+    // The message's own GPU, not check's guess at the machine's.
+    let (shown, _) = explain_text(&sb, &env.prefix, msg, &[]);
+    assert!(
+        shown.contains("NVIDIA GeForce RTX 5090 (sm_120)"),
+        "{shown}"
+    );
+
+    // The same GPU named with --gpu, and torch's later error.
+    let msg = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+    let (json, code) = explain(&sb, &env.prefix, msg, &["--gpu", "sm_120"]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(sm_120(&json["causes"]), no_driver, "{json:#}");
+}
+
+/// The gpu-unsupported finding about sm_120 among `findings`.
+fn sm_120(findings: &serde_json::Value) -> serde_json::Value {
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "gpu-unsupported" && text(&p["message"]).contains("(sm_120)"))
+        .unwrap_or_else(|| panic!("{findings:#}"))
+        .clone()
 }

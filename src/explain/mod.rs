@@ -10,6 +10,7 @@
 mod abi;
 pub mod agree;
 pub mod answer;
+pub mod capability;
 pub mod clues;
 pub mod component;
 pub mod cpu_build;
@@ -69,10 +70,12 @@ fn is_zero(n: &usize) -> bool {
 /// Explain `message` for the environment of `report`.
 pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let reading = clues::read(message);
+    let stated = capability::stated(message);
     let answers: Vec<Answer> = reading
         .clues
         .iter()
         .map(|c| answer_clue(f, report, &reading.known, c))
+        .map(|a| stated_beside(a, stated.as_ref()))
         .collect();
     let names: Vec<&str> = reading
         .clues
@@ -142,6 +145,17 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         driver,
         verdict,
     }
+}
+
+/// The answer about the GPUs, with what the message says of the torch
+/// that printed it beside what the environment's builds carry.
+fn stated_beside(mut a: Answer, stated: Option<&capability::Stated>) -> Answer {
+    if let (Clue::Machine { measures }, Some(s)) = (&a.clue, stated)
+        && measures == "gpu"
+    {
+        s.annotate(&mut a);
+    }
+    a
 }
 
 /// One clue, answered by the module for its kind.
