@@ -672,3 +672,96 @@ fn sm_120(findings: &serde_json::Value) -> serde_json::Value {
         .unwrap_or_else(|| panic!("{findings:#}"))
         .clone()
 }
+
+/// JAX's start-up check names each CUDA library it could not load
+/// (jax-ml/jax jax/_src/xla_bridge.py `_version_check` at jax-v0.4.36,
+/// later jax_plugins/xla_cuda12/__init__.py: f"Unable to load {name}. Is
+/// it installed?", for CUDA, cuDNN, cuFFT, cuSOLVER, cuPTI, cuBLAS and
+/// cuSPARSE): the component is read from the message, each one named is
+/// answered as cuDNN's and cuBLAS's are.
+#[test]
+fn jax_unable_to_load_names_each_component() {
+    let sb = Sandbox::new();
+    let env = jax_monolithic_cuda12(&sb.path("envs/jax"), "12.3.101");
+    for (msg, components) in [
+        // https://github.com/jax-ml/jax/issues/30050
+        (
+            "ERROR:2025-07-08 12:39:34,990 jax._src.xla_bridge:444] Jax plugin configuration \
+             error: Exception when calling jax_plugins.xla_cuda12.initialize()\n...\n\
+             RuntimeError: Unable to load cuSPARSE. Is it installed?\nWARNING:2025-07-08 \
+             12:39:34,994 jax._src.xla_bridge:794] An NVIDIA GPU may be present on this machine, \
+             but a CUDA-enabled jaxlib is not installed. Falling back to cpu.",
+            &["cusparse"][..],
+        ),
+        // https://github.com/conda-forge/jaxlib-feedstock/issues/285: two
+        // in one report.
+        (
+            "RuntimeError: Unable to use CUDA because of the following issues with CUDA \
+             components:\nUnable to load cuFFT. Is it installed?\nTraceback (most recent call \
+             last):\nRuntimeError: jaxlib/cuda/versions_helpers.cc:54: operation \
+             cufftGetVersion(&version) failed: cuFFT internal error\n\n\
+             --------------------------------------------------\nUnable to load cuSOLVER. Is it \
+             installed?",
+            &["cufft", "cusolver"][..],
+        ),
+        // The source's own wording for CUPTI.
+        (
+            "RuntimeError: Unable to load cuPTI. Is it installed?",
+            &["cupti"][..],
+        ),
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, A100);
+        // The first names what failed (the CPU fallback after it is its
+        // consequence, another row).
+        assert_eq!(
+            known(&json)[0],
+            "JAX could not load a CUDA library",
+            "{json:#}"
+        );
+        let named: Vec<&str> = json["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["clue"]["kind"] == "component")
+            .map(|a| text(&a["clue"]["component"]))
+            .collect();
+        assert_eq!(named, components, "{json:#}");
+        for a in json["answers"].as_array().unwrap() {
+            if a["clue"]["kind"] != "component" {
+                continue;
+            }
+            assert_eq!(a["verdict"], "cause", "{a:#}");
+            assert!(
+                text(&a["diagnosis"]).starts_with("this environment has no "),
+                "{a:#}"
+            );
+            assert!(fix_text(a).contains(" -m pip install "), "{a:#}");
+        }
+        assert_eq!(code, 1, "{json:#}");
+    }
+
+    // Where the environment has the wheel, explain says so, and looks
+    // past it (a copy on LD_LIBRARY_PATH that wins, in jax#29843).
+    let mut with = jax_monolithic_cuda12(&sb.path("envs/with"), "12.3.101");
+    let rel = "nvidia/cusparse/lib/libcusparse.so.12";
+    with.pip(
+        support::PipDist::new("nvidia-cusparse-cu12", "12.5.10.65")
+            .files(vec![support::FileSpec::File(rel)]),
+    );
+    let (json, code) = explain(
+        &sb,
+        &with.prefix,
+        "RuntimeError: Unable to load cuSPARSE. Is it installed?",
+        A100,
+    );
+    let a = clue(&json, "component");
+    assert_eq!(
+        a["here"][0], "cuSPARSE (nvidia-cusparse-cu12 12.5.10.65, pip)",
+        "{a:#}"
+    );
+    assert!(
+        text(&a["diagnosis"]).starts_with("this environment has cuSPARSE;"),
+        "{a:#}"
+    );
+    assert_eq!(code, 0, "{json:#}");
+}

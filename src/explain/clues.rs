@@ -33,6 +33,10 @@ pub struct KnownMessage {
     /// ("Unable to load cuDNN"; "CUBLAS_STATUS_NOT_INITIALIZED").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub component: Option<String>,
+    /// The components are the ones the message names in JAX's "Unable to
+    /// load cuSPARSE. Is it installed?" ([`super::named::components`]).
+    #[serde(default, skip_serializing)]
+    pub names_component: bool,
     /// Which version numbers the message carries (`driver-api`, `cudnn`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode: Option<String>,
@@ -414,6 +418,13 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
         out.push(Clue::Component {
             component: component.clone(),
         });
+    }
+    if known.names_component {
+        out.extend(
+            super::named::components(lower)
+                .into_iter()
+                .map(|component| Clue::Component { component }),
+        );
     }
     if let Some(v) = known
         .decode

@@ -18,6 +18,7 @@ pub mod decode;
 pub mod devices;
 mod driver;
 pub mod measured;
+mod named;
 pub mod numbers;
 mod symbol;
 pub mod versioned;
