@@ -765,3 +765,72 @@ fn jax_unable_to_load_names_each_component() {
     );
     assert_eq!(code, 0, "{json:#}");
 }
+
+// ----------------------------------------------------------- jax pair ----
+
+/// A pip environment with jax and jaxlib of these versions.
+fn jax_pair(prefix: &Path, jax: &'static str, jaxlib: &'static str) -> support::Env {
+    let mut env = support::Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(support::PipDist::new("jax", jax));
+    env.pip(
+        support::PipDist::new("jaxlib", jaxlib)
+            .files(vec![support::FileSpec::File("jaxlib/xla_extension.so")]),
+    );
+    env
+}
+
+/// jax's own check of jaxlib at import (jax-ml/jax jax/_src/lib/__init__.py
+/// `check_jaxlib_version` at jax-v0.4.36): the versions are read from the
+/// message and from the environment, and the fix is the pip command that
+/// aligns them.
+#[test]
+fn jaxlib_newer_than_jax_is_aligned() {
+    let sb = Sandbox::new();
+    // https://github.com/jax-ml/jax/issues/17638
+    let msg = "RuntimeError: jaxlib version 0.4.14 is newer than and incompatible with jax \
+               version 0.4.6. Please update your jax and/or jaxlib packages.";
+    let env = jax_pair(&sb.path("envs/pair"), "0.4.6", "0.4.14");
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "jax-pair");
+    assert_eq!(
+        (a["clue"]["jax"].as_str(), a["clue"]["jaxlib"].as_str()),
+        (Some("0.4.6"), Some("0.4.14"))
+    );
+    assert_eq!(a["verdict"], "cause", "{a:#}");
+    assert_eq!(a["here"][0], "jax 0.4.6, jaxlib 0.4.14 (pip)");
+    assert_eq!(
+        fix_text(a),
+        format!(
+            "'{}/bin/python' -m pip install 'jax==0.4.14'",
+            env.prefix.display()
+        )
+    );
+    // Aligned here: another environment printed it.
+    let fixed = jax_pair(&sb.path("envs/fixed"), "0.4.14", "0.4.14");
+    let (json, code) = explain(&sb, &fixed.prefix, msg, &[]);
+    assert_eq!(clue(&json, "jax-pair")["verdict"], "not-here", "{json:#}");
+    assert_eq!(code, 0, "{json:#}");
+}
+
+/// The other half of the same check: a jaxlib older than jax's minimum
+/// (jax 0.4.36's `_minimum_jaxlib_version` is "0.4.36", jax/version.py).
+#[test]
+fn jaxlib_older_than_jaxs_minimum_is_aligned() {
+    let sb = Sandbox::new();
+    let msg = "RuntimeError: jaxlib is version 0.4.35, but this version of jax requires version \
+               >= 0.4.36.";
+    let env = jax_pair(&sb.path("envs/pair"), "0.4.36", "0.4.35");
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "jax-pair");
+    assert_eq!(a["clue"]["minimum"], "0.4.36");
+    assert_eq!(
+        fix_text(a),
+        format!(
+            "'{}/bin/python' -m pip install 'jaxlib==0.4.36'",
+            env.prefix.display()
+        )
+    );
+}

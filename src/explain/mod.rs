@@ -20,6 +20,7 @@ mod driver;
 pub mod measured;
 mod named;
 pub mod numbers;
+mod pair;
 mod symbol;
 pub mod versioned;
 
@@ -176,6 +177,11 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
         }
         Clue::Devices => devices::answer(f, c),
         Clue::CudaBackend => cpu_build::answer(f, c),
+        Clue::JaxPair {
+            jax,
+            jaxlib,
+            minimum,
+        } => pair::answer(f, c, jax.as_deref(), jaxlib, minimum.as_deref()),
         Clue::Machine { measures } => measured::answer(f, report, c, measures),
         Clue::Library {
             name, component, ..
