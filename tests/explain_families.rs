@@ -10,8 +10,8 @@ use std::path::Path;
 
 use support::Sandbox;
 use support::explaining::{
-    A100, clue, explain, explain_with, fix_text, jax_cuda11, jax_monolithic_cuda12, known, text,
-    torch_cu128,
+    A100, clue, explain, explain_text, explain_with, fix_text, jax_cuda11, jax_monolithic_cuda12,
+    known, text, torch_cu128,
 };
 use support::paddle::{cudnn8, paddle_env};
 
@@ -590,5 +590,247 @@ fn cupti_insufficient_privileges_is_the_drivers_option() {
         json["known"][0]["fix"]["choose"]["commands"][0],
         "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee \
          /etc/modprobe.d/nvidia-profiling.conf"
+    );
+}
+
+// ---------------------------------------------------- architectures ----
+
+/// torch's start-up warning (pytorch/pytorch torch/cuda/__init__.py
+/// `_check_cubins` at v2.5.1), as printed on an RTX 5090 in
+/// https://github.com/xorbitsai/inference/issues/3603. The message names
+/// the GPU and its capability: explain measures the environment against
+/// that GPU with no --gpu, and answers with check's finding for it and
+/// check's fix (#41).
+#[test]
+fn torch_sm_not_compatible_names_the_gpu_and_checks_fix() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fatbin/sm90.so");
+    std::fs::copy(fixture, env.site().join("torch/lib/libtorch_cuda.so")).unwrap();
+    let msg = "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the \
+               current PyTorch installation.\nThe current PyTorch install supports CUDA \
+               capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.\nIf you want to use the \
+               NVIDIA GeForce RTX 5090 GPU with PyTorch, please check the instructions at \
+               https://pytorch.org/get-started/locally/";
+    // check's finding for that GPU on the same machine (the same driver).
+    let checked = |flags: &[&str]| {
+        let (_, out, _) = sb.run_on(&[&["check", "--json"][..], flags].concat(), &env.prefix);
+        let check: serde_json::Value = serde_json::from_str(&out).unwrap();
+        sm_120(&check["findings"])
+    };
+    let no_driver = checked(&["--gpu", "sm_120"]);
+    let driver_535 = checked(&["--driver-version", "535.104.05", "--gpu", "sm_120"]);
+    for (extra, finding) in [
+        (&[][..], &no_driver),
+        (&["--gpu", "sm_120"][..], &no_driver),
+        // Another GPU given: the message's is measured beside it.
+        (A100, &driver_535),
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, extra);
+        assert_eq!(code, 1, "{extra:?}: {json:#}");
+        assert_eq!(json["known"][0]["framework"], "PyTorch");
+        assert_eq!(json["verdict"], "cause", "{json:#}");
+        let diagnosis = text(&clue(&json, "machine")["diagnosis"]);
+        assert!(diagnosis.contains("(sm_120), below"), "{diagnosis}");
+        assert!(
+            diagnosis.contains(
+                "the torch that printed it has code for sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 \
+                 sm_90, none for sm_120"
+            ),
+            "{diagnosis}"
+        );
+        // check's finding, with the GPU named as the message names it.
+        let cause = sm_120(&json["causes"]);
+        assert_eq!(cause["fix"], finding["fix"], "{json:#}");
+        assert!(finding["fix"]["command"].is_string(), "{finding:#}");
+        assert_eq!(
+            text(&cause["message"]).replace("NVIDIA GeForce RTX 5090 (sm_120)", "GPU 0 (sm_120)"),
+            text(&finding["message"])
+        );
+    }
+    // The message's own GPU, not check's guess at the machine's.
+    let (shown, _) = explain_text(&sb, &env.prefix, msg, &[]);
+    assert!(
+        shown.contains("NVIDIA GeForce RTX 5090 (sm_120)"),
+        "{shown}"
+    );
+
+    // The same GPU named with --gpu, and torch's later error.
+    let msg = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+    let (json, code) = explain(&sb, &env.prefix, msg, &["--gpu", "sm_120"]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(sm_120(&json["causes"]), no_driver, "{json:#}");
+}
+
+/// The gpu-unsupported finding about sm_120 among `findings`.
+fn sm_120(findings: &serde_json::Value) -> serde_json::Value {
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["code"] == "gpu-unsupported" && text(&p["message"]).contains("(sm_120)"))
+        .unwrap_or_else(|| panic!("{findings:#}"))
+        .clone()
+}
+
+/// JAX's start-up check names each CUDA library it could not load
+/// (jax-ml/jax jax/_src/xla_bridge.py `_version_check` at jax-v0.4.36,
+/// later jax_plugins/xla_cuda12/__init__.py: f"Unable to load {name}. Is
+/// it installed?", for CUDA, cuDNN, cuFFT, cuSOLVER, cuPTI, cuBLAS and
+/// cuSPARSE): the component is read from the message, each one named is
+/// answered as cuDNN's and cuBLAS's are.
+#[test]
+fn jax_unable_to_load_names_each_component() {
+    let sb = Sandbox::new();
+    let env = jax_monolithic_cuda12(&sb.path("envs/jax"), "12.3.101");
+    for (msg, components) in [
+        // https://github.com/jax-ml/jax/issues/30050
+        (
+            "ERROR:2025-07-08 12:39:34,990 jax._src.xla_bridge:444] Jax plugin configuration \
+             error: Exception when calling jax_plugins.xla_cuda12.initialize()\n...\n\
+             RuntimeError: Unable to load cuSPARSE. Is it installed?\nWARNING:2025-07-08 \
+             12:39:34,994 jax._src.xla_bridge:794] An NVIDIA GPU may be present on this machine, \
+             but a CUDA-enabled jaxlib is not installed. Falling back to cpu.",
+            &["cusparse"][..],
+        ),
+        // https://github.com/conda-forge/jaxlib-feedstock/issues/285: two
+        // in one report.
+        (
+            "RuntimeError: Unable to use CUDA because of the following issues with CUDA \
+             components:\nUnable to load cuFFT. Is it installed?\nTraceback (most recent call \
+             last):\nRuntimeError: jaxlib/cuda/versions_helpers.cc:54: operation \
+             cufftGetVersion(&version) failed: cuFFT internal error\n\n\
+             --------------------------------------------------\nUnable to load cuSOLVER. Is it \
+             installed?",
+            &["cufft", "cusolver"][..],
+        ),
+        // The source's own wording for CUPTI.
+        (
+            "RuntimeError: Unable to load cuPTI. Is it installed?",
+            &["cupti"][..],
+        ),
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, A100);
+        // The first names what failed (the CPU fallback after it is its
+        // consequence, another row).
+        assert_eq!(
+            known(&json)[0],
+            "JAX could not load a CUDA library",
+            "{json:#}"
+        );
+        let named: Vec<&str> = json["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["clue"]["kind"] == "component")
+            .map(|a| text(&a["clue"]["component"]))
+            .collect();
+        assert_eq!(named, components, "{json:#}");
+        for a in json["answers"].as_array().unwrap() {
+            if a["clue"]["kind"] != "component" {
+                continue;
+            }
+            assert_eq!(a["verdict"], "cause", "{a:#}");
+            assert!(
+                text(&a["diagnosis"]).starts_with("this environment has no "),
+                "{a:#}"
+            );
+            assert!(fix_text(a).contains(" -m pip install "), "{a:#}");
+        }
+        assert_eq!(code, 1, "{json:#}");
+    }
+
+    // Where the environment has the wheel, explain says so, and looks
+    // past it (a copy on LD_LIBRARY_PATH that wins, in jax#29843).
+    let mut with = jax_monolithic_cuda12(&sb.path("envs/with"), "12.3.101");
+    let rel = "nvidia/cusparse/lib/libcusparse.so.12";
+    with.pip(
+        support::PipDist::new("nvidia-cusparse-cu12", "12.5.10.65")
+            .files(vec![support::FileSpec::File(rel)]),
+    );
+    let (json, code) = explain(
+        &sb,
+        &with.prefix,
+        "RuntimeError: Unable to load cuSPARSE. Is it installed?",
+        A100,
+    );
+    let a = clue(&json, "component");
+    assert_eq!(
+        a["here"][0], "cuSPARSE (nvidia-cusparse-cu12 12.5.10.65, pip)",
+        "{a:#}"
+    );
+    assert!(
+        text(&a["diagnosis"]).starts_with("this environment has cuSPARSE;"),
+        "{a:#}"
+    );
+    assert_eq!(code, 0, "{json:#}");
+}
+
+// ----------------------------------------------------------- jax pair ----
+
+/// A pip environment with jax and jaxlib of these versions.
+fn jax_pair(prefix: &Path, jax: &'static str, jaxlib: &'static str) -> support::Env {
+    let mut env = support::Env::new(prefix);
+    env.python("3.11.9");
+    env.pip(support::PipDist::new("jax", jax));
+    env.pip(
+        support::PipDist::new("jaxlib", jaxlib)
+            .files(vec![support::FileSpec::File("jaxlib/xla_extension.so")]),
+    );
+    env
+}
+
+/// jax's own check of jaxlib at import (jax-ml/jax jax/_src/lib/__init__.py
+/// `check_jaxlib_version` at jax-v0.4.36): the versions are read from the
+/// message and from the environment, and the fix is the pip command that
+/// aligns them.
+#[test]
+fn jaxlib_newer_than_jax_is_aligned() {
+    let sb = Sandbox::new();
+    // https://github.com/jax-ml/jax/issues/17638
+    let msg = "RuntimeError: jaxlib version 0.4.14 is newer than and incompatible with jax \
+               version 0.4.6. Please update your jax and/or jaxlib packages.";
+    let env = jax_pair(&sb.path("envs/pair"), "0.4.6", "0.4.14");
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "jax-pair");
+    assert_eq!(
+        (a["clue"]["jax"].as_str(), a["clue"]["jaxlib"].as_str()),
+        (Some("0.4.6"), Some("0.4.14"))
+    );
+    assert_eq!(a["verdict"], "cause", "{a:#}");
+    assert_eq!(a["here"][0], "jax 0.4.6, jaxlib 0.4.14 (pip)");
+    assert_eq!(
+        fix_text(a),
+        format!(
+            "'{}/bin/python' -m pip install 'jax==0.4.14'",
+            env.prefix.display()
+        )
+    );
+    // Aligned here: another environment printed it.
+    let fixed = jax_pair(&sb.path("envs/fixed"), "0.4.14", "0.4.14");
+    let (json, code) = explain(&sb, &fixed.prefix, msg, &[]);
+    assert_eq!(clue(&json, "jax-pair")["verdict"], "not-here", "{json:#}");
+    assert_eq!(code, 0, "{json:#}");
+}
+
+/// The other half of the same check: a jaxlib older than jax's minimum
+/// (jax 0.4.36's `_minimum_jaxlib_version` is "0.4.36", jax/version.py).
+#[test]
+fn jaxlib_older_than_jaxs_minimum_is_aligned() {
+    let sb = Sandbox::new();
+    let msg = "RuntimeError: jaxlib is version 0.4.35, but this version of jax requires version \
+               >= 0.4.36.";
+    let env = jax_pair(&sb.path("envs/pair"), "0.4.36", "0.4.35");
+    let (json, code) = explain(&sb, &env.prefix, msg, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    let a = clue(&json, "jax-pair");
+    assert_eq!(a["clue"]["minimum"], "0.4.36");
+    assert_eq!(
+        fix_text(a),
+        format!(
+            "'{}/bin/python' -m pip install 'jaxlib==0.4.36'",
+            env.prefix.display()
+        )
     );
 }

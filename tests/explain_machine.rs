@@ -448,3 +448,46 @@ fn triton_without_the_unversioned_link_is_not_a_missing_driver() {
         "{shown}"
     );
 }
+
+/// torch's "CUDA unknown error" (pytorch/pytorch c10/cuda/CUDAFunctions.cpp,
+/// as the RuntimeError of https://github.com/replicate/cog-svd/issues/11
+/// and as a UserWarning of torch/cuda/__init__.py): the machine's state,
+/// most often nvidia_uvm after a suspend
+/// (https://github.com/pytorch/pytorch/issues/49081), which envhook cannot
+/// see: exit 0, with the step that reloads the module.
+#[test]
+fn torch_cuda_unknown_error_is_the_machines_state() {
+    let sb = Sandbox::new();
+    let env = torch_cu128(&sb.path("envs/torch"));
+    for msg in [
+        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, \
+         e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the \
+         available devices to be zero.",
+        // https://github.com/pytorch/pytorch/issues/159954 (torch 2.7.1)
+        "/home/krish/miniconda3/envs/ass-test/lib/python3.10/site-packages/torch/cuda/\
+         __init__.py:174: UserWarning: CUDA initialization: CUDA unknown error - this may be due \
+         to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES \
+         after program start. Setting the available devices to be zero. (Triggered internally \
+         at /pytorch/c10/cuda/CUDAFunctions.cpp:109.)\n  return torch._C._cuda_getDeviceCount() \
+         > 0",
+    ] {
+        let (json, code) = explain(&sb, &env.prefix, msg, A100);
+        assert_eq!(code, 0, "{json:#}");
+        assert_eq!(json["verdict"], "not-here", "{json:#}");
+        assert_eq!(
+            known(&json),
+            ["the CUDA driver failed to start for PyTorch, for a reason it does not name"]
+        );
+        assert_eq!(
+            json["known"][0]["fix"]["choose"]["commands"][0],
+            "sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm"
+        );
+        let (shown, _) = explain_text(&sb, &env.prefix, msg, A100);
+        assert!(
+            shown.ends_with(
+                "  nothing in this environment causes it: the step above looks outside it\n"
+            ),
+            "{shown}"
+        );
+    }
+}

@@ -254,6 +254,7 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         | Clue::Version { .. }
         | Clue::Devices
         | Clue::CudaBackend
+        | Clue::JaxPair { .. }
         | Clue::Machine { .. } => Answer::blank(clue, Vec::new()),
     }
 }

@@ -33,6 +33,10 @@ pub struct KnownMessage {
     /// ("Unable to load cuDNN"; "CUBLAS_STATUS_NOT_INITIALIZED").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub component: Option<String>,
+    /// The components are the ones the message names in JAX's "Unable to
+    /// load cuSPARSE. Is it installed?" ([`super::named::components`]).
+    #[serde(default, skip_serializing)]
+    pub names_component: bool,
     /// Which version numbers the message carries (`driver-api`, `cudnn`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode: Option<String>,
@@ -185,6 +189,17 @@ pub enum Clue {
     Devices,
     /// JAX's CUDA backend (its `jax-cudaNN-plugin`), which it did not find.
     CudaBackend,
+    /// jax and jaxlib of versions jax refuses together.
+    JaxPair {
+        /// jax's version, where the message says it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        jax: Option<String>,
+        /// jaxlib's.
+        jaxlib: String,
+        /// The least jaxlib that jax accepts, where the message says it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        minimum: Option<String>,
+    },
     /// What the environment needs of the machine's `driver` or `gpu`.
     Machine {
         /// `driver` or `gpu`.
@@ -233,6 +248,7 @@ impl Clue {
             } => format!("{} {found}", super::numbers::component_name(component)),
             Clue::Devices => "the GPUs this process sees".to_string(),
             Clue::CudaBackend => "JAX's CUDA plugin".to_string(),
+            Clue::JaxPair { .. } => "jax and jaxlib".to_string(),
             Clue::Machine { measures } if measures == "driver" => {
                 "the driver this environment needs".to_string()
             }
@@ -415,6 +431,13 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
             component: component.clone(),
         });
     }
+    if known.names_component {
+        out.extend(
+            super::named::components(lower)
+                .into_iter()
+                .map(|component| Clue::Component { component }),
+        );
+    }
     if let Some(v) = known
         .decode
         .as_deref()
@@ -431,6 +454,15 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
     }
     if known.kind == "cpu-build" {
         out.push(Clue::CudaBackend);
+    }
+    if known.kind == "jax-pair"
+        && let Some(p) = super::numbers::jax_pair(lower)
+    {
+        out.push(Clue::JaxPair {
+            jax: p.jax,
+            jaxlib: p.jaxlib,
+            minimum: p.minimum,
+        });
     }
     if let Some(measures) = &known.measures {
         out.push(Clue::Machine {

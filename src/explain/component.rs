@@ -6,13 +6,18 @@
 use super::answer::{Answer, Verdict, held};
 use super::clues::Clue;
 use super::numbers::component_name;
+use crate::inventory::LibStatus;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
 
 /// Answer a component named in words.
 pub fn answer(f: &Facts, report: &Report, clue: &Clue, component: &str) -> Answer {
     let what = component_name(component);
-    let mut a = Answer::blank(clue, held(f, Some(component), what));
+    let mut held = held(f, Some(component), what);
+    if held.is_empty() {
+        held = packaged(f, component, what);
+    }
+    let mut a = Answer::blank(clue, held);
     if !a.here.is_empty() {
         a.diagnosis = format!(
             "this environment has {what}; the process could not load or use it. The causes \
@@ -63,4 +68,26 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue, component: &str) -> Answe
         }
     }
     a
+}
+
+/// The packages that carry a usable library of a component the inventory
+/// keeps no versions of (cuSPARSE, cuFFT, cuSOLVER, CUPTI): "this
+/// environment has no cuSPARSE" would deny the wheel it holds.
+fn packaged(f: &Facts, component: &str, what: &str) -> Vec<String> {
+    let stem = format!("lib{component}.so");
+    f.inv
+        .packages
+        .iter()
+        .filter(|p| p.component.as_deref() == Some(component))
+        .filter(|p| {
+            p.libraries.iter().any(|l| {
+                l.status == LibStatus::Ok
+                    && l.path
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(&stem))
+            })
+        })
+        .map(|p| format!("{what} ({} {}, {})", p.name, p.version, p.installer.label()))
+        .collect()
 }

@@ -10,6 +10,7 @@
 mod abi;
 pub mod agree;
 pub mod answer;
+pub mod capability;
 pub mod clues;
 pub mod component;
 pub mod cpu_build;
@@ -17,7 +18,9 @@ pub mod decode;
 pub mod devices;
 mod driver;
 pub mod measured;
+mod named;
 pub mod numbers;
+mod pair;
 mod symbol;
 pub mod versioned;
 
@@ -69,10 +72,12 @@ fn is_zero(n: &usize) -> bool {
 /// Explain `message` for the environment of `report`.
 pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let reading = clues::read(message);
+    let stated = capability::stated(message);
     let answers: Vec<Answer> = reading
         .clues
         .iter()
         .map(|c| answer_clue(f, report, &reading.known, c))
+        .map(|a| stated_beside(a, stated.as_ref()))
         .collect();
     let names: Vec<&str> = reading
         .clues
@@ -144,6 +149,17 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     }
 }
 
+/// The answer about the GPUs, with what the message says of the torch
+/// that printed it beside what the environment's builds carry.
+fn stated_beside(mut a: Answer, stated: Option<&capability::Stated>) -> Answer {
+    if let (Clue::Machine { measures }, Some(s)) = (&a.clue, stated)
+        && measures == "gpu"
+    {
+        s.annotate(&mut a);
+    }
+    a
+}
+
 /// One clue, answered by the module for its kind.
 fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> Answer {
     match c {
@@ -161,6 +177,11 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
         }
         Clue::Devices => devices::answer(f, c),
         Clue::CudaBackend => cpu_build::answer(f, c),
+        Clue::JaxPair {
+            jax,
+            jaxlib,
+            minimum,
+        } => pair::answer(f, c, jax.as_deref(), jaxlib, minimum.as_deref()),
         Clue::Machine { measures } => measured::answer(f, report, c, measures),
         Clue::Library {
             name, component, ..

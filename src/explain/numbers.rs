@@ -67,6 +67,36 @@ fn cublas(v: u32) -> String {
 const MAX_NUMBER: usize = 32;
 
 /// The number (digits and dots) right after `key` in `text`.
+/// The versions jax's check of jaxlib states (jax/_src/lib/__init__.py
+/// `check_jaxlib_version`): "jaxlib version X is newer than and
+/// incompatible with jax version Y" gives jaxlib X and jax Y; "jaxlib is
+/// version X, but this version of jax requires version >= M" gives jaxlib
+/// X and the minimum M.
+pub struct JaxPair {
+    /// jax's version, where the message says it.
+    pub jax: Option<String>,
+    /// jaxlib's.
+    pub jaxlib: String,
+    /// The least jaxlib that jax accepts, where the message says it.
+    pub minimum: Option<String>,
+}
+
+/// [`JaxPair`] from a lower-cased message.
+pub fn jax_pair(lower: &str) -> Option<JaxPair> {
+    if let Some(jaxlib) = after(lower, "jaxlib version ") {
+        return Some(JaxPair {
+            jax: Some(after(lower, "incompatible with jax version ")?.to_string()),
+            jaxlib: jaxlib.to_string(),
+            minimum: None,
+        });
+    }
+    Some(JaxPair {
+        jax: None,
+        jaxlib: after(lower, "jaxlib is version ")?.to_string(),
+        minimum: Some(after(lower, "of jax requires version >= ")?.to_string()),
+    })
+}
+
 fn after<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     let rest = &text[text.find(key)? + key.len()..];
     let end = rest
