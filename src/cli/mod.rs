@@ -5,7 +5,7 @@ pub mod candidates;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueHint};
-use clap_complete::ArgValueCandidates;
+use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
 use crate::activation::shell::Dialect;
 use crate::activation::spec::Mode;
@@ -175,11 +175,14 @@ pub struct TargetArgs {
     /// for the machine a container image will run on).
     #[arg(long, value_name = "VERSION", value_parser = crate::machine::driver::parse_driver_version)]
     pub driver_version: Option<String>,
-    /// Check for this GPU: sm_XY, X.Y, or a name such as "A100".
+    /// Check for this GPU: a compute capability written sm_89 or 8.9; a
+    /// model number alone, which names that GPU (4090: the RTX 4090), or
+    /// where no GPU carries it, a compute capability without its dot (86,
+    /// 120); or a name such as "A100" or "RTX 4090".
     #[arg(
         long,
-        value_name = "sm_XY|NAME",
-        add = ArgValueCandidates::new(candidates::gpu_values)
+        value_name = "sm_XY|MODEL|NAME",
+        add = ArgValueCompleter::new(candidates::gpu_values)
     )]
     pub gpu: Option<String>,
     /// Extra compatibility rows (TOML, same tables as the built-in matrix);
