@@ -69,8 +69,10 @@ pub enum Command {
     #[command(after_help = crate::exit::SUMMARY)]
     Export(ExportArgs),
     /// Run a command in the environment without activating it, like
-    /// `conda run`: its bin first on PATH, CONDA_PREFIX and
-    /// CONDA_DEFAULT_ENV set, and the matched library path.
+    /// `conda run`: PATH, CONDA_PREFIX, CONDA_SHLVL, CONDA_DEFAULT_ENV and
+    /// CONDA_PROMPT_MODIFIER as `conda activate` sets them from this
+    /// shell's state (a `conda activate` inside switches), and the matched
+    /// library path.
     #[command(after_help = crate::exit::RUN_SUMMARY)]
     Run(RunArgs),
     /// Print the shell code that completes envhook's subcommands, options,

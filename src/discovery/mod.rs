@@ -476,7 +476,7 @@ fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
 /// `mamba`) executable: `<root>/bin/conda`, `<root>/condabin/conda`,
 /// `<root>/Scripts/conda.exe`. Symlinks (`/usr/local/bin/conda`) are
 /// followed first.
-fn root_of_executable(exe: &Path) -> Option<PathBuf> {
+pub fn root_of_executable(exe: &Path) -> Option<PathBuf> {
     let real = fs_err::canonicalize(exe).unwrap_or_else(|_| exe.to_path_buf());
     let dir = real.parent()?;
     let dir_name = dir.file_name()?.to_str()?;
