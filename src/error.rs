@@ -54,12 +54,18 @@ pub enum Error {
         known: Vec<(Option<String>, PathBuf)>,
     },
 
-    /// `-n NAME` matched several environments outside the envs directories.
-    #[error("the name '{name}' matches {} environments", .candidates.len())]
-    AmbiguousEnv {
+    /// `-n NAME` where no envs directory holds NAME, but environments listed
+    /// elsewhere (environments.txt) are called NAME: conda reaches those by
+    /// path only (`locate_prefix_by_name` looks in the envs directories and
+    /// takes `base`/`root` for the root, nothing else).
+    #[error(
+        "no environment named '{name}' in conda's envs directories: conda activate -n reaches \
+         only those and base"
+    )]
+    NameOutsideEnvsDirs {
         /// The name asked for.
         name: String,
-        /// The prefixes it matches.
+        /// The environments elsewhere whose directory is called so.
         candidates: Vec<PathBuf>,
     },
 
@@ -281,7 +287,7 @@ impl Error {
             | Error::UnknownManPage { .. }
             | Error::NotADemo { .. }
             | Error::DemoPath { .. } => self.usage_hint(),
-            Error::AmbiguousEnv { .. }
+            Error::NameOutsideEnvsDirs { .. }
             | Error::NoEnvSelected
             | Error::NotAnEnv { .. }
             | Error::VenvNoHooks { .. }
@@ -391,12 +397,15 @@ impl Error {
                 }
                 Some(hint)
             }
-            Error::AmbiguousEnv { candidates, .. } => {
-                let mut hint = String::from("pick one with -p:");
-                for c in candidates {
-                    hint.push_str(&format!("\n  {}", c.display()));
-                }
-                Some(hint)
+            Error::NameOutsideEnvsDirs { candidates, .. } => {
+                let paths: Vec<String> = candidates
+                    .iter()
+                    .map(|c| format!("-p {}", crate::finding::quoted_path(c)))
+                    .collect();
+                Some(format!(
+                    "listed in environments.txt outside them; select it by path: {}",
+                    paths.join(" or ")
+                ))
             }
             Error::PixiProjectAmbiguous { envs, .. } => {
                 let mut hint = String::from("pick one with -p:");
