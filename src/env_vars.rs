@@ -3,6 +3,12 @@
 
 /// The active environment; used when neither `-n` nor `-p` is given.
 pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
+/// conda's activation level, 0 or unset outside any environment; `run`
+/// sets the next one, as `conda activate` does.
+pub const CONDA_SHLVL: &str = "CONDA_SHLVL";
+/// The active environment's name as conda gives it; `run` keeps it when it
+/// runs in the environment already active.
+pub const CONDA_DEFAULT_ENV: &str = "CONDA_DEFAULT_ENV";
 /// Path of the `conda` executable (set by conda's shell integration); its
 /// installation's root prefix is found from it.
 pub const CONDA_EXE: &str = "CONDA_EXE";
@@ -43,6 +49,14 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (
         CONDA_PREFIX,
         "the active environment, when neither -n nor -p is given",
+    ),
+    (
+        CONDA_SHLVL,
+        "(run) conda's activation level: run sets the next one, the previous prefix in CONDA_PREFIX_<n>, as conda activate does",
+    ),
+    (
+        CONDA_DEFAULT_ENV,
+        "(run) kept, with the level, when run runs in the environment already active",
     ),
     (
         CONDA_EXE,

@@ -54,12 +54,18 @@ pub enum Error {
         known: Vec<(Option<String>, PathBuf)>,
     },
 
-    /// `-n NAME` matched several environments outside the envs directories.
-    #[error("the name '{name}' matches {} environments", .candidates.len())]
-    AmbiguousEnv {
+    /// `-n NAME` where no envs directory holds NAME, but environments listed
+    /// elsewhere (environments.txt) are called NAME: conda reaches those by
+    /// path only (`locate_prefix_by_name` looks in the envs directories and
+    /// takes `base`/`root` for the root, nothing else).
+    #[error(
+        "no environment named '{name}' in conda's envs directories: conda activate -n reaches \
+         only those and base"
+    )]
+    NameOutsideEnvsDirs {
         /// The name asked for.
         name: String,
-        /// The prefixes it matches.
+        /// The environments elsewhere whose directory is called so.
         candidates: Vec<PathBuf>,
     },
 
@@ -216,13 +222,24 @@ pub enum Error {
         path: PathBuf,
     },
 
-    /// `--gpu NAME` names no GPU the matrix knows.
+    /// `--gpu VALUE` names no GPU the matrix knows, and no compute
+    /// capability its `[[arch]]` table holds.
     #[error("--gpu {value}: not a compute capability (sm_XY, X.Y) nor a GPU the matrix knows")]
     UnknownGpu {
         /// The value given.
         value: String,
         /// A few known names that look alike, for the hint.
         suggestions: Vec<String>,
+    },
+
+    /// `--gpu NUMBER`, a model number GPUs of different compute
+    /// capabilities carry.
+    #[error("--gpu {value}: several GPUs carry that model number")]
+    AmbiguousGpu {
+        /// The value given.
+        value: String,
+        /// Each GPU's name and compute capability.
+        names: Vec<(String, String)>,
     },
 
     /// `envhook man PAGE` for a page that does not exist.
@@ -266,10 +283,11 @@ impl Error {
             Error::EnvsDirMissing { .. }
             | Error::NoMessage { .. }
             | Error::UnknownGpu { .. }
+            | Error::AmbiguousGpu { .. }
             | Error::UnknownManPage { .. }
             | Error::NotADemo { .. }
             | Error::DemoPath { .. } => self.usage_hint(),
-            Error::AmbiguousEnv { .. }
+            Error::NameOutsideEnvsDirs { .. }
             | Error::NoEnvSelected
             | Error::NotAnEnv { .. }
             | Error::VenvNoHooks { .. }
@@ -298,16 +316,19 @@ impl Error {
                  (`envhook envs` lists what envhook finds without it)"
                     .into(),
             ),
-            Error::UnknownGpu { suggestions, .. } => Some(if suggestions.is_empty() {
-                "give the compute capability (`--gpu sm_90`, `--gpu 8.6`), or add the GPU to \
-                 a --matrix file's [[gpu]] table"
-                    .into()
-            } else {
-                format!(
-                    "known names like it: {}; or give the compute capability (`--gpu sm_90`)",
-                    suggestions.join(", ")
-                )
-            }),
+            Error::UnknownGpu { value, suggestions } => Some(gpu_hint(value, suggestions)),
+            Error::AmbiguousGpu { names, .. } => Some(format!(
+                "name one: {}",
+                names
+                    .iter()
+                    .map(|(name, cc)| format!(
+                        "{} (sm_{})",
+                        name.split_whitespace().collect::<Vec<_>>().join("-"),
+                        cc.replace('.', "")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
             Error::UnknownManPage { known, .. } => {
                 Some(format!("pages: envhook, {}", known.join(", ")))
             }
@@ -376,12 +397,15 @@ impl Error {
                 }
                 Some(hint)
             }
-            Error::AmbiguousEnv { candidates, .. } => {
-                let mut hint = String::from("pick one with -p:");
-                for c in candidates {
-                    hint.push_str(&format!("\n  {}", c.display()));
-                }
-                Some(hint)
+            Error::NameOutsideEnvsDirs { candidates, .. } => {
+                let paths: Vec<String> = candidates
+                    .iter()
+                    .map(|c| format!("-p {}", crate::finding::quoted_path(c)))
+                    .collect();
+                Some(format!(
+                    "listed in environments.txt outside them; select it by path: {}",
+                    paths.join(" or ")
+                ))
             }
             Error::PixiProjectAmbiguous { envs, .. } => {
                 let mut hint = String::from("pick one with -p:");
@@ -540,3 +564,34 @@ fn not_ours_message(conflicts: &[Conflict]) -> String {
 
 /// Results in envhook.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The hint for a `--gpu` value that names nothing: for a number (`4091`,
+/// `sm_4090`, `40.9`), the rule numbers are read by; for a name, the names
+/// like it. `suggestions` are names from the data.
+fn gpu_hint(value: &str, suggestions: &[String]) -> String {
+    let lower = value.trim().to_ascii_lowercase();
+    let digits = ["compute_", "sm_", "sm"]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))
+        .unwrap_or(&lower);
+    let like = match suggestions {
+        [] => String::new(),
+        names => format!("; GPUs like it: {}", names.join(", ")),
+    };
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return format!(
+            "a bare number is a GPU's model number (`--gpu 4090`: the RTX 4090), else a compute \
+             capability without its dot (`--gpu 89`); write a compute capability as sm_89 or \
+             8.9, one the matrix's [[arch]] table holds{like}"
+        );
+    }
+    match suggestions {
+        [] => "give the compute capability (`--gpu sm_90`, `--gpu 8.6`), or add the GPU to \
+               a --matrix file's [[gpu]] table"
+            .into(),
+        names => format!(
+            "known names like it: {}; or give the compute capability (`--gpu sm_90`)",
+            names.join(", ")
+        ),
+    }
+}

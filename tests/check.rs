@@ -684,9 +684,18 @@ fn human_output_and_exit_codes() {
         "{text}"
     );
     // 470 meets CUDA 11's floor, and minor version compatibility runs
-    // every 11.x on it, not only the 11.4 it came with.
+    // every 11.x on it, not only the 11.4 it came with: the newest torch
+    // build made with an 11.x is torch 2.7's cu118, not torch 1.12's cu113,
+    // the newest it supports outright (#42).
     assert!(
-        text.contains("or newer, or use a build made with CUDA 11.x\n"),
+        text.contains(
+            "or newer, or use a build made with CUDA 11.x; for torch 2.3.1, the newest build in \
+             envhook's data that this driver runs: torch >=2.4,<2.8 (made with CUDA 11.8)\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("bin/python' -m pip install 'torch>=2.4,<2.8' --index-url 'https://download.pytorch.org/whl/cu118'\n"),
         "{text}"
     );
 }
@@ -804,5 +813,185 @@ fn plain_venvs_are_pip_only_environments() {
         path.split(':')
             .any(|d| std::path::Path::new(d).join("libcudart.so.12").exists()),
         "{path}"
+    );
+}
+
+/// PyPI's onnxruntime-gpu 1.31.1 (a CUDA 13.0 build) installed with its
+/// `[cuda,cudnn]` extras, as pip leaves it: the wheels the extras name,
+/// and what those pulled in (nvidia-cudnn-cu13 needs nvidia-cublas, which
+/// needs nvidia-cuda-nvrtc; nvidia-cufft needs nvidia-nvjitlink), each
+/// with the Requires-Dist of its real METADATA.
+fn ort_1311_with_extras(env: &mut Env) {
+    use FileSpec::File;
+    env.python("3.11.7");
+    env.pip(
+        PipDist::new("onnxruntime-gpu", "1.31.1")
+            .files(vec![File(
+                "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+            )])
+            .text(
+                "onnxruntime/capi/build_and_package_info.py",
+                "package_name = 'onnxruntime-gpu'\n__version__ = '1.31.1'\ncuda_version = '13.0'\n",
+            )
+            .requires(vec![
+                "numpy>=1.21.6",
+                "nvidia-cuda-nvrtc~=13.0; extra == \"cuda\"",
+                "nvidia-cuda-runtime~=13.0; extra == \"cuda\"",
+                "nvidia-cufft~=12.0; extra == \"cuda\"",
+                "nvidia-curand~=10.0; extra == \"cuda\"",
+                "nvidia-cudnn-cu13~=9.0; extra == \"cudnn\"",
+            ]),
+    );
+    for (dist, version, lib, requires) in [
+        ("nvidia-cuda-runtime", "13.5.37", "libcudart.so.13", None),
+        ("nvidia-cuda-nvrtc", "13.5.37", "libnvrtc.so.13", None),
+        (
+            "nvidia-cufft",
+            "12.5.0.14",
+            "libcufft.so.12",
+            Some("nvidia-nvjitlink"),
+        ),
+        ("nvidia-curand", "10.4.5.25", "libcurand.so.10", None),
+        (
+            "nvidia-cublas",
+            "13.10.0.20",
+            "libcublas.so.13",
+            Some("nvidia-cuda-nvrtc"),
+        ),
+        ("nvidia-nvjitlink", "13.5.37", "libnvJitLink.so.13", None),
+    ] {
+        let rel: &'static str = Box::leak(format!("nvidia/cu13/lib/{lib}").into_boxed_str());
+        env.pip(
+            PipDist::new(dist, version)
+                .files(vec![File(rel)])
+                .requires(requires.into_iter().collect()),
+        );
+    }
+    env.pip(
+        PipDist::new("nvidia-cudnn-cu13", "9.28.1.4")
+            .files(vec![File("nvidia/cudnn/lib/libcudnn.so.9")])
+            .requires(vec!["nvidia-cublas"]),
+    );
+}
+
+/// #42 item 4: a driver too old for a build's CUDA major gets, beside the
+/// driver upgrade, one command that puts in the newest build of the data
+/// the driver runs (onnxruntime-gpu 1.24-1.26, CUDA 12.8, on a CUDA 12.2
+/// driver through minor version compatibility), with the extras it was
+/// installed with, the old major's wheels and what they pulled in taken
+/// out; in the one wording check, explain and `conda doctor` print
+/// ("CUDA 12.x", every release of the major whose floor the driver meets).
+#[test]
+fn driver_too_old_names_the_newest_build_the_driver_runs() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/ort"));
+    ort_1311_with_extras(&mut env);
+    let py = format!("'{}/bin/python' -m pip", env.prefix.display());
+    let want = format!(
+        "{py} uninstall -y 'onnxruntime-gpu' 'nvidia-cuda-nvrtc' 'nvidia-cuda-runtime' \
+         'nvidia-cufft' 'nvidia-curand' 'nvidia-cudnn-cu13' 'nvidia-cublas' 'nvidia-nvjitlink' \
+         && {py} install 'onnxruntime-gpu[cuda,cudnn]>=1.24,<1.27'"
+    );
+    // GPU known or not: the command is the same.
+    for machine in [A100, &["--driver-version", "535.104.05"][..]] {
+        let (json, code) = check(&sb, &env.prefix, machine);
+        assert_eq!(code, 1);
+        let f = finding(&json, "driver-too-old");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("onnxruntime-gpu 1.31.1 (built for CUDA) needs CUDA 13.0"),
+            "{f:#}"
+        );
+        let choose = &f["fix"]["choose"];
+        assert_eq!(
+            choose["advice"],
+            "upgrade the NVIDIA driver to 580.65.06 or newer, or use a build made with CUDA \
+             12.x; for onnxruntime-gpu 1.31.1, the newest build in envhook's data that this \
+             driver runs: onnxruntime-gpu >=1.24,<1.27 (made with CUDA 12.8)",
+            "{machine:?}"
+        );
+        assert_eq!(choose["commands"], serde_json::json!([want]), "{machine:?}");
+    }
+    // A wheel something staying still requires stays: CUDA 13's cuSOLVER
+    // needs nvidia-cublas, which then keeps nvidia-cuda-nvrtc too.
+    env.pip(
+        PipDist::new("nvidia-cusolver", "12.1.0.51")
+            .files(vec![FileSpec::File("nvidia/cu13/lib/libcusolver.so.12")])
+            .requires(vec!["nvidia-cublas", "nvidia-nvjitlink"]),
+    );
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let commands = &finding(&json, "driver-too-old")["fix"]["choose"]["commands"];
+    assert_eq!(
+        commands[0].as_str().unwrap(),
+        format!(
+            "{py} uninstall -y 'onnxruntime-gpu' 'nvidia-cuda-runtime' 'nvidia-cufft' \
+             'nvidia-curand' 'nvidia-cudnn-cu13' && {py} install \
+             'onnxruntime-gpu[cuda,cudnn]>=1.24,<1.27'"
+        )
+    );
+    // explain of the message that driver prints gives check's fix, the
+    // command with it.
+    let out = sb
+        .envhook()
+        .args([
+            "explain",
+            "--json",
+            "CUDA driver version is insufficient for CUDA runtime version",
+        ])
+        .args(A100)
+        .arg("-p")
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cause = &json["causes"][0];
+    assert_eq!(cause["code"], "driver-too-old", "{json:#}");
+    assert_eq!(cause["fix"]["choose"]["commands"], *commands, "{json:#}");
+    // A message that names the driver's CUDA (torch's "found version
+    // 12020"): the same fix where it is this driver's, check's words for
+    // another one.
+    let torch = "RuntimeError: The NVIDIA driver on your system is too old (found version 12020).";
+    let here = check(&sb, &env.prefix, A100).0;
+    let here = &finding(&here, "driver-too-old")["fix"];
+    let elsewhere = "upgrade the NVIDIA driver, or use a build made with CUDA 12.x";
+    for (machine, fix) in [
+        (A100, here.clone()),
+        (
+            &["--driver-version", "580.65.06"][..],
+            serde_json::json!({"choose": {"advice": elsewhere}}),
+        ),
+    ] {
+        let out = sb
+            .envhook()
+            .args(["explain", "--json", torch])
+            .args(machine)
+            .arg("-p")
+            .arg(&env.prefix)
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let answer = json["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["clue"]["kind"] == "version")
+            .unwrap_or_else(|| panic!("{json:#}"));
+        assert_eq!(answer["fix"], fix, "{machine:?}: {json:#}");
+    }
+    // The driver known only by the CUDA conda says it supports: the same
+    // words.
+    let out = sb
+        .envhook()
+        .env("CONDA_OVERRIDE_CUDA", "12.2")
+        .args(["check", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("choose: upgrade the NVIDIA driver, or use a build made with CUDA 12.x; for"),
+        "{text}"
     );
 }

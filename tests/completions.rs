@@ -139,6 +139,34 @@ fn every_offered_gpu_is_accepted_by_gpu() {
     }
 }
 
+/// What is typed after `--gpu` is matched without regard to case, and a
+/// model number finds its GPU (#42); each candidate keeps what was typed,
+/// so every shell's own prefix filter keeps it, and `--gpu` takes it.
+#[test]
+fn gpus_complete_from_lower_case_and_model_numbers() {
+    let sb = machine();
+    let rtx = bash_candidates(&sb, "envhook check --gpu rtx-40");
+    assert!(rtx.contains(&"rtx-4090".to_string()), "{rtx:?}");
+    assert!(rtx.iter().all(|c| c.starts_with("rtx-40")), "{rtx:?}");
+    let h = bash_candidates(&sb, "envhook check --gpu h1");
+    assert!(h.contains(&"h100".to_string()), "{h:?}");
+    assert_eq!(bash_candidates(&sb, "envhook check --gpu 409"), ["4090"]);
+    let forty = bash_candidates(&sb, "envhook check --gpu 40");
+    for number in ["4090", "4080", "4070", "4060", "4050"] {
+        assert!(forty.contains(&number.to_string()), "{forty:?}");
+    }
+    // 4000 is three GPUs (Quadro RTX 4000, RTX 4000 Ada, RTX PRO 4000
+    // Blackwell): --gpu refuses it, so it is not offered.
+    assert!(!forty.contains(&"4000".to_string()), "{forty:?}");
+    assert!(fish_candidates(&sb, "envhook check --gpu rtx-409").contains(&"rtx-4090".to_string()));
+    let prefix = sb.path("home/miniconda3/envs/paddle");
+    for gpu in ["rtx-4090", "h100", "4090", "Sm_90"] {
+        let (code, _, err) = sb.run(&["check", "-p", prefix.to_str().unwrap(), "--gpu", gpu]);
+        assert_ne!(code, 2, "{gpu}: {err}");
+    }
+    assert!(bash_candidates(&sb, "envhook check --gpu Sm_9").contains(&"Sm_90".to_string()));
+}
+
 #[test]
 fn fish_completes_environment_names_and_gpus() {
     let sb = machine();
@@ -169,6 +197,11 @@ fn zsh_completes_environment_names_in_a_terminal() {
     }
     term.keys(&["C-u", "envhook check --gpu H10", "Tab"]);
     term.wait_for("--gpu H100");
+    // Lower case and model numbers (#42), through zsh's own matching.
+    term.keys(&["C-u", "envhook check --gpu rtx-409", "Tab"]);
+    term.wait_for("--gpu rtx-4090");
+    term.keys(&["C-u", "envhook check --gpu 509", "Tab"]);
+    term.wait_for("--gpu 5090");
 }
 
 /// zsh, with the script installed the way packages install it: as

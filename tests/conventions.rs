@@ -45,6 +45,81 @@ fn an_unknown_gpu_is_an_error_with_names_like_it() {
     assert_eq!(code, 2, "{err}");
 }
 
+/// `--gpu NUMBER` (#42): a GPU's model number names that GPU before
+/// anything else (4090 is the RTX 4090, never sm_4090); a number that no
+/// model carries is a compute capability without its dot only where it is
+/// one (86, 120); anything else is refused, and so is a compute capability
+/// that does not exist (`sm_4090`).
+#[test]
+fn a_model_number_is_that_gpu_and_a_compute_capability_must_exist() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("envs/paddle"));
+    let prefix = env.prefix.to_str().unwrap();
+    let gpu = |value: &str| {
+        let (code, out, err) = sb.run(&["check", "--json", "-p", prefix, "--gpu", value]);
+        assert_ne!(code, 2, "{value}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let gpu = &json["driver"]["gpus"][0];
+        (
+            gpu["name"].as_str().map(str::to_string),
+            gpu["cc"].as_str().unwrap().to_string(),
+        )
+    };
+    for (value, name, cc) in [
+        ("4090", "RTX 4090", "8.9"),
+        ("3090", "RTX 3090", "8.6"),
+        ("5090", "RTX 5090", "12.0"),
+        ("4060", "RTX 4060", "8.9"),
+        ("1080", "GTX 1080", "6.1"),
+        ("4070 Ti SUPER", "RTX 4070", "8.9"),
+    ] {
+        assert_eq!(
+            gpu(value),
+            (Some(name.to_string()), cc.to_string()),
+            "{value}"
+        );
+    }
+    for (value, cc) in [
+        ("86", "8.6"),
+        ("120", "12.0"),
+        ("sm_89", "8.9"),
+        ("8.9", "8.9"),
+    ] {
+        assert_eq!(gpu(value), (None, cc.to_string()), "{value}");
+    }
+    let refused = |value: &str| {
+        let (code, out, err) = sb.run(&["check", "-p", prefix, "--gpu", value]);
+        assert_eq!(code, 2, "{value}: {out}{err}");
+        err
+    };
+    for value in ["4091", "99", "sm_4090", "40.9"] {
+        let err = refused(value);
+        assert!(
+            err.starts_with(&format!("error: --gpu {value}: not a compute capability")),
+            "{err}"
+        );
+        assert!(
+            err.contains("  hint: a bare number is a GPU's model number"),
+            "{err}"
+        );
+    }
+    assert!(refused("sm_4090").contains("RTX 4090"));
+    assert!(refused("4091").contains("RTX 4090"));
+    // A number several GPUs of different compute capabilities carry.
+    let err = refused("6000");
+    assert!(
+        err.starts_with("error: --gpu 6000: several GPUs carry that model number"),
+        "{err}"
+    );
+    for name in [
+        "RTX-6000 (sm_75)",
+        "RTX-6000-Ada (sm_89)",
+        "RTX-PRO-6000-Blackwell (sm_120)",
+    ] {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+}
+
 #[test]
 fn a_missing_envs_dir_is_an_error_naming_it() {
     let sb = Sandbox::new();

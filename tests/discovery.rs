@@ -103,10 +103,28 @@ fn environments_txt_as_real_ones_look() {
             (not_env.as_str(), "no conda-meta/ directory"),
         ]
     );
-    // The env outside any envs dir resolves by its directory name.
-    assert_eq!(
-        resolve(&mut sb.envhook(), "proj-env"),
-        sb.path("elsewhere/proj-env")
+    // The env outside any envs dir has no name conda's -n reaches (#42):
+    // it is refused, with the path form.
+    let out = sb
+        .envhook()
+        .args(["show", "-n", "proj-env"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(
+            "error: no environment named 'proj-env' in conda's envs directories: conda \
+             activate -n reaches only those and base"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "hint: listed in environments.txt outside them; select it by path: -p '{}'",
+            sb.path("elsewhere/proj-env").display()
+        )),
+        "{err}"
     );
     assert_eq!(resolve(&mut sb.envhook(), "base"), root);
 }
@@ -313,8 +331,10 @@ fn unknown_name_with_no_envs_at_all() {
     );
 }
 
+/// Two environments.txt entries called `proj`, both outside the envs
+/// directories: neither is `-n proj` to conda, and each path is named.
 #[test]
-fn ambiguous_name_outside_envs_dirs() {
+fn a_name_only_outside_envs_dirs_is_refused_with_each_path() {
     let sb = Sandbox::new();
     Env::new(sb.path("a/proj"));
     Env::new(sb.path("b/proj"));
@@ -331,9 +351,33 @@ fn ambiguous_name_outside_envs_dirs() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("the name 'proj' matches 2 environments") && err.contains("pick one with -p"),
+        err.contains("no environment named 'proj' in conda's envs directories"),
         "{err}"
     );
+    for dir in ["a/proj", "b/proj"] {
+        assert!(
+            err.contains(&format!("-p '{}'", sb.path(dir).display())),
+            "{err}"
+        );
+    }
+}
+
+/// An envs directory's environment is `-n NAME` before one listed
+/// elsewhere with the same directory name, as in conda.
+#[test]
+fn the_envs_directory_wins_over_an_environments_txt_namesake() {
+    let sb = Sandbox::new();
+    let root = sb.path("miniconda3");
+    install(&root, &["proj"]);
+    Env::new(sb.path("elsewhere/proj"));
+    fs::write(
+        sb.path("home/.conda/environments.txt"),
+        format!("{}\n", sb.path("elsewhere/proj").display()),
+    )
+    .unwrap();
+    let mut cmd = sb.envhook();
+    cmd.env("CONDA_EXE", root.join("bin/conda"));
+    assert_eq!(resolve(&mut cmd, "proj"), root.join("envs/proj"));
 }
 
 #[test]

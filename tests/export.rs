@@ -448,7 +448,8 @@ fn dockerfile_after_install_creates_the_link_directory_in_the_image() {
 }
 
 /// #12: `run` is like `conda run`: the environment's python, its prefix in
-/// CONDA_PREFIX, its name in CONDA_DEFAULT_ENV.
+/// CONDA_PREFIX, its name in CONDA_DEFAULT_ENV (conda's name for it, by
+/// the prefix, however it was selected: #42).
 #[test]
 fn run_uses_the_environments_own_programs() {
     let sb = Sandbox::new();
@@ -478,10 +479,7 @@ fn run_uses_the_environments_own_programs() {
         .code(0);
     for (select, default_env) in [
         (vec!["-n", "paddle"], "paddle".to_string()),
-        (
-            vec!["-p", prefix.to_str().unwrap()],
-            prefix.display().to_string(),
-        ),
+        (vec!["-p", prefix.to_str().unwrap()], "paddle".to_string()),
     ] {
         let out = sb
             .envhook()

@@ -239,3 +239,73 @@ fn conda_keeps_a_non_utf8_value_exactly() {
     let end = parse_env(&fs::read(dumps.path().join("5")).unwrap_or_default());
     assert_eq!(ld(&end), Some(value.as_bytes()), "{out:?}");
 }
+
+/// #42: `envhook run` sets what `conda activate` sets, so that inside it
+/// `conda activate` switches and `conda deactivate` goes back. From a
+/// shell with base active, each variable of conda's activation and PATH,
+/// in the command, after a `conda activate beta` inside and after the
+/// `conda deactivate` that follows, is what `conda run` (whose script runs
+/// conda's own `conda activate`) gives. From a shell without conda's
+/// integration, where `conda run`'s hook first activates base below the
+/// environment, `run` starts at the first level, the switch inside leaves
+/// alpha off PATH, and alpha stays on conda's stack.
+#[test]
+fn run_activates_as_conda_run_does() {
+    let Some(root) = conda_root() else { return };
+    let sb = Sandbox::new();
+    environment(&sb, &root, "alpha");
+    environment(&sb, &root, "beta");
+    let probe = "for v in CONDA_SHLVL CONDA_PREFIX CONDA_DEFAULT_ENV CONDA_PROMPT_MODIFIER \
+                 CONDA_PREFIX_1 CONDA_PREFIX_2 CONDA_PREFIX_3 PATH; do \
+                 eval \"printf '%s=%s\\n' $v \\\"\\${$v--}\\\"\"; done";
+    let inner = format!(
+        "{probe}; eval \"$(\"$T_CONDA\" shell.bash hook)\"; conda activate \"$T_B\"; {probe}; \
+         conda deactivate; {probe}"
+    );
+    let envhook = assert_cmd::cargo::cargo_bin("envhook");
+    let run = |setup: &str, with: &str| {
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-c"])
+            .arg(format!("{setup}\n{with} bash -c \"$T_INNER\""))
+            .env_clear()
+            .env("HOME", sb.home())
+            .env("PATH", "/usr/bin:/bin")
+            .env("T_CONDA", root.join("bin/conda"))
+            .env("T_A", sb.path("envs/alpha"))
+            .env("T_B", sb.path("envs/beta"))
+            .env("T_INNER", &inner)
+            .env("T_ENVHOOK", &envhook)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{with}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let base = format!(
+        ". '{}/etc/profile.d/conda.sh' && conda activate base",
+        root.display()
+    );
+    let conda = run(&base, "conda run -p \"$T_A\"");
+    assert_eq!(run(&base, "\"$T_ENVHOOK\" run -p \"$T_A\" --"), conda);
+    // No conda in the calling shell.
+    let ours = run("", "\"$T_ENVHOOK\" run -p \"$T_A\" --");
+    let alpha = sb.path("envs/alpha");
+    let steps: Vec<&str> = ours.split("CONDA_SHLVL=").skip(1).collect();
+    assert_eq!(steps.len(), 3, "{ours}");
+    assert!(steps[0].starts_with("1\n"), "{ours}");
+    let path = |step: &str| {
+        step.lines()
+            .find_map(|l| l.strip_prefix("PATH="))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        !path(steps[1]).contains(&alpha.join("bin").display().to_string()),
+        "{ours}"
+    );
+    // The hook the inner shell evaluates activates base in alpha's place
+    // (auto_activate), as in any shell; alpha stays below it.
+    assert!(
+        steps[2].contains(&format!("CONDA_PREFIX_1={}\n", alpha.display())),
+        "{ours}"
+    );
+}

@@ -1539,3 +1539,88 @@ print('passed')
     let (ok, text) = python(&p.path, check_cuda, false, &[]);
     assert!(ok && text.contains("passed"), "{text}");
 }
+
+/// #42 item 4: onnxruntime-gpu 1.31.1 (CUDA 13.0) with its `[cuda,cudnn]`
+/// extras on a CUDA 12.2 driver (535): `driver-too-old`, for the build and
+/// for the CUDA 13 runtime it loads, with one command beside the driver
+/// upgrade. Followed as printed, it puts in 1.24-1.26 (CUDA 12.8, which
+/// 535 runs through minor version compatibility) with the extras' CUDA 12
+/// wheels, and takes the CUDA 13 line out, what the extras pulled in
+/// (nvidia-cublas, nvidia-nvjitlink) included: `pip check` is clean, the
+/// driver is no longer blamed, and after `envhook install` nothing loud
+/// is left, the real loader agreeing.
+#[test]
+fn a_cuda13_build_on_a_cuda12_driver() {
+    if !enabled() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let case = Case {
+        name: "ort1311-on-535",
+        requirements: &["onnxruntime-gpu[cuda,cudnn]==1.31.1"],
+        before: &["driver-too-old", "driver-too-old", "needs-hook"],
+        after: &["needs-hook"],
+    };
+    // The fix below changes the prefix: a kept one is made again.
+    if let Some(dir) = std::env::var_os("ENVHOOK_REAL_WHEELS_DIR") {
+        let _ = std::fs::remove_file(
+            PathBuf::from(dir)
+                .join(case.name)
+                .join("conda-meta/.envhook-real-wheels"),
+        );
+    }
+    let p = prefix(&case);
+    let machine = &["--driver-version", "535.104.05", "--gpu", "A100"];
+    let before = check_for(&p.path, machine);
+    assert_eq!(loud(&before), case.before, "{:#}", before["findings"]);
+    fix_commands(&before, &p.path);
+    let mut commands: Vec<&str> = before["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "driver-too-old")
+        .flat_map(|f| f["fix"]["choose"]["commands"].as_array().unwrap())
+        .filter_map(Value::as_str)
+        .collect();
+    commands.dedup();
+    assert_eq!(commands.len(), 1, "{commands:?}");
+    assert!(
+        commands[0].ends_with("-m pip install 'onnxruntime-gpu[cuda,cudnn]>=1.24,<1.27'"),
+        "{}",
+        commands[0]
+    );
+    follow(case.name, commands[0]);
+    let (_, version) = python(
+        &p.path,
+        "import importlib.metadata as m; print(m.version('onnxruntime-gpu'))",
+        false,
+        &[],
+    );
+    assert!(version.starts_with("1.26."), "{version}");
+    let pip_check = Command::new(p.path.join("bin/python"))
+        .args(["-m", "pip", "check"])
+        .output()
+        .unwrap();
+    assert!(
+        pip_check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pip_check.stdout)
+    );
+    // The CUDA 13 line is gone (pip may leave its emptied directories).
+    let (_, left) = python(
+        &p.path,
+        "import importlib.metadata as m; print(sorted(d.metadata['Name'] for d in \
+         m.distributions() if d.metadata['Name'].startswith('nvidia') and \
+         not d.metadata['Name'].endswith('-cu12')))",
+        false,
+        &[],
+    );
+    assert_eq!(left.trim(), "[]", "{left}");
+    let after = check_for(&p.path, machine);
+    assert_eq!(loud(&after), case.after, "{:#}", after["findings"]);
+    let out = envhook(&["install", "-p"], &p.path);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let json = check_for(&p.path, machine);
+    assert_eq!(loud(&json), Vec::<String>::new(), "{:#}", json["findings"]);
+    assert!(loader_agrees(&json, true, &p.path) > 0);
+}

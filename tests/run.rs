@@ -484,3 +484,117 @@ fn a_run_says_what_it_waits_for() {
     );
     assert!(err.contains("another envhook run"), "{err}");
 }
+
+/// The variables of the shell `run` starts: `name=value` lines of those
+/// conda's activation sets (`-` for unset), and PATH.
+fn activation_vars(sb: &Sandbox, select: &[&str], vars: &[(&str, String)]) -> Vec<String> {
+    let mut cmd = sb.envhook();
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let script = "for v in CONDA_SHLVL CONDA_PREFIX CONDA_DEFAULT_ENV CONDA_PROMPT_MODIFIER \
+                  CONDA_PREFIX_0 CONDA_PREFIX_1 CONDA_PREFIX_2 PATH; do \
+                  eval \"printf '%s=%s\\n' $v \\\"\\${$v--}\\\"\"; done";
+    let out = cmd
+        .arg("run")
+        .args(select)
+        .args(["--", "/bin/sh", "-c", script])
+        .output()
+        .unwrap();
+    let (code, text, err) = support::outcome(out);
+    assert_eq!(code, 0, "{err}");
+    text.lines().map(str::to_string).collect()
+}
+
+/// #42: `run` sets what `conda activate PREFIX` sets on top of the calling
+/// shell's state, as `conda run` does (its script runs `conda activate`):
+/// the next level in CONDA_SHLVL, the previous prefix in CONDA_PREFIX_<n>
+/// and its `bin` replaced in PATH, CONDA_DEFAULT_ENV by conda's rule (the
+/// directory's name under an `envs` directory, `base` for a root, else the
+/// prefix) and CONDA_PROMPT_MODIFIER; the same environment again is a
+/// reactivation, no new level. So a `conda activate other` inside switches
+/// instead of stacking, and `conda deactivate` goes back where it came from.
+#[test]
+fn run_sets_what_conda_activate_sets() {
+    let sb = Sandbox::new();
+    let root = sb.path("home/miniconda3");
+    support::Env::new(&root);
+    fs::create_dir_all(root.join("condabin")).unwrap();
+    let env = support::cuda11_paddle(&root.join("envs/paddle"));
+    let other = support::Env::new(sb.path("projects/other"));
+    let prefix = env.prefix.display().to_string();
+    let bin = |p: &Path| p.join("bin").display().to_string();
+    let p = prefix.as_str();
+    // No conda shell integration: the first level, with the
+    // installation's condabin.
+    assert_eq!(
+        activation_vars(&sb, &["-p", p], &[("PATH", "/usr/bin:/bin".into())]),
+        [
+            "CONDA_SHLVL=1".to_string(),
+            format!("CONDA_PREFIX={p}"),
+            "CONDA_DEFAULT_ENV=paddle".into(),
+            "CONDA_PROMPT_MODIFIER=(paddle) ".into(),
+            "CONDA_PREFIX_0=-".into(),
+            "CONDA_PREFIX_1=-".into(),
+            "CONDA_PREFIX_2=-".into(),
+            format!(
+                "PATH={}:{}:/usr/bin:/bin",
+                bin(&env.prefix),
+                root.join("condabin").display()
+            ),
+        ]
+    );
+    // From base, active: the next level, base's bin replaced in place.
+    let from_base = [
+        ("CONDA_SHLVL", "1".to_string()),
+        ("CONDA_PREFIX", root.display().to_string()),
+        ("CONDA_DEFAULT_ENV", "base".into()),
+        ("CONDA_PROMPT_MODIFIER", "(base) ".into()),
+        (
+            "PATH",
+            format!(
+                "/opt/x:{}:{}:/usr/bin",
+                bin(&root),
+                root.join("condabin").display()
+            ),
+        ),
+    ];
+    assert_eq!(
+        activation_vars(&sb, &["-n", "paddle"], &from_base),
+        [
+            "CONDA_SHLVL=2".to_string(),
+            format!("CONDA_PREFIX={p}"),
+            "CONDA_DEFAULT_ENV=paddle".into(),
+            "CONDA_PROMPT_MODIFIER=(paddle) ".into(),
+            "CONDA_PREFIX_0=-".into(),
+            format!("CONDA_PREFIX_1={}", root.display()),
+            "CONDA_PREFIX_2=-".into(),
+            format!(
+                "PATH=/opt/x:{}:{}:/usr/bin",
+                bin(&env.prefix),
+                root.join("condabin").display()
+            ),
+        ]
+    );
+    // The root itself is base; an environment outside an envs directory
+    // is its prefix.
+    let vars = activation_vars(&sb, &["-n", "base"], &[("PATH", "/usr/bin".into())]);
+    assert_eq!(vars[2], "CONDA_DEFAULT_ENV=base");
+    let o = other.prefix.display().to_string();
+    let vars = activation_vars(&sb, &["-p", &o], &[("PATH", "/usr/bin".into())]);
+    assert_eq!(vars[2], format!("CONDA_DEFAULT_ENV={o}"));
+    assert_eq!(vars[3], format!("CONDA_PROMPT_MODIFIER=({o}) "));
+    // Already active: a reactivation, the level and PATH as they were.
+    let active = [
+        ("CONDA_SHLVL", "2".to_string()),
+        ("CONDA_PREFIX", prefix.clone()),
+        ("CONDA_PREFIX_1", root.display().to_string()),
+        ("CONDA_DEFAULT_ENV", "paddle".into()),
+        ("PATH", format!("{}:/usr/bin", bin(&env.prefix))),
+    ];
+    let vars = activation_vars(&sb, &["-p", p], &active);
+    assert_eq!(vars[0], "CONDA_SHLVL=2");
+    assert_eq!(vars[5], format!("CONDA_PREFIX_1={}", root.display()));
+    assert_eq!(vars[6], "CONDA_PREFIX_2=-");
+    assert_eq!(vars[7], format!("PATH={}:/usr/bin", bin(&env.prefix)));
+}

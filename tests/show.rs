@@ -81,7 +81,12 @@ fn cuda11_cudatoolkit_with_paddle_wheel() {
     assert!(s(&fw["build"]["evidence"]).starts_with("paddle/version/__init__.py"));
     assert_eq!(dirs(&json), vec![p(&env.prefix, "lib")]);
     assert_eq!(json["library_dirs"][0]["holds"], "mixed");
-    assert!(codes(&json).is_empty());
+    // The inventory finds nothing wrong; check's rules do (no hook, no
+    // driver to check against, an optional library).
+    assert_eq!(
+        codes(&json),
+        vec!["needs-hook", "no-driver", "optional-library-missing"]
+    );
     // Only cudatoolkit and cudnn are parsed: python and openssl are known by name only.
     assert_eq!(json["stats"]["records_total"], 4);
     assert_eq!(json["stats"]["records_parsed"], 2);
@@ -134,7 +139,7 @@ fn cuda12_split_packages_and_targets_dir() {
     );
     // The stub directory never becomes a library directory.
     assert!(dirs(&json).iter().all(|d| !d.contains("stubs")));
-    assert_eq!(codes(&json), vec!["driver-stub"]);
+    assert_eq!(codes(&json), vec!["driver-stub", "no-driver"]);
     // pytorch + libtorch are one build, reported under pytorch.
     let fws = json["frameworks"].as_array().unwrap();
     assert_eq!(fws.len(), 1, "{fws:#?}");
@@ -241,7 +246,16 @@ fn mixed_conda_and_pip_runtimes_are_a_finding() {
         .map(|c| (s(&c["version"]), s(&c["installer"])))
         .collect();
     assert_eq!(versions, vec![("11.8", "conda"), ("12.1", "pip")]);
-    assert_eq!(codes(&json), vec!["mixed-cuda-runtimes"]);
+    assert_eq!(
+        codes(&json),
+        vec![
+            "mixed-cuda-runtimes",
+            "shadowed-library",
+            "needs-hook",
+            "no-driver",
+            "optional-library-missing"
+        ]
+    );
     // conda's lib/ comes before pip's directories.
     assert_eq!(dirs(&json)[0], p(&env.prefix, "lib"));
     assert_eq!(json["frameworks"].as_array().unwrap().len(), 2);
@@ -293,7 +307,7 @@ fn missing_pip_library_is_a_broken_install() {
     fs::remove_file(env.site().join("nvidia/cudnn/lib/libcudnn_cnn_infer.so.8")).unwrap();
     let (json, code) = support::show_json(&sb, &env.prefix);
     assert_eq!(code, 1);
-    assert_eq!(codes(&json), vec!["broken-install"]);
+    assert_eq!(codes(&json), vec!["broken-install", "no-driver"]);
     let hint = s(&json["problems"][0]["fix"]["command"]);
     assert!(
         hint.contains("pip install --force-reinstall --no-deps 'nvidia-cudnn-cu12==8.9.2.26'"),
@@ -348,7 +362,7 @@ fn cudnn_metapackage_without_libraries() {
     );
     let (json, code) = support::show_json(&sb, &env.prefix);
     assert_eq!(code, 1);
-    assert_eq!(codes(&json), vec!["cudnn-without-libraries"]);
+    assert_eq!(codes(&json), vec!["cudnn-without-libraries", "no-driver"]);
     assert!(s(&json["problems"][0]["fix"]["command"]).contains("'libcudnn' 'libcudnn-dev'"));
 }
 
@@ -430,6 +444,55 @@ fn json_document_has_the_documented_shape() {
             assert!(problem.get(k).is_some(), "problem lacks {k}");
         }
     }
+}
+
+/// The JSON's `problems` are the findings the text lists (#42): the same
+/// warnings in the same order, the notes it counts, each as `check --json`
+/// reports it.
+#[test]
+fn json_problems_are_the_findings_the_text_lists() {
+    let sb = Sandbox::new();
+    let env = support::mixed(&sb.path("env"));
+    let (json, code) = support::show_json(&sb, &env.prefix);
+    assert_eq!(code, 1);
+    let text = sb
+        .envhook()
+        .args(["show", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let listed: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "problems")
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && !l.starts_with("  ("))
+        .collect();
+    assert_eq!(listed.len(), 3, "{text}");
+    let problems = json["problems"].as_array().unwrap();
+    let loud: Vec<String> = problems
+        .iter()
+        .filter(|p| p["severity"] != "info")
+        .map(|p| format!("  {}[{}]", s(&p["severity"]), s(&p["code"])))
+        .collect();
+    let shown: Vec<String> = listed
+        .iter()
+        .map(|l| l.split(':').next().unwrap().to_string())
+        .collect();
+    assert_eq!(loud, shown);
+    let notes = problems.len() - loud.len();
+    assert!(
+        text.contains(&format!("and {notes} notes)")),
+        "{notes}: {text}"
+    );
+    let check = sb
+        .envhook()
+        .args(["check", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let check: Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(json["problems"], check["findings"]);
 }
 
 #[test]

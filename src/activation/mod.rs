@@ -4,7 +4,8 @@
 //! them ([`install`]), and the hand-written hooks it finds and leaves alone
 //! ([`foreign`]) unless asked to take them over ([`takeover`]); and, for
 //! `run` on an environment without hooks, the same link directory kept
-//! privately outside it ([`private`]).
+//! privately outside it ([`private`]), and the variables `conda activate`
+//! would set, which `run` sets ([`conda_vars`]).
 //!
 //! One way down, no module importing one that imports it: [`spec`] (what
 //! the hooks expose) → [`plan`] (what to write) → [`shell`] (the text per
@@ -18,6 +19,7 @@
 //! `tests/architecture.rs` holds these rooms to having no circle.
 //! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
+pub mod conda_vars;
 pub mod confined;
 pub mod foreign;
 pub mod install;

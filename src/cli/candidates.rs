@@ -38,28 +38,46 @@ fn offerable(name: &str) -> bool {
 
 /// `--gpu`: each GPU of the built-in data by name (spaces as `-`, which
 /// `--gpu` matches the same way, so the word needs no quoting), and each
-/// compute capability as `sm_XY`.
-pub fn gpu_values() -> Vec<CompletionCandidate> {
+/// compute capability as `sm_XY`; once digits are typed, the model numbers
+/// `--gpu` takes alone (`4090`). What is typed matches without regard to
+/// case, and each candidate starts with it as typed (`rtx-40` gives
+/// `rtx-4090`), so that every shell's own prefix filter keeps it; `--gpu`
+/// reads names and `sm_` in any case.
+pub fn gpu_values(current: &std::ffi::OsStr) -> Vec<CompletionCandidate> {
     let Ok(matrix) = crate::data::matrix::Matrix::load(None) else {
         return Vec::new();
     };
+    let typed = current.to_string_lossy();
+    let numbers = typed.starts_with(|c: char| c.is_ascii_digit());
     let mut out: Vec<CompletionCandidate> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
+    let mut offer = |value: String, help: String| {
+        let Some(rest) = value
+            .get(..typed.len())
+            .filter(|head| head.eq_ignore_ascii_case(&typed))
+            .map(|_| &value[typed.len()..])
+        else {
+            return;
+        };
+        let value = format!("{typed}{rest}");
+        if seen.insert(value.clone()) {
+            out.push(CompletionCandidate::new(value).help(Some(help.into())));
+        }
+    };
     for gpu in &matrix.gpu {
         let sm = format!("sm_{}", gpu.cc.replace('.', ""));
-        if seen.insert(sm.clone()) {
-            out.push(
-                CompletionCandidate::new(&sm)
-                    .help(Some(format!("compute capability {}", gpu.cc).into())),
-            );
-        }
+        offer(sm.clone(), format!("compute capability {}", gpu.cc));
         for name in &gpu.matches {
-            let word = name.split_whitespace().collect::<Vec<_>>().join("-");
-            if seen.insert(word.clone()) {
-                out.push(
-                    CompletionCandidate::new(word)
-                        .help(Some(format!("sm_{}", gpu.cc.replace('.', "")).into())),
-                );
+            offer(
+                name.split_whitespace().collect::<Vec<_>>().join("-"),
+                sm.clone(),
+            );
+            let number = name.rsplit(' ').next().filter(|_| numbers).filter(|n| {
+                n.bytes().all(|b| b.is_ascii_digit())
+                    && matches!(matrix.gpu_flag(n), crate::data::matrix::GpuFlag::Model(..))
+            });
+            if let Some(number) = number {
+                offer(number.to_string(), format!("{name}, {sm}"));
             }
         }
     }

@@ -5,7 +5,7 @@ pub mod candidates;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueHint};
-use clap_complete::ArgValueCandidates;
+use clap_complete::{ArgValueCandidates, ArgValueCompleter};
 
 use crate::activation::shell::Dialect;
 use crate::activation::spec::Mode;
@@ -69,8 +69,10 @@ pub enum Command {
     #[command(after_help = crate::exit::SUMMARY)]
     Export(ExportArgs),
     /// Run a command in the environment without activating it, like
-    /// `conda run`: its bin first on PATH, CONDA_PREFIX and
-    /// CONDA_DEFAULT_ENV set, and the matched library path.
+    /// `conda run`: PATH, CONDA_PREFIX, CONDA_SHLVL, CONDA_DEFAULT_ENV and
+    /// CONDA_PROMPT_MODIFIER as `conda activate` sets them from this
+    /// shell's state (a `conda activate` inside switches), and the matched
+    /// library path.
     #[command(after_help = crate::exit::RUN_SUMMARY)]
     Run(RunArgs),
     /// Print the shell code that completes envhook's subcommands, options,
@@ -175,11 +177,14 @@ pub struct TargetArgs {
     /// for the machine a container image will run on).
     #[arg(long, value_name = "VERSION", value_parser = crate::machine::driver::parse_driver_version)]
     pub driver_version: Option<String>,
-    /// Check for this GPU: sm_XY, X.Y, or a name such as "A100".
+    /// Check for this GPU: a compute capability written sm_89 or 8.9; a
+    /// model number alone, which names that GPU (4090: the RTX 4090), or
+    /// where no GPU carries it, a compute capability without its dot (86,
+    /// 120); or a name such as "A100" or "RTX 4090".
     #[arg(
         long,
-        value_name = "sm_XY|NAME",
-        add = ArgValueCandidates::new(candidates::gpu_values)
+        value_name = "sm_XY|MODEL|NAME",
+        add = ArgValueCompleter::new(candidates::gpu_values)
     )]
     pub gpu: Option<String>,
     /// Extra compatibility rows (TOML, same tables as the built-in matrix);

@@ -200,10 +200,12 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
 /// Run `run`: the command replaces envhook (exec), so its exit status is
 /// the command's.
 ///
-/// Like `conda run` and `pixi run`, the environment's `bin` comes first on
-/// `PATH` (so `python` is the environment's), and `CONDA_PREFIX` and
-/// `CONDA_DEFAULT_ENV` name it; `LD_LIBRARY_PATH` gets what the hook would
-/// put there. Other packages' activate.d scripts are not run (envhook does
+/// Like `conda run`, it sets what `conda activate` would from the calling
+/// shell's state ([`crate::activation::conda_vars`]): the environment's
+/// `bin` on `PATH` (so `python` is the environment's), `CONDA_PREFIX`,
+/// `CONDA_SHLVL`, `CONDA_DEFAULT_ENV` and `CONDA_PROMPT_MODIFIER`, so that
+/// a `conda activate` inside switches; `LD_LIBRARY_PATH` gets what the
+/// hook would put there. Other packages' activate.d scripts are not run (envhook does
 /// not execute code it did not write). Without envhook's link directory in
 /// the environment, a private one is used ([`crate::activation::private`]),
 /// held while the command runs: `m` lives until `exec`, and the command
@@ -212,28 +214,24 @@ pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
     let m = dirs_of(&args.env, args.mode, ctx, true)?;
     let (program, rest) = args.command.split_first().expect("clap requires a command");
     let value = spec::prepend(&m.dirs, ctx.var_os("LD_LIBRARY_PATH"));
-    let bin = m.prefix.join("bin");
-    let path = spec::prepend(std::slice::from_ref(&bin), ctx.var_os("PATH"));
+    // What `conda activate` sets from this shell's state, PATH included.
+    let root = m.env.kind == discovery::EnvKind::Root || m.prefix.join("condabin").is_dir();
+    let vars = crate::activation::conda_vars::activate(ctx, &m.prefix, root);
+    let path = vars
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone());
     // The program is looked up on the new PATH, as a shell in the
     // activated environment would.
     let resolved = which::which_in(
         program,
-        Some(&path),
+        path.as_ref(),
         std::env::current_dir().unwrap_or_default(),
     )
     .map(std::ffi::OsString::from)
     .unwrap_or_else(|_| program.clone());
     let mut cmd = std::process::Command::new(resolved);
-    cmd.args(rest);
-    cmd.env("PATH", path).env("CONDA_PREFIX", &m.prefix).env(
-        "CONDA_DEFAULT_ENV",
-        // As conda sets it: the name for an environment activated by
-        // name, else the prefix.
-        match (&m.env.name, m.env.kind) {
-            (Some(name), discovery::EnvKind::Named | discovery::EnvKind::Root) => name.clone(),
-            _ => m.prefix.display().to_string(),
-        },
-    );
+    cmd.args(rest).envs(vars);
     if value.is_empty() {
         cmd.env_remove("LD_LIBRARY_PATH");
     } else {

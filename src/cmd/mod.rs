@@ -42,18 +42,20 @@ impl crate::cli::TargetArgs {
         crate::data::matrix::Matrix::load(user.as_deref())
     }
 
-    /// The driver flags; a `--gpu` name the matrix does not know is an
-    /// error here, since the matrix (with `--matrix` rows) decides that.
+    /// The driver flags; a `--gpu` value that names no GPU or compute
+    /// capability the matrix knows is an error here, since the matrix
+    /// (with `--matrix` rows) decides that.
     pub fn driver_flags(
         &self,
         matrix: &crate::data::matrix::Matrix,
     ) -> Result<crate::machine::driver::Flags, Error> {
-        if let Some(gpu) = &self.gpu {
-            crate::machine::driver::check_gpu_flag(gpu, matrix)?;
-        }
         Ok(crate::machine::driver::Flags {
             driver_version: self.driver_version.clone(),
-            gpu: self.gpu.clone(),
+            gpu: self
+                .gpu
+                .as_deref()
+                .map(|g| crate::machine::driver::gpu_flag(g, matrix))
+                .transpose()?,
         })
     }
 }

@@ -14,21 +14,28 @@ use crate::inventory::{Claim, DirHolds, Inventory};
 /// The problems it lists are `check`'s findings, from the same rules
 /// against the same machine, so the two never disagree; `check` adds what
 /// each name resolves to and the fixes.
+/// The JSON's `problems` are the same findings, every severity (the text
+/// lists the warnings and errors and counts the notes).
 pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let g = super::check::gather(&args.env, &args.target, ctx)?;
     let report = crate::rules::run(&g.inv, &g.matrix, &g.machine, ctx);
-    if args.json {
-        crate::report::json::write(out, &g.inv)?;
-    } else {
-        render(&g.inv, &report.findings, g.name.as_deref(), out).map_err(Error::Output)?;
-    }
     // The exit code stays the inventory's (unreadable records, damaged
     // packages): `show` describes; `check` is the verdict.
-    Ok(if finding::has_findings(&g.inv.problems) {
+    let status = if finding::has_findings(&g.inv.problems) {
         ExitStatus::Findings
     } else {
         ExitStatus::Success
-    })
+    };
+    if args.json {
+        let inv = Inventory {
+            problems: report.findings,
+            ..g.inv
+        };
+        crate::report::json::write(out, &inv)?;
+    } else {
+        render(&g.inv, &report.findings, g.name.as_deref(), out).map_err(Error::Output)?;
+    }
+    Ok(status)
 }
 
 /// The human-readable summary.

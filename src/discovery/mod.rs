@@ -156,44 +156,43 @@ impl Discovery {
         self.envs.iter().find(|e| canonical(&e.prefix) == prefix)
     }
 
-    /// Find the environment `-n NAME` refers to.
-    ///
-    /// Like conda: `base` is the first root prefix, otherwise the first
-    /// envs directory holding `NAME` wins. Failing that, an environment
-    /// listed elsewhere (environments.txt, pixi) whose directory is called
-    /// `NAME` is accepted when there is exactly one.
+    /// Find the environment `-n NAME` refers to, by conda's rule
+    /// (`locate_prefix_by_name` in conda/base/context.py): `base` and
+    /// `root` are the first root prefix; any other name, the first envs
+    /// directory holding it. An environment listed elsewhere
+    /// (environments.txt) is reachable by path only: a name that only such
+    /// ones carry is an error naming their paths.
     pub fn find_by_name(&self, name: &str) -> Result<&KnownEnv> {
-        if name == "base" || name == "root" {
-            if let Some(env) = self.envs.iter().find(|e| e.kind == EnvKind::Root) {
-                return Ok(env);
-            }
-        } else if let Some(env) = self
-            .envs
-            .iter()
-            .find(|e| e.kind == EnvKind::Named && e.name.as_deref() == Some(name))
-        {
+        let found = if name == "base" || name == "root" {
+            self.envs.iter().find(|e| e.kind == EnvKind::Root)
+        } else {
+            self.envs
+                .iter()
+                .find(|e| e.kind == EnvKind::Named && e.name.as_deref() == Some(name))
+        };
+        if let Some(env) = found {
             return Ok(env);
         }
-        let by_dir_name: Vec<&KnownEnv> = self
+        let elsewhere: Vec<PathBuf> = self
             .envs
             .iter()
-            .filter(|e| e.kind != EnvKind::Root && e.prefix.file_name() == Some(name.as_ref()))
+            .filter(|e| e.kind == EnvKind::Listed && e.prefix.file_name() == Some(name.as_ref()))
+            .map(|e| e.prefix.clone())
             .collect();
-        match by_dir_name.as_slice() {
-            [one] => Ok(one),
-            [] => Err(Error::UnknownEnv {
+        if !elsewhere.is_empty() && name != "base" && name != "root" {
+            return Err(Error::NameOutsideEnvsDirs {
                 name: name.to_string(),
-                known: self
-                    .envs
-                    .iter()
-                    .map(|e| (e.name.clone(), e.prefix.clone()))
-                    .collect(),
-            }),
-            many => Err(Error::AmbiguousEnv {
-                name: name.to_string(),
-                candidates: many.iter().map(|e| e.prefix.clone()).collect(),
-            }),
+                candidates: elsewhere,
+            });
         }
+        Err(Error::UnknownEnv {
+            name: name.to_string(),
+            known: self
+                .envs
+                .iter()
+                .map(|e| (e.name.clone(), e.prefix.clone()))
+                .collect(),
+        })
     }
 }
 
@@ -476,7 +475,7 @@ fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
 /// `mamba`) executable: `<root>/bin/conda`, `<root>/condabin/conda`,
 /// `<root>/Scripts/conda.exe`. Symlinks (`/usr/local/bin/conda`) are
 /// followed first.
-fn root_of_executable(exe: &Path) -> Option<PathBuf> {
+pub fn root_of_executable(exe: &Path) -> Option<PathBuf> {
     let real = fs_err::canonicalize(exe).unwrap_or_else(|_| exe.to_path_buf());
     let dir = real.parent()?;
     let dir_name = dir.file_name()?.to_str()?;

@@ -27,7 +27,7 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         unreachable!("decode::answer is for versions")
     };
     if component == "driver" {
-        return driver(f, clue, found);
+        return driver(f, report, clue, found);
     }
     let what = component_name(component);
     let mut a = Answer::blank(clue, held(f, Some(component), what));
@@ -230,7 +230,7 @@ fn built_with<'a>(f: &Facts<'a>, component: &str) -> Option<&'a FrameworkBuild> 
 
 /// torch's "found version 12020": the CUDA the driver supports, against
 /// the CUDA the environment's framework builds need.
-fn driver(f: &Facts, clue: &Clue, found: &str) -> Answer {
+fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
     let mut a = Answer::blank(clue, Vec::new());
     let built: Vec<(String, String)> = f
         .inv
@@ -260,10 +260,21 @@ fn driver(f: &Facts, clue: &Clue, found: &str) -> Answer {
             "; {fw} is built for CUDA {cuda}: the driver is older than the build."
         ));
         a.verdict = Verdict::Cause;
-        // check's driver-too-old hint, for the driver the message names.
-        a.fix = Some(Fix::advice(format!(
-            "upgrade the NVIDIA driver, or use a build made with CUDA {found} or older"
-        )));
+        // check's driver-too-old fix where the driver here printed it (its
+        // command installs the build this driver runs); else check's
+        // words for the driver the message names.
+        let here = f.machine.driver.max_cuda.as_deref().map(version) == Some(version(found));
+        a.fix = report
+            .findings
+            .iter()
+            .filter(|p| here && p.code == "driver-too-old" && p.message.starts_with(fw.as_str()))
+            .find_map(|p| p.fix.clone())
+            .or_else(|| {
+                Some(Fix::advice(format!(
+                    "upgrade the NVIDIA driver, or use a build made with {}",
+                    crate::rules::driver::builds_it_runs(f.matrix, None, Some(found), cuda)?
+                )))
+            });
     } else if built.is_empty() {
         a.diagnosis.push_str(
             "; envhook knows no framework build here that says its CUDA, so it cannot compare",

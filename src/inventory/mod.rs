@@ -142,6 +142,11 @@ pub struct Package {
     /// `torchvision==0.20.1`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub requirements: Vec<pins::Pin>,
+    /// The installed distributions a pip CUDA library's `Requires-Dist`
+    /// names (nvidia-cudnn-cu13: `nvidia-cublas`), normalised: what pip
+    /// pulled in with it, which goes with it when its CUDA line does.
+    #[serde(skip)]
+    pub depends: Vec<String>,
 }
 
 impl Package {

@@ -298,6 +298,27 @@ pub fn on_distributions(
         .collect()
 }
 
+/// The installed distributions `Requires-Dist` lines name, plain ones and
+/// those of the extras installed (markers evaluated for `python`): what
+/// pip installed for the distribution, normalised.
+pub fn installed_requirements(
+    requires: &[String],
+    python: Option<&str>,
+    installed: &Installed,
+) -> Vec<String> {
+    let lines = lines(requires, python);
+    let active = active_extras(&lines, installed);
+    let mut out: Vec<String> = lines
+        .into_iter()
+        .filter(|l| installed.contains_key(&l.name))
+        .filter(|l| l.extra.as_ref().is_none_or(|e| active.contains(e)))
+        .map(|l| l.name)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,6 +107,7 @@ impl Inventory {
             fix_pins: Vec::new(),
             alt_pins: Vec::new(),
             requirements: Vec::new(),
+            depends: Vec::new(),
         });
     }
 
@@ -225,21 +226,7 @@ impl Inventory {
                 ..library(path)
             })
             .collect();
-        let python = python_of(site);
-        let pins = match row.framework {
-            Some(_) => pins::parse(&dist.requires, python.as_deref(), installed),
-            None => pins::Pins::default(),
-        };
-        // What an extension requires of what is installed: its framework
-        // (the release it was built for, where it pins one) and the
-        // framework's other extensions (vLLM pins torchvision and xformers).
-        let requirements = match row.role {
-            Role::FrameworkExtension => {
-                let names: Vec<String> = installed.keys().cloned().collect();
-                pins::on_distributions(&dist.requires, python.as_deref(), installed, &names)
-            }
-            _ => Vec::new(),
-        };
+        let (pins, requirements, depends) = requirements(row, &dist.requires, site, installed);
         self.packages.push(Package {
             name: entry.name.clone(),
             version: dist.version,
@@ -255,8 +242,42 @@ impl Inventory {
             fix_pins: pins.for_fixes,
             alt_pins: pins.alternatives,
             requirements,
+            depends,
         });
     }
+}
+
+/// What a pip distribution's `Requires-Dist` lines say, by its role: a
+/// framework's CUDA-stack pins; what an extension requires of what is
+/// installed (its framework, the release it was built for where it pins
+/// one, and the framework's other extensions: vLLM pins torchvision and
+/// xformers); the installed distributions a CUDA library pulled in.
+fn requirements(
+    row: &PackageRow,
+    requires: &[String],
+    site: &Path,
+    installed: &pins::Installed,
+) -> (pins::Pins, Vec<pins::Pin>, Vec<String>) {
+    let python = python_of(site);
+    let python = python.as_deref();
+    let pins = match row.framework {
+        Some(_) => pins::parse(requires, python, installed),
+        None => pins::Pins::default(),
+    };
+    let requirements = match row.role {
+        Role::FrameworkExtension => {
+            let names: Vec<String> = installed.keys().cloned().collect();
+            pins::on_distributions(requires, python, installed, &names)
+        }
+        _ => Vec::new(),
+    };
+    let depends = match row.role {
+        Role::CudaLibrary | Role::Cudnn | Role::Nccl | Role::CudaToolkit | Role::Meta => {
+            pins::installed_requirements(requires, python, installed)
+        }
+        _ => Vec::new(),
+    };
+    (pins, requirements, depends)
 }
 
 /// Two records of one package in conda-meta.

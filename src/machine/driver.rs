@@ -115,8 +115,8 @@ impl Driver {
 pub struct Flags {
     /// `--driver-version`.
     pub driver_version: Option<String>,
-    /// `--gpu sm_86 | 8.6 | NAME`.
-    pub gpu: Option<String>,
+    /// `--gpu`, read by [`gpu_flag`].
+    pub gpu: Option<GpuInfo>,
 }
 
 /// Detect the driver.
@@ -125,7 +125,7 @@ pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
         Driver {
             version: flags.driver_version.clone(),
             max_cuda: None,
-            gpus: flags.gpu.iter().map(|g| gpu_from_flag(g, m)).collect(),
+            gpus: flags.gpu.iter().cloned().collect(),
             source: Source::Flag,
             notes: Vec::new(),
         }
@@ -168,32 +168,32 @@ pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
     d
 }
 
-/// `--gpu VALUE` is usable: a compute capability, or a name the matrix
-/// knows (else the error suggests names that share a word with it).
-pub fn check_gpu_flag(value: &str, m: &Matrix) -> Result<(), crate::error::Error> {
-    if gpu_from_flag(value, m).cc.is_some() {
-        return Ok(());
+/// `--gpu VALUE`: the GPU it names (by [`matrix::GpuFlag`]'s rule), or
+/// why it names none.
+pub fn gpu_flag(value: &str, m: &Matrix) -> Result<GpuInfo, crate::error::Error> {
+    match m.gpu_flag(value) {
+        matrix::GpuFlag::Cc(cc) => Ok(GpuInfo {
+            name: None,
+            cc: Some(cc.to_string()),
+            cc_source: Some("--gpu"),
+        }),
+        matrix::GpuFlag::Model(name, gpu) => Ok(GpuInfo {
+            name: Some(name),
+            cc: Some(gpu.cc.clone()),
+            cc_source: Some("matrix gpu table"),
+        }),
+        matrix::GpuFlag::Ambiguous(rows) => Err(crate::error::Error::AmbiguousGpu {
+            value: value.to_string(),
+            names: rows
+                .into_iter()
+                .map(|(name, gpu)| (name.to_string(), gpu.cc.clone()))
+                .collect(),
+        }),
+        matrix::GpuFlag::Unknown(suggestions) => Err(crate::error::Error::UnknownGpu {
+            value: value.to_string(),
+            suggestions,
+        }),
     }
-    // The nearest names first (a typo: `A10O`), then those sharing a word.
-    let mut suggestions = m.gpus_near(value);
-    let words: Vec<String> = value
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| w.len() >= 2)
-        .map(str::to_ascii_uppercase)
-        .collect();
-    for name in m.gpu.iter().flat_map(|g| g.matches.iter()) {
-        let upper = name.to_ascii_uppercase();
-        if suggestions.len() < 6
-            && words.iter().any(|w| upper.contains(w.as_str()))
-            && !suggestions.contains(name)
-        {
-            suggestions.push(name.clone());
-        }
-    }
-    Err(crate::error::Error::UnknownGpu {
-        value: value.to_string(),
-        suggestions,
-    })
 }
 
 /// `--driver-version`: a driver version as nvidia-smi prints it
@@ -209,36 +209,6 @@ pub fn parse_driver_version(value: &str) -> Result<String, String> {
             "expected a driver version such as 535.104.05 or 470.57 (`nvidia-smi` prints it)"
                 .into(),
         )
-    }
-}
-
-/// `sm_86`, `86`, `8.6` or a GPU name.
-fn gpu_from_flag(value: &str, m: &Matrix) -> GpuInfo {
-    // sm_90, sm90, SM_90, compute_90, 9.0.
-    let lower = value.trim().to_ascii_lowercase();
-    let digits = ["compute_", "sm_", "sm"]
-        .iter()
-        .find_map(|p| lower.strip_prefix(p))
-        .unwrap_or(&lower);
-    let cc = if digits.contains('.') && matrix::version(digits).is_some() {
-        Some(digits.to_string())
-    } else if digits.len() >= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
-        let (maj, min) = digits.split_at(digits.len() - 1);
-        Some(format!("{maj}.{min}"))
-    } else {
-        None
-    };
-    match cc {
-        Some(cc) => GpuInfo {
-            name: None,
-            cc: Some(cc),
-            cc_source: Some("--gpu"),
-        },
-        None => GpuInfo {
-            name: Some(value.to_string()),
-            cc: m.gpu_by_name(value).map(|g| g.cc.clone()),
-            cc_source: m.gpu_by_name(value).map(|_| "matrix gpu table"),
-        },
     }
 }
 
@@ -470,12 +440,13 @@ mod tests {
     #[test]
     fn gpu_flags() {
         let m = Matrix::load(None).unwrap();
-        assert_eq!(gpu_from_flag("sm_90", &m).cc.as_deref(), Some("9.0"));
-        assert_eq!(gpu_from_flag("120", &m).cc.as_deref(), Some("12.0"));
-        assert_eq!(gpu_from_flag("8.6", &m).cc.as_deref(), Some("8.6"));
-        assert_eq!(gpu_from_flag("A100", &m).cc.as_deref(), Some("8.0"));
-        // As people write them (#30).
-        for (name, cc) in [
+        let cc = |value: &str| gpu_flag(value, &m).ok().and_then(|g| g.cc);
+        assert_eq!(cc("sm_90").as_deref(), Some("9.0"));
+        assert_eq!(cc("120").as_deref(), Some("12.0"));
+        assert_eq!(cc("8.6").as_deref(), Some("8.6"));
+        assert_eq!(cc("A100").as_deref(), Some("8.0"));
+        // As people write them (#30), model numbers alone included (#42).
+        for (name, want) in [
             ("sm90", "9.0"),
             ("SM_90", "9.0"),
             ("compute_120", "12.0"),
@@ -484,14 +455,30 @@ mod tests {
             ("NVIDIA GeForce RTX 4090", "8.9"),
             ("H100-SXM5-80GB", "9.0"),
             ("NVIDIA B300 SXM6 AC", "10.3"),
+            ("4090", "8.9"),
+            ("3090", "8.6"),
+            ("5090", "12.0"),
+            ("4060", "8.9"),
+            ("4060 Laptop GPU", "8.9"),
         ] {
-            assert_eq!(gpu_from_flag(name, &m).cc.as_deref(), Some(cc), "{name}");
+            assert_eq!(cc(name).as_deref(), Some(want), "{name}");
         }
-        let Err(crate::error::Error::UnknownGpu { suggestions, .. }) = check_gpu_flag("A10O", &m)
-        else {
+        let Err(crate::error::Error::UnknownGpu { suggestions, .. }) = gpu_flag("A10O", &m) else {
             panic!("A10O is no GPU");
         };
         assert_eq!(suggestions.first().map(String::as_str), Some("A100"));
-        assert_eq!(gpu_from_flag("Quadro P1000", &m).cc, None);
+        for nothing in ["Quadro P1000", "4091", "99", "sm_4090", "40.9", "8.8.1"] {
+            assert!(
+                matches!(
+                    gpu_flag(nothing, &m),
+                    Err(crate::error::Error::UnknownGpu { .. })
+                ),
+                "{nothing}"
+            );
+        }
+        assert!(matches!(
+            gpu_flag("6000", &m),
+            Err(crate::error::Error::AmbiguousGpu { .. })
+        ));
     }
 }

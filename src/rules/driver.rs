@@ -40,10 +40,68 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
         let Some(p) = check_cuda(f.matrix, d, jit, &cuda, &what) else {
             continue;
         };
+        let p = with_builds(f, &cuda, p);
         let found = compat.get_or_insert_with(|| super::forward::libcudas(f));
         findings.push(super::forward::judge(f, found, &cuda, p));
     }
     findings
+}
+
+/// A `driver-too-old` finding's fix with, beside the driver upgrade, the
+/// command that puts in each framework build of that CUDA major the
+/// newest build the data has that the driver runs (the way
+/// `gpu-unsupported` names the build for a GPU).
+fn with_builds(f: &Facts, cuda: &str, mut p: Problem) -> Problem {
+    let Some(Fix::Choose { advice, commands }) =
+        p.fix.as_mut().filter(|_| p.code == "driver-too-old")
+    else {
+        return p;
+    };
+    for fw in &f.inv.frameworks {
+        let built = needs(fw, f.matrix).and_then(|n| n.cuda);
+        if built.as_deref().and_then(major) != major(cuda) {
+            continue;
+        }
+        if let Some((row, command)) = super::for_gpu::build_for_driver(f, fw)
+            && !commands.contains(&command)
+        {
+            advice.push_str(&format!(
+                "; for {} {}, the newest build in envhook's data that this driver runs: {} {} (made \
+                 with CUDA {})",
+                fw.package, fw.version, fw.package, row.release, row.cuda
+            ));
+            commands.push(command);
+        }
+    }
+    p
+}
+
+/// The builds a driver runs, for a build of `needed` it does not run, in
+/// one wording for check's and explain's fixes: `CUDA 12.x` where the
+/// driver meets the floor of a major with minor version compatibility (its
+/// `version` at or above it; known only by the CUDA it supports,
+/// `max_cuda`, the floor of that CUDA's major), so that every release of
+/// the major runs (470 runs CUDA 11.8 builds); `CUDA {max_cuda} or older`
+/// where it meets none, or where `needed` is of that very major (a 12.8
+/// build a 12.2 driver refused: minor version compatibility did not carry
+/// it). `None` when neither is known.
+pub fn builds_it_runs(
+    m: &Matrix,
+    version: Option<&str>,
+    max_cuda: Option<&str>,
+    needed: &str,
+) -> Option<String> {
+    let floor_major = match version {
+        Some(v) => met_major(m, v),
+        None => max_cuda
+            .filter(|c| m.driver_floor(c).is_some_and(|f| !f.exact))
+            .and_then(major),
+    };
+    match (floor_major.filter(|f| Some(*f) != major(needed)), max_cuda) {
+        (Some(major), _) => Some(format!("CUDA {major}.x")),
+        (None, Some(max)) => Some(format!("CUDA {max} or older")),
+        (None, None) => None,
+    }
 }
 
 fn source_label(s: Source) -> &'static str {
@@ -187,7 +245,8 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\""
             ),
             Some(Fix::advice(format!(
-                "upgrade the NVIDIA driver, or use a build made with CUDA {max} or older"
+                "upgrade the NVIDIA driver, or use a build made with {}",
+                builds_it_runs(m, d.version.as_deref(), Some(max), cuda).unwrap_or_default()
             ))),
         ))
     }
@@ -215,16 +274,8 @@ fn below_floor(
     } else {
         format!("every CUDA {}.x needs", floor.cuda)
     };
-    // Minor version compatibility: a driver that meets a major's floor
-    // runs every release of that major, not only up to the CUDA it came
-    // with (470 runs CUDA 11.8 builds).
-    let older = met_major(m, dv)
-        .map(|major| format!(", or use a build made with CUDA {major}.x"))
-        .or_else(|| {
-            d.max_cuda
-                .as_deref()
-                .map(|c| format!(", or use a build made with CUDA {c} or older"))
-        })
+    let older = builds_it_runs(m, Some(dv), d.max_cuda.as_deref(), cuda)
+        .map(|b| format!(", or use a build made with {b}"))
         .unwrap_or_default();
     Some(sourced(
         finding(

@@ -78,12 +78,38 @@ pub fn above_cap(floor: &str, cap: &str) -> bool {
 
 /// The newest build of `fw`'s framework that the data says runs on every
 /// GPU and on the driver, other than the one installed, and the command
-/// that installs it in place of the installed one.
+/// that installs it in place of the installed one. `None` where no GPU is
+/// known: the fix for a GPU names the build for it.
 pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow, String)> {
-    let ccs = ccs(f);
-    if ccs.is_empty() {
+    if ccs(f).is_empty() {
         return None;
     }
+    newest(f, fw, true)
+}
+
+/// [`build`] for a driver too old for `fw`'s CUDA, GPUs known or not: the
+/// newest build the driver runs, through minor version compatibility too
+/// (a CUDA 12.8 build on a CUDA 12.2 driver: `driver-older-than-cuda` says
+/// what that leaves out), and every GPU known has code in. Not the newest
+/// it supports outright, as [`build`] prefers: on a CUDA 11.4 driver that
+/// is torch 1.12 (cu113) where torch 2.7's cu118 build runs.
+pub fn build_for_driver<'m>(
+    f: &Facts<'m>,
+    fw: &FrameworkBuild,
+) -> Option<(&'m FrameworkRow, String)> {
+    newest(f, fw, false)
+}
+
+/// The newest build of `fw`'s framework, other than the installed one,
+/// that the data says runs on every GPU known and on the driver, with the
+/// command that installs it; with `natively`, one the driver supports
+/// outright first where there is one.
+fn newest<'m>(
+    f: &Facts<'m>,
+    fw: &FrameworkBuild,
+    natively: bool,
+) -> Option<(&'m FrameworkRow, String)> {
+    let ccs = ccs(f);
     // The installed build's own row, by its tag or by its CUDA: never the
     // fix for itself.
     let release = release_of(&fw.version);
@@ -109,7 +135,7 @@ pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow
     // minor version compatibility (no PTX JIT of the newer minor).
     let pick = candidates
         .iter()
-        .position(|(row, _)| driver_runs(f, &row.cuda) == Runs::Natively)
+        .position(|(row, _)| !natively || driver_runs(f, &row.cuda) == Runs::Natively)
         .unwrap_or(0);
     (!candidates.is_empty()).then(|| candidates.swap_remove(pick))
 }
@@ -125,19 +151,28 @@ enum Runs {
 }
 
 /// The driver runs a build made with `cuda`: it supports that CUDA, or
-/// the same major from 11 on (minor version compatibility), or not.
-/// Unknown drivers do not rule anything out.
+/// a later release of a major whose floor the driver meets (minor version
+/// compatibility, from 11 on: [`crate::data::matrix::Matrix::driver_floor`]),
+/// or not. Unknown drivers do not rule anything out; a driver known only
+/// by the CUDA it supports (CONDA_OVERRIDE_CUDA) meets the floor of its
+/// own major.
 fn driver_runs(f: &Facts, cuda: &str) -> Runs {
-    let Some(max) = f.machine.driver.max_cuda.as_deref() else {
+    let d = &f.machine.driver;
+    let Some(max) = d.max_cuda.as_deref() else {
         return Runs::Natively;
     };
     if version(&major_minor(cuda)) <= version(max) {
-        Runs::Natively
-    } else if major(cuda) == major(max) && major(cuda).is_some_and(|m| m >= 11) {
-        Runs::SameMajor
-    } else {
-        Runs::No
+        return Runs::Natively;
     }
+    let meets = match (
+        f.matrix.driver_floor(cuda).filter(|fl| !fl.exact),
+        &d.version,
+    ) {
+        (Some(floor), Some(v)) => version(v) >= version(&floor.linux),
+        (Some(_), None) => major(cuda) == major(max),
+        (None, _) => false,
+    };
+    if meets { Runs::SameMajor } else { Runs::No }
 }
 
 /// The command that replaces `fw` with the build `row` describes: the
@@ -181,11 +216,14 @@ fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String>
         .and_then(|n| n.cuda)
         .and_then(|c| major(&c));
     if old_major.is_some() && old_major != major(&row.cuda) {
-        for pin in fw.pins.iter().chain(&fw.fix_pins) {
-            if !remove.contains(&pin.name.as_str()) {
-                remove.push(pin.name.as_str());
-            }
-        }
+        let pins: Vec<&str> = fw
+            .pins
+            .iter()
+            .chain(&fw.fix_pins)
+            .map(|p| p.name.as_str())
+            .collect();
+        let line = old_line(f, &remove, &pins);
+        remove.extend(line);
     }
     let remove: Vec<&str> = remove.into_iter().filter(|d| has(d)).collect();
     let uninstall = if remove.is_empty() {
@@ -195,6 +233,56 @@ fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String>
         format!("{py} uninstall -y {} && ", words.join(" "))
     };
     Some(format!("{uninstall}{py} install {install}{cudnn}{index}"))
+}
+
+/// The old CUDA line that goes with a build replaced by one of another
+/// major: the build's `pins` and the pip wheels they pulled in (what their
+/// `Requires-Dist` names, and what those name in turn: CUDA 13's
+/// `nvidia-cublas` after `nvidia-cudnn-cu13`), less what something staying
+/// requires (another wheel, another framework's pin), so that pip check
+/// finds nothing missing after the fix. `replaced`: the distributions the
+/// fix replaces anyway.
+fn old_line<'f>(f: &'f Facts, replaced: &[&str], pins: &[&'f str]) -> Vec<&'f str> {
+    let pip = || {
+        f.inv
+            .packages
+            .iter()
+            .filter(|p| p.installer == Installer::Pip)
+    };
+    let mut line: Vec<&str> = Vec::new();
+    for pin in pins {
+        if !replaced.contains(pin) && !line.contains(pin) {
+            line.push(pin);
+        }
+    }
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for p in pip() {
+            let leaving = |n: &str| replaced.contains(&n) || line.contains(&n);
+            let pulled = pip().any(|q| leaving(&q.name) && q.depends.contains(&p.name));
+            if pulled && !leaving(&p.name) {
+                line.push(&p.name);
+                grew = true;
+            }
+        }
+    }
+    loop {
+        let leaving = |n: &str| replaced.contains(&n) || line.contains(&n);
+        let needed = |name: &str| {
+            pip().any(|q| !leaving(&q.name) && q.depends.iter().any(|d| d == name))
+                || f.inv
+                    .frameworks
+                    .iter()
+                    .any(|fw| !leaving(&fw.package) && fw.pins.iter().any(|pin| pin.name == name))
+        };
+        match line.iter().position(|n| needed(n)) {
+            Some(at) => {
+                line.remove(at);
+            }
+            None => return line,
+        }
+    }
 }
 
 /// What replacing `fw` with `row`'s build takes with pip: the
@@ -255,7 +343,7 @@ fn pip_parts<'f>(
             (vec![fw.package.as_str()], install, String::new())
         }
         Framework::Onnxruntime if row.tag == "default" => {
-            let install = quoted(&format!("onnxruntime-gpu{release}"));
+            let install = quoted(&format!("onnxruntime-gpu{}{release}", extras_of(fw)));
             (vec![fw.package.as_str()], install, String::new())
         }
         Framework::Paddlepaddle => {
@@ -277,6 +365,19 @@ fn pip_parts<'f>(
         _ => return None,
     };
     Some(parts)
+}
+
+/// The extras `fw` was installed with, as pip writes them after the name
+/// (`[cuda,cudnn]`, which bring ONNX Runtime's CUDA wheels of the build's
+/// major): they go with a new build.
+fn extras_of(fw: &FrameworkBuild) -> String {
+    let mut extras: Vec<&str> = fw.pins.iter().filter_map(|p| p.extra.as_deref()).collect();
+    extras.sort_unstable();
+    extras.dedup();
+    match extras.as_slice() {
+        [] => String::new(),
+        some => format!("[{}]", some.join(",")),
+    }
 }
 
 /// A row's release range as pip writes it (`>=2.10,<2.15`); `None` for

@@ -106,14 +106,25 @@ pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Prob
                         _ => "upgrade the NVIDIA driver",
                     }
                 ),
-                commands: vec![format!(
-                    "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-                    quoted(&dir.to_string())
-                )],
+                commands: export_first(&dir.to_string(), &p.fix),
             }),
             ..p
         },
     }
+}
+
+/// The export that puts `dir`'s libcuda first, then the driver rule's own
+/// commands (the build this driver runs).
+fn export_first(dir: &str, fix: &Option<Fix>) -> Vec<String> {
+    let export = format!(
+        "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
+        quoted(dir)
+    );
+    let mut commands = vec![export];
+    if let Some(Fix::Choose { commands: own, .. }) = fix {
+        commands.extend(own.iter().cloned());
+    }
+    commands
 }
 
 /// `p` when no forward-compatibility libcuda supports its CUDA: one that

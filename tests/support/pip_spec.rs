@@ -115,8 +115,19 @@ pub fn installed(prefix: &Path, name: &str) -> Option<Version> {
     None
 }
 
+/// The distributions a `python -m pip uninstall` in `line` removes
+/// (normalised): one its install then puts back changes something even at
+/// the version installed (a build of another CUDA from another index).
+fn uninstalled(line: &str) -> Vec<String> {
+    line.split(" && ")
+        .filter_map(|c| c.split_once(" -m pip uninstall "))
+        .flat_map(|(_, args)| args.split('\'').skip(1).step_by(2).map(normalize))
+        .collect()
+}
+
 /// Why `line`'s pip installs would fail or change nothing, if they would.
 pub fn fault(line: &str, prefixes: &[PathBuf]) -> Option<String> {
+    let removed = uninstalled(line);
     for (prefix, specs) in pip_installs(line, prefixes) {
         if let Some(s) = specs.iter().find(|s| !satisfiable(s)) {
             return Some(format!("no version satisfies {s:?}"));
@@ -126,7 +137,9 @@ pub fn fault(line: &str, prefixes: &[PathBuf]) -> Option<String> {
         let forced = line.contains(" --force-reinstall ");
         let changes = forced
             || specs.iter().any(|s| {
-                s.extras || installed(&prefix, &s.name).is_none_or(|v| !s.specifiers.contains(&v))
+                s.extras
+                    || removed.contains(&s.name)
+                    || installed(&prefix, &s.name).is_none_or(|v| !s.specifiers.contains(&v))
             });
         if !changes && !specs.is_empty() {
             return Some("every spec is already satisfied: the command changes nothing".into());

@@ -542,6 +542,7 @@ mod start_check;
 pub use broken_import::BrokenImport;
 pub use dlopen::{By, DlopenRow, SonameRow};
 pub use for_gpu::release_top;
+pub use gpus::GpuFlag;
 pub use known_bad::{KnownBad, matches_spec};
 pub use pathfinder::PathfinderRow;
 pub use rows::{Arch, Confidence, CudnnRow, DriverFloor, FrameworkRow, Gpu, ToolkitDriver};
