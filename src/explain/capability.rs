@@ -57,7 +57,7 @@ pub fn stated(message: &str) -> Option<Stated> {
 
 /// The GPU's name: the end of the line before " with CUDA capability",
 /// after any logger's or warnings' prefix ("UserWarning: ", "Oct 04
-/// 13:19:39 host unit[394]: ").
+/// 13:19:39 host unit\[394\]: ").
 fn gpu_name(before: &str) -> Option<String> {
     let line = before.rsplit('\n').next().unwrap_or(before);
     let name = line.rsplit(": ").next().unwrap_or(line).trim();
