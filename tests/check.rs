@@ -995,3 +995,41 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
         "{text}"
     );
 }
+
+/// #42: a soname two pip wheels of different CUDA lines both install
+/// (CUDA 12's nvidia-curand-cu12 and CUDA 13's nvidia-curand, each
+/// libcurand.so.10, after a downgrade left one behind) is no conda/pip
+/// matter: the advice names the two wheels, with one command for each.
+#[test]
+fn a_soname_two_pip_wheels_install_names_both_wheels() {
+    use FileSpec::File;
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/ort"));
+    env.python("3.11.7");
+    env.pip(
+        PipDist::new("nvidia-curand", "10.4.5.25")
+            .files(vec![File("nvidia/cu13/lib/libcurand.so.10")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-curand-cu12", "10.3.10.19")
+            .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
+    );
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let f = finding(&json, "shadowed-library");
+    let advice = f["fix"]["choose"]["advice"].as_str().unwrap();
+    assert!(!advice.contains("conda"), "{advice}");
+    assert_eq!(
+        advice,
+        "keep one CUDA line: nvidia-curand 10.4.5.25 (pip) and nvidia-curand-cu12 10.3.10.19 \
+         (pip) both install libcurand.so.10; uninstall the one of the CUDA major the frameworks \
+         here do not use"
+    );
+    let py = format!("'{}/bin/python' -m pip uninstall -y", env.prefix.display());
+    assert_eq!(
+        f["fix"]["choose"]["commands"],
+        serde_json::json!([
+            format!("{py} 'nvidia-curand'"),
+            format!("{py} 'nvidia-curand-cu12'")
+        ])
+    );
+}

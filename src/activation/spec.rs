@@ -226,6 +226,8 @@ impl HookSpec {
 /// file name, plus an unversioned alias where the environment has none.
 fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     let mut by_name: BTreeMap<String, LinkEntry> = BTreeMap::new();
+    // The package each exposed name came from, for the shadowing advice.
+    let mut from: BTreeMap<String, &crate::inventory::Package> = BTreeMap::new();
     for pkg in inv.library_packages() {
         for lib in &pkg.libraries {
             let Some(name) = lib.path.file_name().and_then(|n| n.to_str()) else {
@@ -255,16 +257,14 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                             first.target.display(),
                             lib.path.display()
                         ),
-                        fix: Some(Fix::advice(
-                            "keep one CUDA line in the environment (conda's packages or pip's \
-                             wheels)",
-                        )),
+                        fix: Some(shadowing_fix(&inv.prefix, name, [from[name], pkg])),
                         path: Some(lib.path.clone()),
                         source: None,
                     });
                 }
                 continue;
             }
+            from.insert(name.to_string(), pkg);
             by_name.insert(
                 name.to_string(),
                 LinkEntry {
@@ -277,6 +277,37 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     }
     bind_unversioned(&mut by_name, &wanted(inv));
     by_name.into_values().collect()
+}
+
+/// What to do about `name` from two packages: where both are pip's wheels
+/// (of two CUDA lines: CUDA 12's nvidia-curand-cu12 and CUDA 13's
+/// nvidia-curand both install libcurand.so.10), the two named, with the
+/// command that removes each; else the choice between conda's line and
+/// pip's.
+fn shadowing_fix(prefix: &Path, name: &str, pkgs: [&crate::inventory::Package; 2]) -> Fix {
+    use crate::finding::{quoted, quoted_path};
+    use crate::inventory::Installer;
+    if pkgs.iter().any(|p| p.installer != Installer::Pip) || pkgs[0].name == pkgs[1].name {
+        return Fix::advice(
+            "keep one CUDA line in the environment (conda's packages or pip's wheels)",
+        );
+    }
+    let label = |p: &crate::inventory::Package| {
+        format!("{} {} ({})", p.name, p.version, p.installer.label())
+    };
+    let python = quoted_path(&prefix.join("bin/python"));
+    Fix::Choose {
+        advice: format!(
+            "keep one CUDA line: {} and {} both install {name}; uninstall the one of the CUDA \
+             major the frameworks here do not use",
+            label(pkgs[0]),
+            label(pkgs[1])
+        ),
+        commands: pkgs
+            .iter()
+            .map(|p| format!("{python} -m pip uninstall -y {}", quoted(&p.name)))
+            .collect(),
+    }
 }
 
 /// The sonames the environment's builds want each unversioned name they
