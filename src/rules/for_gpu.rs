@@ -60,7 +60,7 @@ pub fn cudnn_fit(f: &Facts) -> CudnnFit {
 }
 
 /// `<9.11` -> (9.11, excluded); `<=9.10.2` -> (9.10.2, included).
-fn bound(cap: &str) -> Option<(rattler_conda_types::Version, bool)> {
+fn bound(cap: &str) -> Option<(rattler_conda_version::Version, bool)> {
     match cap.strip_prefix("<=") {
         Some(v) => Some((version(v)?, true)),
         None => Some((version(cap.strip_prefix('<')?)?, false)),
