@@ -11,6 +11,7 @@ use anstyle::{AnsiColor, Style};
 use unicode_width::UnicodeWidthStr;
 
 use crate::audit::{Audit, Hook, Row};
+use crate::discovery::Context;
 use crate::finding::Severity;
 use findings::findings;
 
@@ -29,9 +30,9 @@ pub struct Layout {
 
 /// The terminal's width: `COLUMNS` when set (as shells export it), else
 /// the terminal on stdout, else `None` (a pipe or a file: no cutting).
-pub fn terminal_width() -> Option<usize> {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
+pub fn terminal_width(ctx: &Context) -> Option<usize> {
+    if let Some(n) = ctx
+        .var_str(crate::env_vars::COLUMNS)
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|n| *n > 0)
     {
