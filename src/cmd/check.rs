@@ -4,56 +4,11 @@ use std::io::Write;
 
 use crate::activation::status::HookStatus;
 use crate::cli::CheckArgs;
-use crate::discovery::{self, Context};
+use crate::discovery::Context;
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 use crate::finding;
-use crate::inventory::Inventory;
-use crate::machine::Machine;
-use crate::machine::driver;
-use crate::rules::{self, Report};
-
-/// What `check` and `explain` judge: the selected environment, the data,
-/// the machine.
-pub struct Gathered {
-    /// The environment's name, where it has one.
-    pub(super) name: Option<String>,
-    pub(super) inv: Inventory,
-    pub(super) matrix: crate::data::matrix::Matrix,
-    pub(super) machine: Machine,
-}
-
-impl Gathered {
-    /// The rules' view of it, and the finding when no hook can carry the prefix.
-    pub fn facts<'a>(
-        &'a self,
-        ctx: &'a Context,
-    ) -> (rules::Facts<'a>, Option<crate::finding::Problem>) {
-        rules::facts(&self.inv, &self.matrix, &self.machine, ctx)
-    }
-}
-
-/// Read the selected environment, the data and the machine.
-pub fn gather(
-    env: &crate::cli::EnvSelection,
-    target: &crate::cli::TargetArgs,
-    ctx: &Context,
-) -> Result<Gathered> {
-    let env = discovery::select(ctx, &env.selector())?;
-    let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
-    let inv = Inventory::read(&prefix)?;
-    let matrix = target.matrix(ctx)?;
-    let machine = Machine::new(
-        driver::detect(ctx, &target.driver_flags(&matrix)?, &matrix),
-        ctx,
-    );
-    Ok(Gathered {
-        name: env.name,
-        inv,
-        matrix,
-        machine,
-    })
-}
+use crate::rules::Report;
 
 /// Build the report for the selected environment.
 pub fn report(
@@ -61,8 +16,8 @@ pub fn report(
     target: &crate::cli::TargetArgs,
     ctx: &Context,
 ) -> Result<Report> {
-    let g = gather(env, target, ctx)?;
-    Ok(rules::run(&g.inv, &g.matrix, &g.machine, ctx))
+    let (_, subject) = super::gather(env, target, ctx)?;
+    Ok(subject.report(ctx))
 }
 
 /// Run `check`.

@@ -37,14 +37,14 @@ pub fn run(args: &ExplainArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
             text
         }
     };
-    let mut gathered = super::check::gather(&args.env, &args.target, ctx)?;
+    let (_, mut subject) = super::gather(&args.env, &args.target, ctx)?;
     // A message that names its GPU and capability (torch's "sm_120 is not
     // compatible") is measured against that GPU, as check with --gpu
     // would be, whatever GPU is seen here or given.
     if let Some(s) = explain::capability::stated(&message) {
-        s.adopt(&mut gathered.machine.driver.gpus);
+        s.adopt(&mut subject.machine.driver.gpus);
     }
-    let (facts, unsupported) = gathered.facts(ctx);
+    let (facts, unsupported) = subject.facts(ctx);
     let report = crate::rules::report(&facts, unsupported);
     let e = explain::explain(&message, &facts, &report);
     if args.json {

@@ -18,6 +18,27 @@ use crate::cli::EnvSelection;
 use crate::discovery::Selector;
 use crate::error::Error;
 
+/// Read the selected environment (its name, where it has one), the data
+/// and the machine: what `check`, `show` and `explain` judge.
+pub fn gather(
+    env: &EnvSelection,
+    target: &crate::cli::TargetArgs,
+    ctx: &crate::discovery::Context,
+) -> Result<(Option<String>, crate::rules::Subject), Error> {
+    let env = crate::discovery::select(ctx, &env.selector())?;
+    let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
+    let inv = crate::inventory::Inventory::read(&prefix)?;
+    let matrix = target.matrix(ctx)?;
+    let driver = crate::machine::driver::detect(ctx, &target.driver_flags(&matrix)?, &matrix);
+    let machine = crate::machine::Machine::new(driver, ctx);
+    let subject = crate::rules::Subject {
+        inv,
+        matrix,
+        machine,
+    };
+    Ok((env.name, subject))
+}
+
 impl EnvSelection {
     /// The selector these flags mean.
     pub fn selector(&self) -> Selector {

@@ -17,8 +17,8 @@ use crate::inventory::{Claim, DirHolds, Inventory};
 /// The JSON's `problems` are the same findings, every severity (the text
 /// lists the warnings and errors and counts the notes).
 pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let g = super::check::gather(&args.env, &args.target, ctx)?;
-    let report = crate::rules::run(&g.inv, &g.matrix, &g.machine, ctx);
+    let (name, g) = super::gather(&args.env, &args.target, ctx)?;
+    let report = g.report(ctx);
     // The exit code stays the inventory's (unreadable records, damaged
     // packages): `show` describes; `check` is the verdict.
     let status = if finding::has_findings(&g.inv.problems) {
@@ -33,7 +33,7 @@ pub fn run(args: &ShowArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitS
         };
         crate::report::json::write(out, &inv)?;
     } else {
-        render(&g.inv, &report.findings, g.name.as_deref(), out).map_err(Error::Output)?;
+        render(&g.inv, &report.findings, name.as_deref(), out).map_err(Error::Output)?;
     }
     Ok(status)
 }

@@ -140,6 +140,31 @@ pub struct Facts<'a> {
     pub installed: Option<InstalledHooks>,
 }
 
+/// What the rules judge, owned: one environment's inventory, the data and
+/// the machine. `check`, `show` and `explain` each build one and lend it
+/// to the rules as [`Facts`].
+pub struct Subject {
+    /// The environment.
+    pub inv: Inventory,
+    /// The compatibility data.
+    pub matrix: Matrix,
+    /// The driver, GPUs and loader cache.
+    pub machine: Machine,
+}
+
+impl Subject {
+    /// The rules' view of it, and the finding when no hook can carry the
+    /// prefix ([`facts`]).
+    pub fn facts<'a>(&'a self, ctx: &'a Context) -> (Facts<'a>, Option<Problem>) {
+        facts(&self.inv, &self.matrix, &self.machine, ctx)
+    }
+
+    /// Every rule over it ([`run`]).
+    pub fn report(&self, ctx: &Context) -> Report {
+        run(&self.inv, &self.matrix, &self.machine, ctx)
+    }
+}
+
 pub fn finding(severity: Severity, code: Code, message: String, fix: Option<Fix>) -> Problem {
     Problem {
         severity,
