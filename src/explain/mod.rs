@@ -1,9 +1,9 @@
 //! `envhook explain`: what a pasted error message means in this
 //! environment. The message is read for what it names ([`clues`]); each
 //! library or symbol it names is answered from the environment
-//! ([`answer`]): what it holds of that library, who asks for that version,
-//! whether the loader reaches it with and without envhook's hook, and the
-//! one fix. Messages that name nothing envhook can tie to the environment
+//! ([`library`], in the model of [`answer`]): what it holds of that
+//! library, who asks for that version, whether the loader reaches it with
+//! and without envhook's hook, and the one fix. Messages that name nothing envhook can tie to the environment
 //! (a Windows DLL error, a segmentation fault) get what they mean and what
 //! envhook can and cannot check, never a dump of unrelated findings.
 
@@ -17,6 +17,7 @@ pub mod cpu_build;
 pub mod decode;
 pub mod devices;
 mod driver;
+mod library;
 pub mod measured;
 mod named;
 pub mod numbers;
@@ -185,10 +186,10 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
         Clue::Machine { measures } => measured::answer(f, report, c, measures),
         Clue::Library {
             name, component, ..
-        } if answer::is_driver(name, component.as_deref()) => {
-            driver_step(f, driver::answer(f, known, answer::answer(f, report, c)))
+        } if library::is_driver(name, component.as_deref()) => {
+            driver_step(f, driver::answer(f, known, library::answer(f, report, c)))
         }
-        _ => answer::answer(f, report, c),
+        _ => library::answer(f, report, c),
     }
 }
 
