@@ -16,16 +16,16 @@ fn older(a: &str, b: &str) -> bool {
     version(&major_minor(a)) < version(&major_minor(b))
 }
 
-/// Answer a decoded version.
-pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
-    let Clue::Version {
-        component,
-        found,
-        built,
-    } = clue
-    else {
-        unreachable!("decode::answer is for versions")
-    };
+/// Answer a decoded version: the process found `component` at `found`,
+/// and the framework was built against `built` where the message says.
+pub fn answer(
+    f: &Facts,
+    report: &Report,
+    clue: &Clue,
+    component: &str,
+    found: &str,
+    built: Option<&str>,
+) -> Answer {
     if component == "driver" {
         return driver(f, report, clue, found);
     }
@@ -64,7 +64,7 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         .map(|c| c.version.as_str())
         .collect();
     let fw = built_with(f, component);
-    let fix = || fw.map(|fw| fixes::for_framework(f, fw, &[component.as_str()]));
+    let fix = || fw.map(|fw| fixes::for_framework(f, fw, &[component]));
     if let Some(old) = here.iter().find(|v| older(v, built)) {
         a.diagnosis.push_str(&format!(
             " This environment's {what} is {old}, older than the build's: it is the copy loaded."

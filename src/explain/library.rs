@@ -131,49 +131,40 @@ fn asked_directly<'a>(
     out
 }
 
-/// Answer one clue.
-pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
-    match clue {
-        Clue::Library {
-            name,
-            component,
-            major: wanted,
-        } => match soname_fact(name, component.as_deref(), *wanted) {
-            // No release has that name: answer for the real one, and say so.
-            Some(fact) => {
-                let mut a = library(f, report, clue, &fact.soname, component.as_deref(), *wanted);
-                a.diagnosis = format!(
-                    "no release has {name}: {}; for {}: {}",
-                    fact.note, fact.soname, a.diagnosis
-                );
-                a
-            }
-            None => library(f, report, clue, name, component.as_deref(), *wanted),
-        },
-        Clue::Dll { name } => Answer {
-            clue: clue.clone(),
-            here: Vec::new(),
-            asked_by: Vec::new(),
-            with_hook: None,
-            without_hook: None,
-            diagnosis: format!(
-                "{name} is a Windows DLL: Windows searches PATH and the directories added with \
-                 os.add_dll_directory, not LD_LIBRARY_PATH; envhook checks Linux environments and \
-                 cannot see this machine's DLL search"
-            ),
-            verdict: Verdict::CannotTell,
-            fix: None,
-        },
-        // Answered by their own modules (see `explain`), which build on
-        // this one.
-        Clue::Symbol { .. }
-        | Clue::Component { .. }
-        | Clue::Version { .. }
-        | Clue::Devices
-        | Clue::CudaBackend
-        | Clue::JaxPair { .. }
-        | Clue::Machine { .. } => Answer::blank(clue, Vec::new()),
+/// Answer a library the message names (`libcudnn.so.8`, of `component`,
+/// whose soname's major is `wanted`).
+pub fn answer(
+    f: &Facts,
+    report: &Report,
+    clue: &Clue,
+    name: &str,
+    component: Option<&str>,
+    wanted: Option<u32>,
+) -> Answer {
+    match soname_fact(name, component, wanted) {
+        // No release has that name: answer for the real one, and say so.
+        Some(fact) => {
+            let mut a = library(f, report, clue, &fact.soname, component, wanted);
+            a.diagnosis = format!(
+                "no release has {name}: {}; for {}: {}",
+                fact.note, fact.soname, a.diagnosis
+            );
+            a
+        }
+        None => library(f, report, clue, name, component, wanted),
     }
+}
+
+/// A Windows DLL the message names: Windows's search, which envhook does
+/// not see.
+pub fn dll(clue: &Clue, name: &str) -> Answer {
+    let mut a = Answer::blank(clue, Vec::new());
+    a.diagnosis = format!(
+        "{name} is a Windows DLL: Windows searches PATH and the directories added with \
+         os.add_dll_directory, not LD_LIBRARY_PATH; envhook checks Linux environments and \
+         cannot see this machine's DLL search"
+    );
+    a
 }
 
 /// A library by name: the driver's, a framework's own object, another

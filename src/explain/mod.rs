@@ -161,12 +161,17 @@ fn stated_beside(mut a: Answer, stated: Option<&capability::Stated>) -> Answer {
     a
 }
 
-/// One clue, answered by the module for its kind.
+/// One clue, answered by the module for its kind: the one place that
+/// tells the kinds apart.
 fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> Answer {
     match c {
         _ if c.name().is_some_and(|n| n.len() > clues::MAX_NAME) => overlong(c),
         Clue::Component { component } => component::answer(f, report, c, component),
-        Clue::Version { .. } => decode::answer(f, report, c),
+        Clue::Version {
+            component,
+            found,
+            built,
+        } => decode::answer(f, report, c, component, found, built.as_deref()),
         // A symbol of a framework's C++ API (`_ZN2at…`) is answered from
         // check's facts about the extensions built against it.
         Clue::Symbol {
@@ -185,11 +190,18 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
         } => pair::answer(f, c, jax.as_deref(), jaxlib, minimum.as_deref()),
         Clue::Machine { measures } => measured::answer(f, report, c, measures),
         Clue::Library {
-            name, component, ..
-        } if library::is_driver(name, component.as_deref()) => {
-            driver_step(f, driver::answer(f, known, library::answer(f, report, c)))
+            name,
+            component,
+            major,
+        } => {
+            let a = library::answer(f, report, c, name, component.as_deref(), *major);
+            if library::is_driver(name, component.as_deref()) {
+                driver_step(f, driver::answer(f, known, a))
+            } else {
+                a
+            }
         }
-        _ => library::answer(f, report, c),
+        Clue::Dll { name } => library::dll(c, name),
     }
 }
 
