@@ -11,9 +11,20 @@ use crate::inventory::FrameworkBuild;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
 
-/// `a` is older than `b`, by major and minor.
+/// `a` is older than `b`, by major and minor; by major alone where either
+/// states only its major (Paddle's "CUDA10/cuDNN7"): "11" is not older
+/// than "11.8".
 fn older(a: &str, b: &str) -> bool {
+    if !a.contains('.') || !b.contains('.') {
+        use crate::data::matrix::major;
+        return major(a).zip(major(b)).is_some_and(|(a, b)| a < b);
+    }
     version(&major_minor(a)) < version(&major_minor(b))
+}
+
+/// `a` is `b` at the precision of the less precise: "12.2" is "12".
+fn same(a: &str, b: &str) -> bool {
+    !older(a, b) && !older(b, a)
 }
 
 /// Answer a decoded version: the process found `component` at `found`,
@@ -247,7 +258,7 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
         .collect();
     a.diagnosis = format!("the driver that printed this supports CUDA {found} at most");
     if let Some(max) = f.machine.driver.max_cuda.as_deref()
-        && version(max) != version(found)
+        && !same(max, found)
     {
         a.diagnosis.push_str(&format!(
             " (the driver envhook sees here supports CUDA {max}: the message came from another \
@@ -263,18 +274,32 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
         // check's driver-too-old fix where the driver here printed it (its
         // command installs the build this driver runs); else check's
         // words for the driver the message names.
-        let here = f.machine.driver.max_cuda.as_deref().map(version) == Some(version(found));
-        a.fix = report
-            .findings
-            .iter()
-            .filter(|p| here && p.code == "driver-too-old" && p.message.starts_with(fw.as_str()))
-            .find_map(|p| p.fix.clone())
-            .or_else(|| {
-                Some(Fix::advice(format!(
-                    "upgrade the NVIDIA driver, or use a build made with {}",
-                    crate::rules::driver::builds_it_runs(f.matrix, None, Some(found), cuda)?
-                )))
-            });
+        let here = f
+            .machine
+            .driver
+            .max_cuda
+            .as_deref()
+            .is_some_and(|max| same(max, found));
+        let checked = report.findings.iter().find(|p| {
+            here && matches!(p.code, "driver-too-old" | "driver-older-than-cuda")
+                && p.message.starts_with(fw.as_str())
+        });
+        // A driver of the build's major runs it through minor version
+        // compatibility (Paddle warns, and runs): check's words for it.
+        if let Some(p) = checked.filter(|p| p.code == "driver-older-than-cuda") {
+            a.diagnosis.push_str(&format!(
+                " check: {}[{}]: {}",
+                p.severity.label(),
+                p.code,
+                p.message
+            ));
+        }
+        a.fix = checked.and_then(|p| p.fix.clone()).or_else(|| {
+            Some(Fix::advice(format!(
+                "upgrade the NVIDIA driver, or use a build made with {}",
+                crate::rules::driver::builds_it_runs(f.matrix, None, Some(found), cuda)?
+            )))
+        });
     } else if built.is_empty() {
         a.diagnosis.push_str(
             "; envhook knows no framework build here that says its CUDA, so it cannot compare",

@@ -107,8 +107,44 @@ fn after<'t>(text: &'t str, key: &str) -> Option<&'t str> {
 }
 
 /// The versions a message carries, read the way `decode` names
-/// (`data/explain.toml`), from its lower-cased text.
-pub fn versions(decode: &str, lower: &str) -> Option<Versions> {
+/// (`data/explain.toml`), from its lower-cased text: one component's,
+/// or each of the components one message states (Paddle's
+/// "CUDA11/cuDNN8").
+pub fn versions(decode: &str, lower: &str) -> Vec<Versions> {
+    match decode {
+        "paddle-cuda-cudnn" => paddle_cuda_cudnn(lower).unwrap_or_default(),
+        _ => one(decode, lower).into_iter().collect(),
+    }
+}
+
+/// Paddle's error where both the driver's CUDA major and the loaded
+/// cuDNN's major are below the build's (paddle/phi/backends/gpu/
+/// gpu_resources.cc, `PADDLE_ENFORCE_EQ`): "The installed Paddle is
+/// compiled with CUDA11/cuDNN8,but CUDA/cuDNN version in your machine is
+/// CUDA10/cuDNN7." Paddle's "CUDA ... in your machine" is
+/// `cudaDriverGetVersion`'s, the driver's; each number is a major.
+fn paddle_cuda_cudnn(lower: &str) -> Option<Vec<Versions>> {
+    let built = &lower[lower.find("compiled with cuda")?..];
+    let machine = &built[built.find("version in your machine is ")?..];
+    let built_cudnn = after(built, "/cudnn")?;
+    let driver = after(machine, "cuda")?;
+    let found_cudnn = after(machine, "/cudnn")?;
+    Some(vec![
+        Versions {
+            component: "driver".to_string(),
+            found: driver.to_string(),
+            built: None,
+        },
+        Versions {
+            component: "cudnn".to_string(),
+            found: found_cudnn.to_string(),
+            built: Some(built_cudnn.to_string()),
+        },
+    ])
+}
+
+/// The versions of a message that states one component's.
+fn one(decode: &str, lower: &str) -> Option<Versions> {
     let clue = |component: &str, found: String, built: Option<String>| Versions {
         component: component.to_string(),
         found,
@@ -149,6 +185,14 @@ pub fn versions(decode: &str, lower: &str) -> Option<Versions> {
             let found = after(lower, ", nccl version ")?;
             Some(clue("nccl", found.to_string(), None))
         }
+        "paddle-cuda" => {
+            // "The installed Paddle is compiled with CUDA 11.8, but CUDA
+            // runtime version in your machine is 11.2": Paddle computes
+            // that "runtime version" from cudaDriverGetVersion, so it is
+            // the CUDA the driver supports.
+            let found = after(lower, "cuda runtime version in your machine is ")?;
+            Some(clue("driver", found.to_string(), None))
+        }
         "paddle-cudnn" => {
             // "The installed Paddle is compiled with CUDNN 9.9, but CUDNN
             // version in your machine is 9.5, which may cause ..."
@@ -179,7 +223,7 @@ mod tests {
         assert_eq!(cudnn(90100), "9.1.0");
         assert_eq!(cudnn(91002), "9.10.2");
         assert_eq!(cublas(120100), "12.1.0");
-        let v = |d: &str, m: &str| versions(d, &m.to_lowercase());
+        let v = |d: &str, m: &str| versions(d, &m.to_lowercase()).into_iter().next();
         assert_eq!(
             v(
                 "driver-api",
@@ -263,6 +307,38 @@ mod tests {
                 built: Some("9.9".into())
             })
         );
+        // Paddle's "CUDA runtime version in your machine" is the driver's
+        // (gpu_resources.cc computes it from cudaDriverGetVersion).
+        assert_eq!(
+            v(
+                "paddle-cuda",
+                "W0801 gpu_resources.cc:119] WARNING: device: 0. The installed Paddle is compiled with CUDA 11.8, but CUDA runtime version in your machine is 11.4, which may cause serious incompatible bug. Please recompile or reinstall Paddle with compatible CUDA version."
+            ),
+            Some(Versions {
+                component: "driver".into(),
+                found: "11.4".into(),
+                built: None
+            })
+        );
+        assert_eq!(
+            versions(
+                "paddle-cuda-cudnn",
+                &"InvalidArgumentError: The installed Paddle is compiled with CUDA11/cuDNN8,but CUDA/cuDNN version in your machine is CUDA10/cuDNN7. which will cause serious incompatible bug.".to_lowercase()
+            ),
+            [
+                Versions {
+                    component: "driver".into(),
+                    found: "10".into(),
+                    built: None
+                },
+                Versions {
+                    component: "cudnn".into(),
+                    found: "7".into(),
+                    built: Some("8".into())
+                }
+            ]
+        );
+        assert!(versions("paddle-cuda-cudnn", "compiled with cuda11/cudnn8").is_empty());
         assert_eq!(v("driver-api", "too old (found version )"), None);
         assert_eq!(
             v(
