@@ -14,7 +14,7 @@ use crate::rules::{Facts, Report, fixes};
 /// `a` is older than `b`, by major and minor; by major alone where either
 /// states only its major (Paddle's "CUDA10/cuDNN7"): "11" is not older
 /// than "11.8".
-fn older(a: &str, b: &str) -> bool {
+pub(super) fn older(a: &str, b: &str) -> bool {
     if !a.contains('.') || !b.contains('.') {
         use crate::data::matrix::major;
         return major(a).zip(major(b)).is_some_and(|(a, b)| a < b);
@@ -37,8 +37,11 @@ pub fn answer(
     found: &str,
     built: Option<&str>,
 ) -> Answer {
-    if component == "driver" {
-        return driver(f, report, clue, found);
+    match component {
+        "driver" => return driver(f, report, clue, found),
+        // For ptxas, `built` is the least version XLA trusts.
+        "ptxas" => return super::ptxas::answer(f, clue, found, built),
+        _ => {}
     }
     let what = component_name(component);
     let mut a = Answer::blank(clue, held(f, Some(component), what));

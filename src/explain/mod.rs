@@ -22,6 +22,7 @@ pub mod measured;
 mod named;
 pub mod numbers;
 mod pair;
+mod ptxas;
 mod symbol;
 pub mod versioned;
 

@@ -30,6 +30,7 @@ pub fn component_name(c: &str) -> &str {
         "cusparse" => "cuSPARSE",
         "nvjitlink" => "nvJitLink",
         "driver" => "NVIDIA driver",
+        "ptxas" => "ptxas",
         other => other,
     }
 }
@@ -185,6 +186,20 @@ fn one(decode: &str, lower: &str) -> Option<Versions> {
             let found = after(lower, ", nccl version ")?;
             Some(clue("nccl", found.to_string(), None))
         }
+        "xla-ptxas" => {
+            // "The NVIDIA driver's CUDA version is 12.2 which is older
+            // than the ptxas CUDA version (12.3.107)."
+            // Later: "... older than the PTX compiler version 12.5.82."
+            let found = after(lower, "older than the ptxas cuda version (")
+                .or_else(|| after(lower, "older than the ptx compiler version "))?;
+            Some(clue("ptxas", found.to_string(), None))
+        }
+        "xla-ptxas-old" => {
+            // "You are using ptxas 10.1.243, which is older than 11.1."
+            let found = after(lower, "you are using ptxas ")?;
+            let floor = after(lower, ", which is older than ")?;
+            Some(clue("ptxas", found.to_string(), Some(floor.to_string())))
+        }
         "paddle-cuda" => {
             // "The installed Paddle is compiled with CUDA 11.8, but CUDA
             // runtime version in your machine is 11.2": Paddle computes
@@ -339,6 +354,32 @@ mod tests {
             ]
         );
         assert!(versions("paddle-cuda-cudnn", "compiled with cuda11/cudnn8").is_empty());
+        // XLA's two wordings of a ptxas newer than the driver, and its old
+        // ptxas (openxla/xla nvptx_compiler.cc, asm_compiler.cc).
+        for m in [
+            "The NVIDIA driver's CUDA version is 12.2 which is older than the ptxas CUDA version (12.3.107). Because",
+            "The NVIDIA driver's CUDA version is 12.4 which is older than the PTX compiler version 12.3.107. Because",
+        ] {
+            assert_eq!(
+                v("xla-ptxas", m),
+                Some(Versions {
+                    component: "ptxas".into(),
+                    found: "12.3.107".into(),
+                    built: None
+                })
+            );
+        }
+        assert_eq!(
+            v(
+                "xla-ptxas-old",
+                "*** WARNING *** You are using ptxas 11.0.221, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code"
+            ),
+            Some(Versions {
+                component: "ptxas".into(),
+                found: "11.0.221".into(),
+                built: Some("11.1".into())
+            })
+        );
         assert_eq!(v("driver-api", "too old (found version )"), None);
         assert_eq!(
             v(
