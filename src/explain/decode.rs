@@ -38,7 +38,7 @@ pub fn answer(
     built: Option<&str>,
 ) -> Answer {
     match component {
-        "driver" => return driver(f, report, clue, found),
+        "driver" => return driver(f, report, clue, found, built.is_some()),
         // For ptxas, `built` is the least version XLA trusts.
         "ptxas" => return super::ptxas::answer(f, clue, found, built),
         _ => {}
@@ -243,8 +243,12 @@ fn built_with<'a>(f: &Facts<'a>, component: &str) -> Option<&'a FrameworkBuild> 
 }
 
 /// torch's "found version 12020": the CUDA the driver supports, against
-/// the CUDA the environment's framework builds need.
-fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
+/// the CUDA the environment's framework builds need. `compared` is a
+/// message that states the build's CUDA beside the driver's: a start-up
+/// comparison (Paddle's warning), which under minor version compatibility
+/// runs, as check's driver-older-than-cuda says; torch's states only the
+/// driver's, and is the failure itself.
+fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str, compared: bool) -> Answer {
     let mut a = Answer::blank(clue, Vec::new());
     let built: Vec<(String, String)> = f
         .inv
@@ -284,7 +288,7 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
             .as_deref()
             .is_some_and(|max| same(max, found));
         let checked = report.findings.iter().find(|p| {
-            here && matches!(p.code, "driver-too-old" | "driver-older-than-cuda")
+            here && (p.code == "driver-too-old" || compared && p.code == "driver-older-than-cuda")
                 && p.message.starts_with(fw.as_str())
         });
         // A driver of the build's major runs it through minor version

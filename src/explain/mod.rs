@@ -117,6 +117,15 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         // Out of memory, a kernel's fault, a shape error, a harmless
         // warning, with nothing else in the paste: not the environment.
         Verdict::NotEnvironment
+    } else if reading
+        .known
+        .iter()
+        .any(|k| matches!(k.kind.as_str(), "kernel-fault" | "user-code"))
+    {
+        // The program's own kernel faulted or asserted, and nothing the
+        // environment holds is at fault: what follows in the log (NCCL's
+        // abort on the same CUDA error) is its consequence.
+        Verdict::NotEnvironment
     } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
         || (!reading.known.is_empty()
             && reading

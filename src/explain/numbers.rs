@@ -57,6 +57,21 @@ fn thousands(v: u32) -> String {
     format!("{}.{}.{}", v / 1000, v % 1000 / 100, v % 100)
 }
 
+/// torch's ", NCCL version X.Y.Z" as NCCL 2.x: torch before 1.10 split
+/// NCCL_VERSION_CODE (major*10000+minor*100+patch from NCCL 2.9 on) by
+/// the older rule (code/1000, code%1000/100, code%100), so NCCL 2.10.3
+/// (21003) printed as "21.0.3"; a real NCCL major is 2.
+fn nccl(found: &str) -> String {
+    let parts: Vec<u32> = found.split('.').map_while(|p| p.parse().ok()).collect();
+    match parts[..] {
+        [a, b, c] if a >= 20 && b < 10 && c < 100 => {
+            let code = a * 1000 + b * 100 + c;
+            format!("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100)
+        }
+        _ => found.to_string(),
+    }
+}
+
 /// `120100` -> `12.1.0`: a cuBLAS version (`cublasGetVersion`).
 fn cublas(v: u32) -> String {
     format!("{}.{}.{}", v / 10000, v % 10000 / 100, v % 100)
@@ -184,7 +199,7 @@ fn one(decode: &str, lower: &str) -> Option<Versions> {
         "nccl" => {
             // torch's "..., NCCL version 2.19.3" (a build suffix may follow).
             let found = after(lower, ", nccl version ")?;
-            Some(clue("nccl", found.to_string(), None))
+            Some(clue("nccl", nccl(found), None))
         }
         "xla-ptxas" => {
             // "The NVIDIA driver's CUDA version is 12.2 which is older
@@ -205,8 +220,9 @@ fn one(decode: &str, lower: &str) -> Option<Versions> {
             // runtime version in your machine is 11.2": Paddle computes
             // that "runtime version" from cudaDriverGetVersion, so it is
             // the CUDA the driver supports.
+            let built = after(lower, "compiled with cuda ")?;
             let found = after(lower, "cuda runtime version in your machine is ")?;
-            Some(clue("driver", found.to_string(), None))
+            Some(clue("driver", found.to_string(), Some(built.to_string())))
         }
         "paddle-cudnn" => {
             // "The installed Paddle is compiled with CUDNN 9.9, but CUDNN
@@ -332,7 +348,7 @@ mod tests {
             Some(Versions {
                 component: "driver".into(),
                 found: "11.4".into(),
-                built: None
+                built: Some("11.8".into())
             })
         );
         assert_eq!(
@@ -380,6 +396,13 @@ mod tests {
                 built: Some("11.1".into())
             })
         );
+        // torch 1.9's split of NCCL_VERSION_CODE 21003 (NCCL 2.10.3).
+        assert!(matches!(
+            v("nccl", "unhandled cuda error, NCCL version 21.0.3"),
+            Some(Versions { found, .. }) if found == "2.10.3"
+        ));
+        assert_eq!(nccl("2.19.3"), "2.19.3");
+        assert_eq!(nccl("22.7.1"), "2.27.1");
         assert_eq!(v("driver-api", "too old (found version )"), None);
         assert_eq!(
             v(
