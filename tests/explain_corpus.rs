@@ -11,7 +11,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
-use support::explaining::{A100, explain_with, jax_cuda11, torch_cu128};
+use support::explaining::{A100, explain_with, jax_cuda11, tensorflow_216_bare, torch_cu128};
 use support::paddle::{cudnn8, paddle_262};
 use support::{Env, FileSpec, PipDist, Sandbox, cc_shared};
 
@@ -199,6 +199,24 @@ fn jax_cudnn85(p: &Path) -> Env {
 
 fn jax_no_cudnn(p: &Path) -> Env {
     jax_cuda11(p, None)
+}
+
+/// paddlepaddle-gpu 2.6.2 as PyPI installs it (the real wheel printed
+/// the run_check row on this project's machine).
+fn paddle_2_6_2_wheel(p: &Path) -> Env {
+    paddle_262(p)
+}
+
+fn tf_216(p: &Path) -> Env {
+    tensorflow_216_bare(p)
+}
+
+/// numba 0.60 from pip, in a conda environment.
+fn numba_env(p: &Path) -> Env {
+    let mut env = Env::new(p);
+    env.python("3.11.9");
+    env.pip(PipDist::new("numba", "0.60.0"));
+    env
 }
 
 /// cupy/cupy#9252: cupy-cuda11x with its runtime wheel.
@@ -595,6 +613,56 @@ const ROWS: &[Row] = &[
         env: torch,
         machine: A100,
         want: Want::CannotTell,
+        gap: None,
+    },
+    Row {
+        message: "[2026-12-07 22:28:29,093] [ WARNING] install_check.py:60 - You are using GPU version PaddlePaddle, but there is no GPU detected on your machine. Maybe CUDA devices is not set properly.\n Original Error is ",
+        cite: "PaddlePaddle/Paddle python/paddle/utils/install_check.py@v2.6.2 (printed by the real paddlepaddle-gpu 2.6.2 wheel's run_check() on this project's machine, which has no driver)",
+        env: paddle_2_6_2_wheel,
+        machine: NONE,
+        want: Want::Cause("nvidia-smi"),
+        gap: None,
+    },
+    Row {
+        message: "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+        cite: "pytorch/pytorch torch/cuda/__init__.py@v2.5.1 (_lazy_init; printed by the real torch 2.5.1 wheel on this project's machine, which has no driver)",
+        env: torch,
+        machine: NONE,
+        want: Want::Cause("nvidia-smi"),
+        gap: None,
+    },
+    Row {
+        message: "numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: \nCUDA driver library cannot be found.\nIf you are sure that a CUDA driver is installed,\ntry setting environment variable NUMBA_CUDA_DRIVER\nwith the file path of the CUDA driver shared library.\n",
+        cite: "numba/numba numba/cuda/cudadrv/driver.py@0.60.0 (DRIVER_NOT_FOUND_MSG), as in https://github.com/serrob23/falsecolor/issues/73",
+        env: numba_env,
+        machine: NONE,
+        want: Want::Cause("nvidia-smi"),
+        gap: Some(
+            "check reports no-driver only for an environment with a CUDA build it reads, and numba from pip is none: the machine's missing driver is not said to be the cause",
+        ),
+    },
+    Row {
+        message: "2024-03-12 10:01:02.123456: W external/local_tsl/tsl/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcublas.so.12'; dlerror: libcublas.so.12: cannot open shared object file: No such file or directory",
+        cite: "openxla/xla xla/tsl/platform/default/dso_loader.cc@tensorflow-v2.16.1 (tensorflow 2.16.1 without its [and-cuda] wheels; the TensorFlow install guide's fix is pip install tensorflow[and-cuda])",
+        env: tf_216,
+        machine: A100,
+        want: Want::Cause("nvidia-cublas-cu12==12.3.4.1"),
+        gap: None,
+    },
+    Row {
+        message: "W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU. Follow the guide at https://www.tensorflow.org/install/gpu for how to download and setup the required libraries for your platform.\nSkipping registering GPU devices...",
+        cite: "https://github.com/conda-forge/tensorflow-feedstock/issues/417 (the line after the ptxas warning; tensorflow@v2.16.1 tensorflow/core/common_runtime/gpu/gpu_device.cc)",
+        env: tf_216,
+        machine: A100,
+        want: Want::Cause("nvidia-cudnn-cu12==8.9.7.29"),
+        gap: None,
+    },
+    Row {
+        message: "2026-12-06 02:50:37.318811: I external/local_tsl/tsl/platform/default/dso_loader.cc:70] Could not load dynamic library 'libnvinfer.so.8.6.1'; dlerror: libnvinfer.so.8.6.1: cannot open shared object file: No such file or directory",
+        cite: "openxla/xla xla/tsl/platform/default/dso_loader.cc@tensorflow-v2.16.1 (printed by the real tensorflow 2.16.1 wheel on this project's machine: TF-TRT is optional)",
+        env: tf_216,
+        machine: A100,
+        want: Want::Cause("tensorrt-libs==8.*"),
         gap: None,
     },
 ];
