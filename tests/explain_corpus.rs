@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 use support::explaining::{A100, explain_with, jax_cuda11, tensorflow_216_bare, torch_cu128};
 use support::paddle::{cudnn8, paddle_262};
-use support::{Env, FileSpec, PipDist, Sandbox, cc_shared};
+use support::{Env, FileSpec, PipDist, Sandbox, cc_shared, cc_source};
 
 /// What the thread settled on.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -314,6 +314,57 @@ fn bnb_cuda118(p: &Path) -> Env {
 /// cupy/cupy#9252: cupy-cuda11x from pip, the machine's driver unknown.
 fn cupy_on_hpc(p: &Path) -> Env {
     cupy_cuda11(p)
+}
+
+/// The symbol of vllm-project/vllm#5501: torch 2.3's `torch::Library`
+/// constructor, which takes `std::optional` (older torch: `c10::optional`).
+const TORCH_LIBRARY_23: &str =
+    "_ZN5torch7LibraryC1ENS0_4KindESsSt8optionalIN3c1011DispatchKeyEEPKcj";
+
+/// vllm-project/vllm#5501: vllm 0.5.0 (built for torch 2.3.0, its own
+/// requirement) over a torch 2.2.1 whose libtorch_cpu.so does not define
+/// the constructor vllm's _C.abi3.so calls.
+fn vllm_over_older_torch(p: &Path) -> Env {
+    let mut env = Env::new(p);
+    env.python("3.8.10");
+    let lib = env.site().join("torch/lib");
+    env.pip(
+        PipDist::new("torch", "2.2.1")
+            .files(vec![
+                FileSpec::File("torch/lib/libtorch_cpu.so"),
+                FileSpec::File("torch/lib/libtorch_cuda.so"),
+            ])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.2.1+cu121'\ndebug = False\ncuda = '12.1'\nhip = None\n",
+            ),
+    );
+    cc_source(
+        &lib.join("libtorch_cpu.so"),
+        "libtorch_cpu.so",
+        "int _ZN3c104cuda9SetDeviceEi(void) { return 0; }\n",
+        &[],
+    );
+    cc_source(
+        &lib.join("libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        "int cuda_part(void) { return 0; }\n",
+        &[],
+    );
+    env.pip(
+        PipDist::new("vllm", "0.5.0")
+            .requires(vec!["torch ==2.3.0"])
+            .files(vec![FileSpec::File("vllm/_C.abi3.so")]),
+    );
+    cc_source(
+        &env.site().join("vllm/_C.abi3.so"),
+        "_C.abi3.so",
+        &format!(
+            "int {TORCH_LIBRARY_23}(void);\nint PyInit__C(void) {{ return {TORCH_LIBRARY_23}(); }}\n"
+        ),
+        &[&lib.join("libtorch_cpu.so")],
+    );
+    env
 }
 
 const ROWS: &[Row] = &[
@@ -664,6 +715,32 @@ const ROWS: &[Row] = &[
         machine: A100,
         want: Want::Cause("tensorrt-libs==8.*"),
         gap: None,
+    },
+    Row {
+        message: "2022-12-16 18:31:30.311235: W external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nvptx_compiler.cc:497] The NVIDIA driver's CUDA version is 11.0 which is older than the ptxas CUDA version (11.6.124). Because the driver is older than the ptxas version, XLA is disabling parallel compilation, which may slow down compilation. You should update your NVIDIA driver or use the NVIDIA-provided CUDA forward compatibility packages.",
+        cite: "https://github.com/YoshitakaMo/localcolabfold/issues/126 (ptxas of /usr/local/cuda 11.6, not the environment's; \"Your NVIDIA driver may be old\")",
+        env: jax_no_nvcc,
+        machine: &["--driver-version", "450.80.02"],
+        want: Want::Cause("upgrade the NVIDIA driver to one that supports CUDA 11.6"),
+        gap: None,
+    },
+    Row {
+        message: "WARNING 06-13 11:42:20 _custom_ops.py:11] Failed to import from vllm._C with ImportError('/usr/local/lib/python3.8/dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN5torch7LibraryC1ENS0_4KindESsSt8optionalIN3c1011DispatchKeyEEPKcj')",
+        cite: "https://github.com/vllm-project/vllm/issues/5501 (\"torch 2.3.0 is not installed\": the pair aligned; the thread raised torch to vllm's 2.3.0, envhook's fix keeps torch and lets pip choose vllm's release for it, check's extension-mismatch fix)",
+        env: vllm_over_older_torch,
+        machine: A100,
+        want: Want::Cause("install 'torch==2.2.1' 'vllm'"),
+        gap: None,
+    },
+    Row {
+        message: "/onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1209 onnxruntime::Provider& onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : \nFAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory",
+        cite: "https://github.com/stepfun-ai/Step-Audio-EditX/issues/3 (onnxruntime-gpu 1.17.0; upgrading to 1.23.2 fixed it)",
+        env: ort_cuda11_build,
+        machine: A100,
+        want: Want::Cause("onnxruntime"),
+        gap: Some(
+            "as fudan-generative-vision/hallo#203: no fix names onnxruntime-gpu's build for CUDA 12",
+        ),
     },
 ];
 

@@ -146,6 +146,29 @@ pub fn answer(f: &Facts, clue: &Clue, found: &str, floor: Option<&str>) -> Answe
                 }
             );
             a.verdict = Verdict::NotHere;
+            // The driver here is older than the ptxas the message names: a
+            // toolkit outside the environment, run on this machine.
+            if let Some(cuda) = f
+                .machine
+                .driver
+                .max_cuda
+                .as_deref()
+                .filter(|c| super::decode::older(c, found))
+            {
+                a.diagnosis.push_str(&format!(
+                    "; the driver here supports CUDA {cuda}, older than that ptxas, so on this \
+                     machine XLA compiles serially"
+                ));
+                a.verdict = Verdict::Cause;
+                a.fix = Some(Fix::Choose {
+                    advice: format!(
+                        "upgrade the NVIDIA driver to one that supports CUDA {}, or put a ptxas \
+                         of CUDA {cuda} first on PATH",
+                        major_minor(found)
+                    ),
+                    commands: vec!["which -a ptxas".to_string()],
+                });
+            }
         }
     }
     a
