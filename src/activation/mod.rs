@@ -16,7 +16,7 @@
 //! and [`takeover`] (moving them aside, and the finding that proposes it;
 //! `plan` names the moved scripts in the header and `install` moves them,
 //! so those two import it, and it imports only `foreign` and `shell`).
-//! `tests/architecture.rs` holds these rooms to having no circle.
+//! `tests/it/architecture.rs` holds these rooms to having no circle.
 //! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
 pub mod conda_vars;

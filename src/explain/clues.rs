@@ -24,7 +24,7 @@ pub struct KnownMessage {
     /// What it means, in general.
     pub explanation: String,
     /// The finding codes that can cause it.
-    pub codes: Vec<String>,
+    pub codes: Vec<crate::finding::Code>,
     /// A library the message is about without naming it
     /// ("Cannot load cudnn shared library": Paddle's libcudnn.so).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -507,9 +507,9 @@ mod tests {
         for f in &DATA.symbol_fact {
             assert!(
                 crate::data::matrix::version("8").is_some()
-                    && rattler_conda_types::VersionSpec::from_str(
+                    && rattler_conda_version::VersionSpec::from_str(
                         &f.exported_by,
-                        rattler_conda_types::ParseStrictness::Strict
+                        rattler_conda_version::ParseStrictness::Strict
                     )
                     .is_ok(),
                 "{}",

@@ -6,7 +6,7 @@ use super::answer::{Answer, Verdict, claims, held};
 use super::clues::Clue;
 use super::numbers::component_name;
 use crate::data::matrix::{major_minor, version};
-use crate::finding::Fix;
+use crate::finding::{Code, Fix};
 use crate::inventory::FrameworkBuild;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
@@ -131,7 +131,7 @@ fn settled(
     let p = report
         .findings
         .iter()
-        .find(|p| component == "cudnn" && p.code == "cudnn-pin-below-build")?;
+        .find(|p| component == "cudnn" && p.code == Code::CudnnPinBelowBuild)?;
     Some((
         format!(
             "a start-up warning, not an error: the process loaded {what} {found}, older than the \
@@ -180,7 +180,7 @@ fn another_copy(report: &Report, elsewhere: &'static str) -> (&'static str, Verd
     if report
         .findings
         .iter()
-        .any(|p| p.code == "system-library-wins")
+        .any(|p| p.code == Code::SystemLibraryWins)
     {
         (
             "the system's, which wins the loader's search here (system-library-wins below)",
@@ -288,12 +288,13 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str, compared: bool) 
             .as_deref()
             .is_some_and(|max| same(max, found));
         let checked = report.findings.iter().find(|p| {
-            here && (p.code == "driver-too-old" || compared && p.code == "driver-older-than-cuda")
+            here && (p.code == Code::DriverTooOld
+                || compared && p.code == Code::DriverOlderThanCuda)
                 && p.message.starts_with(fw.as_str())
         });
         // A driver of the build's major runs it through minor version
         // compatibility (Paddle warns, and runs): check's words for it.
-        if let Some(p) = checked.filter(|p| p.code == "driver-older-than-cuda") {
+        if let Some(p) = checked.filter(|p| p.code == Code::DriverOlderThanCuda) {
             a.diagnosis.push_str(&format!(
                 " check: {}[{}]: {}",
                 p.severity.label(),
@@ -344,7 +345,7 @@ fn nccl(f: &Facts, report: &Report, a: &mut Answer, found: &str) {
         ));
         a.fix = Some(Fix::Choose {
             advice: "rerun with NCCL's debug log, which names the failing call".to_string(),
-            commands: vec!["export NCCL_DEBUG=INFO".to_string()],
+            commands: vec![crate::finding::Cmd::new("export NCCL_DEBUG=INFO")],
         });
     } else {
         let (which, verdict) = another_copy(

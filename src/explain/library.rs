@@ -8,7 +8,7 @@ use super::clues::{Clue, soname_fact};
 use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::PathfinderRow;
-use crate::finding::Fix;
+use crate::finding::{Cmd, Code, Fix};
 use crate::inventory::FrameworkBuild;
 use crate::inventory::needs::needs;
 use crate::machine::resolve::Found;
@@ -315,7 +315,7 @@ fn unread<'f>(f: &'f Facts, name: &str) -> Option<&'f crate::finding::Problem> {
     use crate::data::catalog::Role;
     let component = CATALOG.library_component(name)?;
     f.inv.problems.iter().find(|p| {
-        if !matches!(p.code, "record-too-large" | "dist-info-unreadable") {
+        if !matches!(p.code, Code::RecordTooLarge | Code::DistInfoUnreadable) {
             return false;
         }
         let Some(file) = p
@@ -476,12 +476,13 @@ fn only_through_hook(f: &Facts, mut a: Answer, name: &str, found: &Found) -> Ans
         found.rule.label(),
     );
     a.verdict = Verdict::NotHere;
-    let q = crate::finding::quoted_path(&f.inv.prefix);
     a.fix = Some(Fix::Choose {
         advice: "run the process in the activated environment, or through envhook run".to_string(),
         commands: vec![
-            format!("conda activate {q}"),
-            format!("envhook run -p {q} -- python"),
+            Cmd::new("conda activate").path(&f.inv.prefix),
+            Cmd::new("envhook run -p")
+                .path(&f.inv.prefix)
+                .raw("-- python"),
         ],
     });
     a

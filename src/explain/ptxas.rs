@@ -10,8 +10,9 @@
 
 use super::answer::{Answer, Verdict};
 use super::clues::Clue;
+use super::decode::older;
 use crate::data::matrix::major_minor;
-use crate::finding::Fix;
+use crate::finding::{Cmd, Fix};
 use crate::rules::{Facts, fixes};
 
 /// The pip distributions and conda packages that carry ptxas.
@@ -24,8 +25,8 @@ const CONDA: &[&str] = &["cuda-nvcc-tools", "cuda-nvcc"];
 
 /// The ptxas this environment holds: (package, version, installer), pip's
 /// first (JAX points XLA at its wheel's directory).
-fn held(f: &Facts) -> Vec<(String, String, &'static str)> {
-    let mut out: Vec<(String, String, &'static str)> = PIP
+fn held(f: &Facts) -> Vec<Held> {
+    let mut out: Vec<Held> = PIP
         .iter()
         .filter_map(|n| Some((n.to_string(), f.inv.distributions.get(*n)?.clone(), "pip")))
         .collect();
@@ -49,6 +50,9 @@ fn held(f: &Facts) -> Vec<(String, String, &'static str)> {
     out
 }
 
+/// A ptxas package this environment holds: (package, version, installer).
+type Held = (String, String, &'static str);
+
 /// Answer the ptxas version a message states (`found`); `floor` is the
 /// least ptxas XLA trusts where the message is about an old one (11.1).
 pub fn answer(f: &Facts, clue: &Clue, found: &str, floor: Option<&str>) -> Answer {
@@ -62,114 +66,125 @@ pub fn answer(f: &Facts, clue: &Clue, found: &str, floor: Option<&str>) -> Answe
     let same = here
         .iter()
         .find(|(_, v, _)| major_minor(v) == major_minor(found));
-    let pip = fixes::pip(&f.inv.prefix);
     match (floor, same) {
-        // An old ptxas, not this environment's: XLA found another first.
-        (Some(floor), None) => {
-            a.diagnosis = format!(
-                "the ptxas XLA ran is {found}, older than {floor}; this environment's is {}: XLA \
-                 looks for ptxas in its CUDA directories (JAX's nvidia-cuda-nvcc wheel, \
-                 --xla_gpu_cuda_data_dir) and then on PATH, so an older CUDA toolkit first on \
-                 PATH or under /usr/local/cuda won",
-                if here.is_empty() {
-                    "none".to_string()
-                } else {
-                    a.here.join(", ")
-                }
-            );
-            a.verdict = if here.is_empty() {
-                Verdict::Cause
-            } else {
-                Verdict::NotHere
-            };
-            a.fix = Some(Fix::Choose {
-                advice: format!(
-                    "see which ptxas comes first on PATH, and put a ptxas of CUDA {floor} or newer \
-                     before it (the environment's own, or its CUDA's nvcc wheel)"
-                ),
-                commands: vec![
-                    "which -a ptxas".to_string(),
-                    format!("{pip} install 'nvidia-cuda-nvcc-cu12'"),
-                ],
-            });
-        }
+        (Some(floor), None) => old_elsewhere(f, &mut a, found, floor, here.is_empty()),
         (Some(floor), Some((p, v, _))) => {
             a.diagnosis = format!(
                 "the ptxas XLA ran, {found}, is this environment's ({p} {v}), older than {floor}: \
                  a newer one replaces it"
             );
             a.verdict = Verdict::Cause;
-            a.fix = Some(Fix::Command(format!("{pip} install -U '{p}'")));
+            a.fix = Some(Fix::Command(
+                fixes::pip(&f.inv.prefix).raw("install -U").arg(p.clone()),
+            ));
         }
-        (None, Some((p, v, installer))) => {
-            let driver_cuda = f.machine.driver.max_cuda.as_deref();
-            if let Some(cuda) = driver_cuda.filter(|c| !super::decode::older(c, found)) {
-                a.diagnosis = format!(
-                    "this environment's ptxas is {v} ({p}), and the driver here supports CUDA \
-                     {cuda}, not older: the message came from another machine, whose driver is \
-                     older"
-                );
-                a.verdict = Verdict::NotHere;
-                return a;
-            }
-            a.diagnosis = format!(
-                "the ptxas is this environment's ({p} {v}, {installer}), of a newer CUDA than the \
-                 driver supports: XLA compiles serially (slower, not wrong)"
-            );
-            a.verdict = Verdict::Cause;
-            a.fix = Some(match (driver_cuda, *installer) {
-                (Some(cuda), "pip") => Fix::Choose {
-                    advice: format!(
-                        "upgrade the NVIDIA driver to one that supports CUDA {}, or, where the \
-                         framework's pins allow it (pip says), install the ptxas of the driver's \
-                         CUDA {cuda}",
-                        major_minor(found)
-                    ),
-                    commands: vec![format!("{pip} install '{p}=={}.*'", major_minor(cuda))],
-                },
-                _ => Fix::advice(format!(
-                    "upgrade the NVIDIA driver to one that supports CUDA {}, or install the ptxas \
-                     of the driver's CUDA",
-                    major_minor(found)
-                )),
-            });
-        }
-        (None, None) => {
-            a.diagnosis = format!(
-                "this environment holds no ptxas {found}{}: XLA ran one from outside it (a CUDA \
-                 toolkit on PATH, --xla_gpu_cuda_data_dir) or the message came from another \
-                 environment",
-                if here.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (its own is {})", a.here.join(", "))
-                }
-            );
-            a.verdict = Verdict::NotHere;
-            // The driver here is older than the ptxas the message names: a
-            // toolkit outside the environment, run on this machine.
-            if let Some(cuda) = f
-                .machine
-                .driver
-                .max_cuda
-                .as_deref()
-                .filter(|c| super::decode::older(c, found))
-            {
-                a.diagnosis.push_str(&format!(
-                    "; the driver here supports CUDA {cuda}, older than that ptxas, so on this \
-                     machine XLA compiles serially"
-                ));
-                a.verdict = Verdict::Cause;
-                a.fix = Some(Fix::Choose {
-                    advice: format!(
-                        "upgrade the NVIDIA driver to one that supports CUDA {}, or put a ptxas \
-                         of CUDA {cuda} first on PATH",
-                        major_minor(found)
-                    ),
-                    commands: vec!["which -a ptxas".to_string()],
-                });
-            }
-        }
+        (None, Some(held)) => newer_than_driver(f, &mut a, found, held),
+        (None, None) => outside(f, &mut a, found),
     }
     a
+}
+
+/// An old ptxas, not this environment's: XLA found another first.
+fn old_elsewhere(f: &Facts, a: &mut Answer, found: &str, floor: &str, none_here: bool) {
+    a.diagnosis = format!(
+        "the ptxas XLA ran is {found}, older than {floor}; this environment's is {}: XLA looks \
+         for ptxas in its CUDA directories (JAX's nvidia-cuda-nvcc wheel, \
+         --xla_gpu_cuda_data_dir) and then on PATH, so an older CUDA toolkit first on PATH or \
+         under /usr/local/cuda won",
+        if none_here {
+            "none".to_string()
+        } else {
+            a.here.join(", ")
+        }
+    );
+    a.verdict = if none_here {
+        Verdict::Cause
+    } else {
+        Verdict::NotHere
+    };
+    a.fix = Some(Fix::Choose {
+        advice: format!(
+            "see which ptxas comes first on PATH, and put a ptxas of CUDA {floor} or newer \
+             before it (the environment's own, or its CUDA's nvcc wheel)"
+        ),
+        commands: vec![
+            Cmd::new("which -a ptxas"),
+            fixes::pip_install(&f.inv.prefix, ["nvidia-cuda-nvcc-cu12"]),
+        ],
+    });
+}
+
+/// The environment's own ptxas, of a newer CUDA than the driver: the
+/// driver here decides whether this machine printed it.
+fn newer_than_driver(f: &Facts, a: &mut Answer, found: &str, (p, v, installer): &Held) {
+    let driver_cuda = f.machine.driver.max_cuda.as_deref();
+    if let Some(cuda) = driver_cuda.filter(|c| !older(c, found)) {
+        a.diagnosis = format!(
+            "this environment's ptxas is {v} ({p}), and the driver here supports CUDA {cuda}, \
+             not older: the message came from another machine, whose driver is older"
+        );
+        a.verdict = Verdict::NotHere;
+        return;
+    }
+    a.diagnosis = format!(
+        "the ptxas is this environment's ({p} {v}, {installer}), of a newer CUDA than the \
+         driver supports: XLA compiles serially (slower, not wrong)"
+    );
+    a.verdict = Verdict::Cause;
+    a.fix = Some(match (driver_cuda, *installer) {
+        (Some(cuda), "pip") => Fix::Choose {
+            advice: format!(
+                "upgrade the NVIDIA driver to one that supports CUDA {}, or, where the \
+                 framework's pins allow it (pip says), install the ptxas of the driver's CUDA \
+                 {cuda}",
+                major_minor(found)
+            ),
+            commands: vec![fixes::pip_install(
+                &f.inv.prefix,
+                [format!("{p}=={}.*", major_minor(cuda))],
+            )],
+        },
+        _ => Fix::advice(format!(
+            "upgrade the NVIDIA driver to one that supports CUDA {}, or install the ptxas of the \
+             driver's CUDA",
+            major_minor(found)
+        )),
+    });
+}
+
+/// A ptxas this environment does not hold: from another environment, or
+/// a toolkit outside it that this machine's driver is older than.
+fn outside(f: &Facts, a: &mut Answer, found: &str) {
+    a.diagnosis = format!(
+        "this environment holds no ptxas {found}{}: XLA ran one from outside it (a CUDA \
+         toolkit on PATH, --xla_gpu_cuda_data_dir) or the message came from another environment",
+        if a.here.is_empty() {
+            String::new()
+        } else {
+            format!(" (its own is {})", a.here.join(", "))
+        }
+    );
+    a.verdict = Verdict::NotHere;
+    let Some(cuda) = f
+        .machine
+        .driver
+        .max_cuda
+        .as_deref()
+        .filter(|c| older(c, found))
+    else {
+        return;
+    };
+    a.diagnosis.push_str(&format!(
+        "; the driver here supports CUDA {cuda}, older than that ptxas, so on this machine XLA \
+         compiles serially"
+    ));
+    a.verdict = Verdict::Cause;
+    a.fix = Some(Fix::Choose {
+        advice: format!(
+            "upgrade the NVIDIA driver to one that supports CUDA {}, or put a ptxas of CUDA \
+             {cuda} first on PATH",
+            major_minor(found)
+        ),
+        commands: vec![Cmd::new("which -a ptxas")],
+    });
 }

@@ -6,6 +6,7 @@ use super::answer::{Answer, Verdict, claims, held};
 use super::clues::{Clue, symbol_fact};
 use super::numbers::component_name;
 use crate::data::matrix::version;
+use crate::finding::Code;
 use crate::inventory::Claim;
 use crate::rules::{Facts, Report, fixes};
 
@@ -46,9 +47,9 @@ pub(super) fn answer(
         return a;
     };
     let exporting = |v: &str| {
-        let spec = rattler_conda_types::VersionSpec::from_str(
+        let spec = rattler_conda_version::VersionSpec::from_str(
             &fact.exported_by,
-            rattler_conda_types::ParseStrictness::Lenient,
+            rattler_conda_version::ParseStrictness::Lenient,
         );
         matches!((spec, version(v)), (Ok(s), Some(v)) if s.matches(&v))
     };
@@ -82,7 +83,7 @@ pub(super) fn answer(
         let shadowed = report
             .findings
             .iter()
-            .any(|p| p.code == "system-library-wins");
+            .any(|p| p.code == Code::SystemLibraryWins);
         a.diagnosis.push_str(&format!(
             " This environment's {what} ({versions}) exports it, so the process loaded another \
              copy: {}",

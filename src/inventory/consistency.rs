@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use super::{Installer, Inventory, LibStatus, Library, Package};
 use crate::data::catalog::{Framework, Role};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 
 impl Inventory {
     /// Look every listed library up on disk (metadata only).
@@ -49,7 +49,7 @@ impl Inventory {
                 };
                 self.problems.push(Problem {
                     severity: Severity::Error,
-                    code: "broken-install",
+                    code: Code::BrokenInstall,
                     message: format!(
                         "{}: {} of {} listed libraries are broken; {} is {}",
                         pkg.label(),
@@ -125,7 +125,7 @@ impl Inventory {
                 .collect();
             self.problems.push(Problem {
                 severity: Severity::Warning,
-                code: "mixed-cuda-runtimes",
+                code: Code::MixedCudaRuntimes,
                 message: format!(
                     "the environment holds more than one CUDA runtime: {}",
                     list.join(", ")
@@ -159,12 +159,14 @@ impl Inventory {
             let names: Vec<String> = cudnn_pkgs.iter().map(|p| p.label()).collect();
             self.problems.push(Problem {
                 severity: Severity::Error,
-                code: "cudnn-without-libraries",
+                code: Code::CudnnWithoutLibraries,
                 message: format!("{} installed, but no cuDNN library is", names.join(", ")),
-                fix: Some(Fix::Command(format!(
-                    "conda install -p {} -c conda-forge 'libcudnn' 'libcudnn-dev'",
-                    quoted_path(&self.prefix)
-                ))),
+                fix: Some(Fix::Command(
+                    Cmd::new("conda install -p")
+                        .path(&self.prefix)
+                        .raw("-c conda-forge")
+                        .args(["libcudnn", "libcudnn-dev"]),
+                )),
                 path: cudnn_pkgs.first().map(|p| p.metadata.clone()),
                 source: None,
             });
@@ -193,7 +195,7 @@ impl Inventory {
                     .collect();
                 self.problems.push(Problem {
                     severity: Severity::Warning,
-                    code: "framework-from-conda-and-pip",
+                    code: Code::FrameworkFromCondaAndPip,
                     message: format!(
                         "{} is installed twice: {}",
                         fw.display_name(),
@@ -219,7 +221,7 @@ impl Inventory {
             let names: Vec<String> = stubs.iter().map(|p| p.label()).collect();
             self.problems.push(Problem {
                 severity: Severity::Info,
-                code: "driver-stub",
+                code: Code::DriverStub,
                 message: format!(
                     "{} provide{} lib/stubs/libcuda.so, a link-time stub of the driver; it must never be \
                      on a library path, and envhook never puts it there",
@@ -275,31 +277,33 @@ fn is_loop(e: &io::Error) -> bool {
 fn remove_each<'a>(
     prefix: &Path,
     packages: impl Iterator<Item = (Installer, &'a str)>,
-) -> Vec<String> {
-    let (mut conda, mut pip): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+) -> Vec<Cmd> {
+    let (mut conda, mut pip): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     for (installer, name) in packages {
         let list = match installer {
             Installer::Conda => &mut conda,
             Installer::Pip => &mut pip,
         };
-        if !list.contains(&quoted(name)) {
-            list.push(quoted(name));
+        if !list.contains(&name) {
+            list.push(name);
         }
     }
     let mut out = Vec::new();
     if !conda.is_empty() {
-        out.push(format!(
-            "conda remove -p {} --force {}",
-            quoted_path(prefix),
-            conda.join(" ")
-        ));
+        out.push(
+            Cmd::new("conda remove -p")
+                .path(prefix)
+                .raw("--force")
+                .args(conda),
+        );
     }
     if !pip.is_empty() {
-        out.push(format!(
-            "{} -m pip uninstall -y {}",
-            quoted_path(&prefix.join("bin/python")),
-            pip.join(" ")
-        ));
+        out.push(
+            Cmd::default()
+                .path(prefix.join("bin/python"))
+                .raw("-m pip uninstall -y")
+                .args(pip),
+        );
     }
     out
 }

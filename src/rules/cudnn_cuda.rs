@@ -2,7 +2,7 @@
 
 use super::{Facts, Loaded, finding, of_copy, sourced};
 use crate::data::matrix::{Matrix, major};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::needs::preferred;
 use crate::inventory::pip::normalize;
 use crate::inventory::{Claim, Inventory, Stack};
@@ -60,7 +60,7 @@ fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Proble
         {
             let p = finding(
                 Severity::Error,
-                "cudnn-cuda-mismatch",
+                Code::CudnnCudaMismatch,
                 format!(
                     "{} {} is the CUDA {want} build of cuDNN; the environment's CUDA is {} ({})",
                     d.package, d.version, rt.version, rt.package
@@ -79,7 +79,7 @@ fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Proble
         if let Some((false, row)) = m.cudnn_supports_cuda(&d.version, &rt.version) {
             let f = finding(
                 Severity::Warning,
-                "cudnn-cuda-unlisted",
+                Code::CudnnCudaUnlisted,
                 format!(
                     "NVIDIA lists cuDNN {} for CUDA {} only; this environment has CUDA {}. Within one CUDA \
                      major this usually works (minor version compatibility), but it is not a tested pair",
@@ -102,7 +102,7 @@ fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Proble
 /// The cuDNN of `cudnn`'s release built for `cuda`'s major, in place of
 /// the one built for another: the pip wheel of the other major goes first
 /// (both majors' wheels write `nvidia/cudnn/lib`).
-fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> String {
+fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> Cmd {
     let want = super::fixes::Want {
         cuda: Some(&cuda.version),
         cudnn: Some(&cudnn.version),
@@ -111,11 +111,10 @@ fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> String {
     };
     let install = super::fixes::install(&want, cudnn.installer, &f.inv.prefix);
     match cudnn.installer {
-        crate::inventory::Installer::Pip => format!(
-            "{} uninstall -y {} && {install}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(&cudnn.package)
-        ),
+        crate::inventory::Installer::Pip => super::fixes::pip(&f.inv.prefix)
+            .raw("uninstall -y")
+            .arg(&cudnn.package)
+            .and(install),
         crate::inventory::Installer::Conda => install,
     }
 }

@@ -18,11 +18,12 @@ use serde::Serialize;
 
 use super::tally::Tally;
 use super::{Searches, classify};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::loader::Dependency;
 use crate::machine::resolve::Found;
 use crate::machine::symbols;
+use crate::rules::libraries::Via;
 use crate::rules::{Facts, finding};
 
 /// How one dependency of a loaded CUDA library resolves, with and without
@@ -77,7 +78,7 @@ impl Closure {
                 f,
                 searches,
                 &d.name,
-                "dependency",
+                Via::Dependency,
                 machine,
                 &with_hook,
                 &d.found,
@@ -86,7 +87,7 @@ impl Closure {
                 fw,
                 &d.needed_by,
                 &d.name,
-                "dependency",
+                Via::Dependency,
                 outcome,
                 super::tally::Consequence::default(),
             );
@@ -237,14 +238,15 @@ fn missing_symbol(
         // consumer was built with: the newest.
         match owner(f, &provider.path) {
             Some(p) if p.installer == Installer::Pip => Fix::Command(match pinned(&p.name) {
-                Some(pin) => format!("{pip} install {}", quoted(&pin.requirement)),
-                None => format!("{pip} install --upgrade {}", quoted(&p.name)),
+                Some(pin) => pip.raw("install").arg(&pin.requirement),
+                None => pip.raw("install --upgrade").arg(&p.name),
             }),
-            Some(p) => Fix::Command(format!(
-                "conda update -p {} -c conda-forge {}",
-                quoted_path(&f.inv.prefix),
-                quoted(&p.name)
-            )),
+            Some(p) => Fix::Command(
+                Cmd::new("conda update -p")
+                    .path(&f.inv.prefix)
+                    .raw("-c conda-forge")
+                    .arg(&p.name),
+            ),
             None => Fix::advice(format!(
                 "reinstall {} at the release {consumer} was built with",
                 e.name
@@ -253,7 +255,7 @@ fn missing_symbol(
     };
     finding(
         Severity::Error,
-        "symbol-missing",
+        Code::SymbolMissing,
         format!(
             "{consumer} ({}) needs {symbol} (version {version}){more} from {}, and the {} the loader \
              takes, {} ({}), does not define it: loading it fails with \"undefined symbol: {symbol}, \

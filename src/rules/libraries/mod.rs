@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Code, Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
@@ -44,14 +44,45 @@ mod run;
 mod searches;
 mod tally;
 
+/// How a library is asked for: the loader simulation's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Via {
+    /// A framework object's DT_NEEDED entry.
+    Needed,
+    /// Loaded by name at run time (dlopen).
+    Dlopen,
+    /// Loaded through cuda-pathfinder.
+    Pathfinder,
+    /// A DT_NEEDED entry of a library the framework loads.
+    Dependency,
+}
+
+impl Via {
+    /// The name JSON and check's list print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Needed => "needed",
+            Via::Dlopen => "dlopen",
+            Via::Pathfinder => "pathfinder",
+            Via::Dependency => "dependency",
+        }
+    }
+}
+
+impl std::fmt::Display for Via {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How one name resolves with and without envhook's hook.
 #[derive(Debug, Clone, Serialize)]
 pub struct NameCheck {
     /// The soname.
     pub name: String,
-    /// `needed` (DT_NEEDED), `dlopen` (loaded by name at run time) or
-    /// `pathfinder` (loaded through cuda-pathfinder).
-    pub kind: &'static str,
+    /// How the framework asks for it.
+    pub kind: Via,
     /// With the hook's directories first on `LD_LIBRARY_PATH` (simulated
     /// when the hooks are not installed yet).
     pub with_hook: Option<Found>,
@@ -387,7 +418,7 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
             if info.search_elements_dropped > 0 {
                 findings.push(finding(
                     Severity::Info,
-                    "elf-search-path-cut",
+                    Code::ElfSearchPathCut,
                     format!(
                         "{}: {} of its RPATH/RUNPATH elements lie past the first {} (or 64 KiB) \
                          envhook keeps; a library found only past them is reported as not found",
@@ -403,7 +434,7 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
         Err(e) => {
             findings.push(finding(
                 Severity::Info,
-                "elf-unreadable",
+                Code::ElfUnreadable,
                 format!(
                     "{}: {e}; its DT_NEEDED libraries are not resolved",
                     object.display()
@@ -438,7 +469,7 @@ fn classify(
     f: &Facts,
     s: &Searches,
     name: &str,
-    kind: &str,
+    kind: Via,
     caller_machine: u16,
     with_hook: &Option<Found>,
     without_hook: &Option<Found>,
@@ -476,7 +507,7 @@ fn classify(
             }
             let stem = name.split(".so").next().unwrap_or(name);
             match versioned_copy(f, stem) {
-                Some(have) if kind == "dlopen" && !other_tensorrt(name, &have) => {
+                Some(have) if kind == Via::Dlopen && !other_tensorrt(name, &have) => {
                     Outcome::DevMissing(have)
                 }
                 _ => Outcome::Missing,

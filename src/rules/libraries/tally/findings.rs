@@ -5,16 +5,17 @@ use std::path::Path;
 
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::machine::resolve::Rule;
+use crate::rules::libraries::Via;
 use crate::rules::{Facts, finding};
 
 /// "needs" for a DT_NEEDED entry, "loads by name" for a dlopen, "loads
 /// through cuda-pathfinder" for what it finds.
 fn how(s: &Seen) -> &'static str {
     match s.kind {
-        "dlopen" => "loads by name",
-        "pathfinder" => "loads through cuda-pathfinder",
+        Via::Dlopen => "loads by name",
+        Via::Pathfinder => "loads through cuda-pathfinder",
         _ => "needs",
     }
 }
@@ -23,7 +24,7 @@ fn how(s: &Seen) -> &'static str {
 /// loads) is an error when missing or broken; one loaded by name, a
 /// warning (the framework may work without it).
 fn severity(s: &Seen) -> Severity {
-    if s.kind == "needed" || s.kind == "dependency" {
+    if s.kind == Via::Needed || s.kind == Via::Dependency {
         Severity::Error
     } else {
         Severity::Warning
@@ -64,7 +65,7 @@ pub(super) fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem
         });
     finding(
         Severity::Warning,
-        "hook-other-major",
+        Code::HookOtherMajor,
         format!(
             "{label} needs {}; without envhook's hook the loader takes {} from {}, but the hook {} the \
              environment's first: CUDA {env_major} wheels' under the same sonames, not the CUDA this build \
@@ -83,7 +84,7 @@ pub(super) fn stub_libcuda(s: &Seen, path: &Path) -> Problem {
     let how = how(s);
     finding(
         Severity::Error,
-        "stub-libcuda",
+        Code::StubLibcuda,
         format!(
             "{} {how} {}, and the loader would take the stub {}",
             s.object,
@@ -102,7 +103,7 @@ pub(super) fn not_loadable(s: &Seen, copy: &Path) -> Problem {
     let how = how(s);
     finding(
         severity(s),
-        "library-not-loadable",
+        Code::LibraryNotLoadable,
         format!(
             "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
              (another architecture, or damaged)",
@@ -122,7 +123,7 @@ pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
     let how = how(s);
     finding(
         severity(s),
-        "library-not-exposed",
+        Code::LibraryNotExposed,
         format!(
             "{} {how} {}; the environment's {} is a valid library, but in a directory \
              the loader does not search and envhook's hook does not expose",
@@ -132,9 +133,8 @@ pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
         ),
         // envhook does not know this layout; until it does, the directory
         // goes on the path by hand.
-        Some(Fix::Command(format!(
-            "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-            quoted_path(copy.parent().unwrap_or(copy))
+        Some(Fix::Command(crate::rules::fixes::export_first(
+            copy.parent().unwrap_or(copy),
         ))),
     )
 }
@@ -150,7 +150,7 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
         } else {
             Severity::Info
         },
-        "optional-library-missing",
+        Code::OptionalLibraryMissing,
         if let Some(loses) = &s.loses {
             format!(
                 "{label} runs without {}, which is not in this environment nor on the system, but \
@@ -189,7 +189,7 @@ pub(super) fn feature_finding(f: &Facts, label: &str, group: &[&Seen]) -> Proble
     let names: Vec<&str> = group.iter().map(|s| s.name.as_str()).collect();
     finding(
         Severity::Info,
-        "optional-library-missing",
+        Code::OptionalLibraryMissing,
         format!(
             "{label}'s {} is loaded only for {}; it needs {}, which {} not in this environment nor \
              on the system, so that would fail with \"{}: cannot open shared object file\"",
@@ -213,7 +213,7 @@ pub(super) fn feature_finding(f: &Facts, label: &str, group: &[&Seen]) -> Proble
 pub(super) fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
     finding(
         Severity::Error,
-        "driver-library-missing",
+        Code::DriverLibraryMissing,
         format!(
             "{} come with the NVIDIA driver, but the loader finds none (not in /etc/ld.so.cache nor \
              the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
@@ -266,7 +266,7 @@ pub(super) fn needs_hook_finding(
         } else {
             Severity::Error
         },
-        "needs-hook",
+        Code::NeedsHook,
         format!(
             "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}{consequence}",
             if names.len() == 1 {
@@ -288,7 +288,10 @@ pub(super) fn needs_hook_finding(
 /// several GPUs): a warning.
 fn missing_severity(missing: &[&Seen], names: &[&str]) -> Severity {
     let error = missing.iter().any(|s| {
-        s.kind == "needed" || s.kind == "dependency" || s.falls_back_to_cpu || s.required.is_some()
+        s.kind == Via::Needed
+            || s.kind == Via::Dependency
+            || s.falls_back_to_cpu
+            || s.required.is_some()
     }) || names
         .iter()
         // Without its CUDA runtime nothing of a framework runs
@@ -312,7 +315,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
     let any_needed = missing
         .iter()
-        .any(|s| s.kind == "needed" || s.kind == "dependency");
+        .any(|s| s.kind == Via::Needed || s.kind == Via::Dependency);
     let on_cpu = missing.iter().any(|s| s.falls_back_to_cpu);
     let severity = missing_severity(missing, &names);
     let fw = framework(f, label);
@@ -321,11 +324,10 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     // set, so the hooks are written (or refreshed) after it; they also
     // provide the unversioned names that come only from -dev packages.
     let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
-    let then = crate::rules::fixes::then_refresh(&f.inv.prefix);
     let hint = match fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components)) {
-        Some(Fix::Command(c)) => Fix::Command(format!("{c}{then}")),
+        Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
         Some(choose) => choose,
-        None if then.is_empty() => Fix::advice(format!(
+        None if crate::discovery::is_venv(&f.inv.prefix) => Fix::advice(format!(
             "install {} for the CUDA the framework was built for",
             components.join(", ")
         )),
@@ -340,14 +342,14 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     let first = names.first().copied().unwrap_or("the library");
     Problem {
         severity,
-        code: "library-not-found",
+        code: Code::LibraryNotFound,
         message: format!(
             "{label} ({}) {} {}, which {} in this environment nor on the system. Expect \"{first}: cannot \
              open shared object file\"",
             objects.join(", "),
             if any_needed {
                 "needs"
-            } else if missing.iter().all(|s| s.kind == "pathfinder") {
+            } else if missing.iter().all(|s| s.kind == Via::Pathfinder) {
                 "loads through cuda-pathfinder"
             } else {
                 "loads by name"
@@ -413,7 +415,7 @@ pub(super) fn system_wins_finding(
         {
             // A dependency of a library the framework loads says whose:
             // the copy beside it lost to the one found first.
-            let name = if s.kind == "dependency" {
+            let name = if s.kind == Via::Dependency {
                 format!("{} (which {} needs)", s.name, s.object)
             } else {
                 s.name.clone()
@@ -444,7 +446,7 @@ pub(super) fn system_wins_finding(
     };
     finding(
         Severity::Warning,
-        "system-library-wins",
+        Code::SystemLibraryWins,
         format!(
             "{label}: {scenario}the loader takes {} from {}, not the environment's copies; a CUDA from outside \
              the environment may not match the build (\"undefined symbol\", wrong versions)",
@@ -485,7 +487,7 @@ pub(super) fn dev_missing_finding(
     let first = names.first().copied().unwrap_or("the library");
     finding(
         severity,
-        "missing-dev-symlink",
+        Code::MissingDevSymlink,
         format!(
             "{label} loads by name {}, which this environment has only as {} (unversioned names come from \
              -dev packages). Expect \"The third-party dynamic library ({first}) that Paddle depends on is \
@@ -498,19 +500,19 @@ pub(super) fn dev_missing_finding(
 }
 
 /// `ln -s` commands that give each versioned file its unversioned name.
-pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
-    let mut links: Vec<String> = Vec::new();
+pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> Cmd {
+    let mut links: Vec<Cmd> = Vec::new();
     for (s, have) in dev_missing {
         let Some((_, lib)) = f.inv.libraries_named(have).next() else {
             continue;
         };
         let dir = lib.path.parent().unwrap_or(&lib.path);
-        let link = format!("ln -s {} {}", quoted(have), quoted_path(&dir.join(&s.name)));
+        let link = Cmd::new("ln -s").arg(*have).path(dir.join(&s.name));
         if !links.contains(&link) {
             links.push(link);
         }
     }
-    links.join(" && ")
+    Cmd::all(links)
 }
 
 /// The framework build a tally label (`package version`) names.

@@ -5,7 +5,7 @@
 use super::Seen;
 use super::findings::{dedup, framework};
 use crate::data::catalog::CATALOG;
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::needs::needs;
 use crate::rules::Facts;
 use crate::rules::libraries::major::Wrong;
@@ -66,9 +66,8 @@ pub(super) fn other_major_finding(
         .copied()
         .chain(missing.iter().map(|s| s.name.as_str()));
     let components: Vec<&str> = dedup(all.filter_map(|n| CATALOG.library_component(n)));
-    let then = fixes::then_refresh(&f.inv.prefix);
     let fix = match fw.map(|fw| fixes::for_framework(f, fw, &components)) {
-        Some(Fix::Command(c)) => Fix::Command(format!("{c}{then}")),
+        Some(Fix::Command(c)) => Fix::Command(fixes::then_refresh(c, &f.inv.prefix)),
         Some(choose) => choose,
         None => Fix::advice(format!(
             "install {} of the major the framework was built for",
@@ -77,7 +76,7 @@ pub(super) fn other_major_finding(
     };
     finding(
         Severity::Error,
-        "library-other-major",
+        Code::LibraryOtherMajor,
         format!(
             "{label} ({}) was built for {built} and dlopens {} by name, which must be {}; {reason}",
             objects.join(", "),
