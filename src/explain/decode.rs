@@ -4,28 +4,12 @@
 
 use super::answer::{Answer, Verdict, claims, held};
 use super::clues::Clue;
-use super::numbers::component_name;
+use super::numbers::{component_name, older, same};
 use crate::data::matrix::{major_minor, version};
 use crate::finding::{Code, Fix};
 use crate::inventory::FrameworkBuild;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
-
-/// `a` is older than `b`, by major and minor; by major alone where either
-/// states only its major (Paddle's "CUDA10/cuDNN7"): "11" is not older
-/// than "11.8".
-pub(super) fn older(a: &str, b: &str) -> bool {
-    if !a.contains('.') || !b.contains('.') {
-        use crate::data::matrix::major;
-        return major(a).zip(major(b)).is_some_and(|(a, b)| a < b);
-    }
-    version(&major_minor(a)) < version(&major_minor(b))
-}
-
-/// `a` is `b` at the precision of the less precise: "12.2" is "12".
-fn same(a: &str, b: &str) -> bool {
-    !older(a, b) && !older(b, a)
-}
 
 /// Answer a decoded version: the process found `component` at `found`,
 /// and the framework was built against `built` where the message says.
@@ -37,11 +21,8 @@ pub fn answer(
     found: &str,
     built: Option<&str>,
 ) -> Answer {
-    match component {
-        "driver" => return driver(f, report, clue, found, built.is_some()),
-        // For ptxas, `built` is the least version XLA trusts.
-        "ptxas" => return super::ptxas::answer(f, clue, found, built),
-        _ => {}
+    if component == "driver" {
+        return driver(f, report, clue, found, built.is_some());
     }
     let what = component_name(component);
     let mut a = Answer::blank(clue, held(f, Some(component), what));

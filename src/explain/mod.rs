@@ -103,41 +103,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         })
         .cloned()
         .collect();
-    let verdict = if answers.iter().any(|a| a.verdict == Verdict::Cause) || !causes.is_empty() {
-        Verdict::Cause
-    } else if !reading.known.is_empty()
-        && answers.is_empty()
-        && reading.known.iter().all(KnownMessage::not_environment)
-    {
-        // Out of memory, a kernel's fault, a shape error, a harmless
-        // warning, with nothing else in the paste: not the environment.
-        Verdict::NotEnvironment
-    } else if reading
-        .known
-        .iter()
-        .any(|k| matches!(k.kind.as_str(), "kernel-fault" | "user-code"))
-    {
-        // The program's own kernel faulted or asserted, and nothing the
-        // environment holds is at fault: what follows in the log (NCCL's
-        // abort on the same CUDA error) is its consequence.
-        Verdict::NotEnvironment
-    } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
-        || (!reading.known.is_empty()
-            && reading
-                .known
-                .iter()
-                .all(|k| k.kind != "windows" && k.kind != "crash")
-            // An answer that cannot tell but says how to find out (the
-            // driver and GPU of the machine that printed it) is not a
-            // "none of the causes is here".
-            && !answers
-                .iter()
-                .any(|a| a.verdict == Verdict::CannotTell && a.fix.is_some()))
-    {
-        Verdict::NotHere
-    } else {
-        Verdict::CannotTell
-    };
+    let verdict = verdict(&reading.known, &answers, &causes);
     let driver = reading
         .known
         .iter()
@@ -152,6 +118,44 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         causes,
         driver,
         verdict,
+    }
+}
+
+/// What envhook concludes from the known messages, the answers and check's
+/// findings that can cause it.
+fn verdict(known: &[KnownMessage], answers: &[Answer], causes: &[Problem]) -> Verdict {
+    if answers.iter().any(|a| a.verdict == Verdict::Cause) || !causes.is_empty() {
+        Verdict::Cause
+    } else if !known.is_empty()
+        && answers.is_empty()
+        && known.iter().all(KnownMessage::not_environment)
+    {
+        // Out of memory, a kernel's fault, a shape error, a harmless
+        // warning, with nothing else in the paste: not the environment.
+        Verdict::NotEnvironment
+    } else if known
+        .iter()
+        .any(|k| matches!(k.kind.as_str(), "kernel-fault" | "user-code"))
+    {
+        // The program's own kernel faulted or asserted, and nothing the
+        // environment holds is at fault: what follows in the log (NCCL's
+        // abort on the same CUDA error) is its consequence.
+        Verdict::NotEnvironment
+    } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
+        || (!known.is_empty()
+        && known
+            .iter()
+            .all(|k| k.kind != "windows" && k.kind != "crash")
+        // An answer that cannot tell but says how to find out (the
+        // driver and GPU of the machine that printed it) is not a
+        // "none of the causes is here".
+        && !answers
+            .iter()
+            .any(|a| a.verdict == Verdict::CannotTell && a.fix.is_some()))
+    {
+        Verdict::NotHere
+    } else {
+        Verdict::CannotTell
     }
 }
 
@@ -172,6 +176,12 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
     match c {
         _ if c.name().is_some_and(|n| n.len() > clues::MAX_NAME) => overlong(c),
         Clue::Component { component } => component::answer(f, report, c, component),
+        // For ptxas, `built` is the least version XLA trusts.
+        Clue::Version {
+            component,
+            found,
+            built,
+        } if component == "ptxas" => ptxas::answer(f, c, found, built.as_deref()),
         Clue::Version {
             component,
             found,

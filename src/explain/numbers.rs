@@ -4,7 +4,24 @@
 //! versions are major*1000+minor*100+patch before cuDNN 9 (8600 is 8.6.0)
 //! and major*10000+minor*100+patch from 9 on (90100 is 9.1.0); XLA writes
 //! them out (8.6.0). A leaf: [`super::clues`] reads them, [`super::decode`]
-//! answers them.
+//! answers them, and both compare them at the precision they are written.
+
+use crate::data::matrix::{major, major_minor, version};
+
+/// `a` is older than `b`, by major and minor; by major alone where either
+/// states only its major (Paddle's "CUDA10/cuDNN7"): "11" is not older
+/// than "11.8".
+pub fn older(a: &str, b: &str) -> bool {
+    if !a.contains('.') || !b.contains('.') {
+        return major(a).zip(major(b)).is_some_and(|(a, b)| a < b);
+    }
+    version(&major_minor(a)) < version(&major_minor(b))
+}
+
+/// `a` is `b` at the precision of the less precise: "12.2" is "12".
+pub fn same(a: &str, b: &str) -> bool {
+    !older(a, b) && !older(b, a)
+}
 
 /// The versions a message states.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 
 use super::answer::{Answer, Verdict};
 use super::clues::Clue;
-use super::decode::older;
+use super::numbers::older;
 use crate::data::matrix::major_minor;
 use crate::finding::{Cmd, Fix};
 use crate::rules::{Facts, fixes};
