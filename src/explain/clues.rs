@@ -438,17 +438,15 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
                 .map(|component| Clue::Component { component }),
         );
     }
-    if let Some(v) = known
+    let decoded = known
         .decode
         .as_deref()
-        .and_then(|d| super::numbers::versions(d, lower))
-    {
-        out.push(Clue::Version {
-            component: v.component,
-            found: v.found,
-            built: v.built,
-        });
-    }
+        .map(|d| super::numbers::versions(d, lower));
+    out.extend(decoded.into_iter().flatten().map(|v| Clue::Version {
+        component: v.component,
+        found: v.found,
+        built: v.built,
+    }));
     if known.kind == "no-device" {
         out.push(Clue::Devices);
     }

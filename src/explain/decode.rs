@@ -4,30 +4,25 @@
 
 use super::answer::{Answer, Verdict, claims, held};
 use super::clues::Clue;
-use super::numbers::component_name;
+use super::numbers::{component_name, older, same};
 use crate::data::matrix::{major_minor, version};
 use crate::finding::{Code, Fix};
 use crate::inventory::FrameworkBuild;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
 
-/// `a` is older than `b`, by major and minor.
-fn older(a: &str, b: &str) -> bool {
-    version(&major_minor(a)) < version(&major_minor(b))
-}
-
-/// Answer a decoded version.
-pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
-    let Clue::Version {
-        component,
-        found,
-        built,
-    } = clue
-    else {
-        unreachable!("decode::answer is for versions")
-    };
+/// Answer a decoded version: the process found `component` at `found`,
+/// and the framework was built against `built` where the message says.
+pub fn answer(
+    f: &Facts,
+    report: &Report,
+    clue: &Clue,
+    component: &str,
+    found: &str,
+    built: Option<&str>,
+) -> Answer {
     if component == "driver" {
-        return driver(f, report, clue, found);
+        return driver(f, report, clue, found, built.is_some());
     }
     let what = component_name(component);
     let mut a = Answer::blank(clue, held(f, Some(component), what));
@@ -64,7 +59,7 @@ pub fn answer(f: &Facts, report: &Report, clue: &Clue) -> Answer {
         .map(|c| c.version.as_str())
         .collect();
     let fw = built_with(f, component);
-    let fix = || fw.map(|fw| fixes::for_framework(f, fw, &[component.as_str()]));
+    let fix = || fw.map(|fw| fixes::for_framework(f, fw, &[component]));
     if let Some(old) = here.iter().find(|v| older(v, built)) {
         a.diagnosis.push_str(&format!(
             " This environment's {what} is {old}, older than the build's: it is the copy loaded."
@@ -229,8 +224,12 @@ fn built_with<'a>(f: &Facts<'a>, component: &str) -> Option<&'a FrameworkBuild> 
 }
 
 /// torch's "found version 12020": the CUDA the driver supports, against
-/// the CUDA the environment's framework builds need.
-fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
+/// the CUDA the environment's framework builds need. `compared` is a
+/// message that states the build's CUDA beside the driver's: a start-up
+/// comparison (Paddle's warning), which under minor version compatibility
+/// runs, as check's driver-older-than-cuda says; torch's states only the
+/// driver's, and is the failure itself.
+fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str, compared: bool) -> Answer {
     let mut a = Answer::blank(clue, Vec::new());
     let built: Vec<(String, String)> = f
         .inv
@@ -247,7 +246,7 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
         .collect();
     a.diagnosis = format!("the driver that printed this supports CUDA {found} at most");
     if let Some(max) = f.machine.driver.max_cuda.as_deref()
-        && version(max) != version(found)
+        && !same(max, found)
     {
         a.diagnosis.push_str(&format!(
             " (the driver envhook sees here supports CUDA {max}: the message came from another \
@@ -263,18 +262,33 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
         // check's driver-too-old fix where the driver here printed it (its
         // command installs the build this driver runs); else check's
         // words for the driver the message names.
-        let here = f.machine.driver.max_cuda.as_deref().map(version) == Some(version(found));
-        a.fix = report
-            .findings
-            .iter()
-            .filter(|p| here && p.code == Code::DriverTooOld && p.message.starts_with(fw.as_str()))
-            .find_map(|p| p.fix.clone())
-            .or_else(|| {
-                Some(Fix::advice(format!(
-                    "upgrade the NVIDIA driver, or use a build made with {}",
-                    crate::rules::driver::builds_it_runs(f.matrix, None, Some(found), cuda)?
-                )))
-            });
+        let here = f
+            .machine
+            .driver
+            .max_cuda
+            .as_deref()
+            .is_some_and(|max| same(max, found));
+        let checked = report.findings.iter().find(|p| {
+            here && (p.code == Code::DriverTooOld
+                || compared && p.code == Code::DriverOlderThanCuda)
+                && p.message.starts_with(fw.as_str())
+        });
+        // A driver of the build's major runs it through minor version
+        // compatibility (Paddle warns, and runs): check's words for it.
+        if let Some(p) = checked.filter(|p| p.code == Code::DriverOlderThanCuda) {
+            a.diagnosis.push_str(&format!(
+                " check: {}[{}]: {}",
+                p.severity.label(),
+                p.code,
+                p.message
+            ));
+        }
+        a.fix = checked.and_then(|p| p.fix.clone()).or_else(|| {
+            Some(Fix::advice(format!(
+                "upgrade the NVIDIA driver, or use a build made with {}",
+                crate::rules::driver::builds_it_runs(f.matrix, None, Some(found), cuda)?
+            )))
+        });
     } else if built.is_empty() {
         a.diagnosis.push_str(
             "; envhook knows no framework build here that says its CUDA, so it cannot compare",

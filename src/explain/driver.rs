@@ -14,7 +14,7 @@ use crate::rules::libraries::resolve_one;
 const SONAME: &str = "libcuda.so.1";
 
 /// A library that comes with the NVIDIA driver (`libcuda.so.1`), from
-/// where [`super::answer::answer`] found it. `known` are the message's
+/// where [`super::library::answer`] found it. `known` are the message's
 /// known rows (triton's has a fix of its own).
 pub(super) fn answer(f: &Facts, known: &[KnownMessage], mut a: Answer) -> Answer {
     let name = a.clue.name().unwrap_or_default().to_string();

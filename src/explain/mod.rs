@@ -1,9 +1,9 @@
 //! `envhook explain`: what a pasted error message means in this
 //! environment. The message is read for what it names ([`clues`]); each
 //! library or symbol it names is answered from the environment
-//! ([`answer`]): what it holds of that library, who asks for that version,
-//! whether the loader reaches it with and without envhook's hook, and the
-//! one fix. Messages that name nothing envhook can tie to the environment
+//! ([`library`], in the model of [`answer`]): what it holds of that
+//! library, who asks for that version, whether the loader reaches it with
+//! and without envhook's hook, and the one fix. Messages that name nothing envhook can tie to the environment
 //! (a Windows DLL error, a segmentation fault) get what they mean and what
 //! envhook can and cannot check, never a dump of unrelated findings.
 
@@ -17,10 +17,12 @@ pub mod cpu_build;
 pub mod decode;
 pub mod devices;
 mod driver;
+mod library;
 pub mod measured;
 mod named;
 pub mod numbers;
 mod pair;
+mod ptxas;
 mod symbol;
 pub mod versioned;
 
@@ -101,32 +103,7 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         })
         .cloned()
         .collect();
-    let verdict = if answers.iter().any(|a| a.verdict == Verdict::Cause) || !causes.is_empty() {
-        Verdict::Cause
-    } else if !reading.known.is_empty()
-        && answers.is_empty()
-        && reading.known.iter().all(KnownMessage::not_environment)
-    {
-        // Out of memory, a kernel's fault, a shape error, a harmless
-        // warning, with nothing else in the paste: not the environment.
-        Verdict::NotEnvironment
-    } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
-        || (!reading.known.is_empty()
-            && reading
-                .known
-                .iter()
-                .all(|k| k.kind != "windows" && k.kind != "crash")
-            // An answer that cannot tell but says how to find out (the
-            // driver and GPU of the machine that printed it) is not a
-            // "none of the causes is here".
-            && !answers
-                .iter()
-                .any(|a| a.verdict == Verdict::CannotTell && a.fix.is_some()))
-    {
-        Verdict::NotHere
-    } else {
-        Verdict::CannotTell
-    };
+    let verdict = verdict(&reading.known, &answers, &causes);
     let driver = reading
         .known
         .iter()
@@ -144,6 +121,44 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     }
 }
 
+/// What envhook concludes from the known messages, the answers and check's
+/// findings that can cause it.
+fn verdict(known: &[KnownMessage], answers: &[Answer], causes: &[Problem]) -> Verdict {
+    if answers.iter().any(|a| a.verdict == Verdict::Cause) || !causes.is_empty() {
+        Verdict::Cause
+    } else if !known.is_empty()
+        && answers.is_empty()
+        && known.iter().all(KnownMessage::not_environment)
+    {
+        // Out of memory, a kernel's fault, a shape error, a harmless
+        // warning, with nothing else in the paste: not the environment.
+        Verdict::NotEnvironment
+    } else if known
+        .iter()
+        .any(|k| matches!(k.kind.as_str(), "kernel-fault" | "user-code"))
+    {
+        // The program's own kernel faulted or asserted, and nothing the
+        // environment holds is at fault: what follows in the log (NCCL's
+        // abort on the same CUDA error) is its consequence.
+        Verdict::NotEnvironment
+    } else if answers.iter().any(|a| a.verdict == Verdict::NotHere)
+        || (!known.is_empty()
+        && known
+            .iter()
+            .all(|k| k.kind != "windows" && k.kind != "crash")
+        // An answer that cannot tell but says how to find out (the
+        // driver and GPU of the machine that printed it) is not a
+        // "none of the causes is here".
+        && !answers
+            .iter()
+            .any(|a| a.verdict == Verdict::CannotTell && a.fix.is_some()))
+    {
+        Verdict::NotHere
+    } else {
+        Verdict::CannotTell
+    }
+}
+
 /// The answer about the GPUs, with what the message says of the torch
 /// that printed it beside what the environment's builds carry.
 fn stated_beside(mut a: Answer, stated: Option<&capability::Stated>) -> Answer {
@@ -155,12 +170,23 @@ fn stated_beside(mut a: Answer, stated: Option<&capability::Stated>) -> Answer {
     a
 }
 
-/// One clue, answered by the module for its kind.
+/// One clue, answered by the module for its kind: the one place that
+/// tells the kinds apart.
 fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> Answer {
     match c {
         _ if c.name().is_some_and(|n| n.len() > clues::MAX_NAME) => overlong(c),
         Clue::Component { component } => component::answer(f, report, c, component),
-        Clue::Version { .. } => decode::answer(f, report, c),
+        // For ptxas, `built` is the least version XLA trusts.
+        Clue::Version {
+            component,
+            found,
+            built,
+        } if component == "ptxas" => ptxas::answer(f, c, found, built.as_deref()),
+        Clue::Version {
+            component,
+            found,
+            built,
+        } => decode::answer(f, report, c, component, found, built.as_deref()),
         // A symbol of a framework's C++ API (`_ZN2at…`) is answered from
         // check's facts about the extensions built against it.
         Clue::Symbol {
@@ -179,11 +205,18 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
         } => pair::answer(f, c, jax.as_deref(), jaxlib, minimum.as_deref()),
         Clue::Machine { measures } => measured::answer(f, report, c, measures),
         Clue::Library {
-            name, component, ..
-        } if answer::is_driver(name, component.as_deref()) => {
-            driver_step(f, driver::answer(f, known, answer::answer(f, report, c)))
+            name,
+            component,
+            major,
+        } => {
+            let a = library::answer(f, report, c, name, component.as_deref(), *major);
+            if library::is_driver(name, component.as_deref()) {
+                driver_step(f, driver::answer(f, known, a))
+            } else {
+                a
+            }
         }
-        _ => answer::answer(f, report, c),
+        Clue::Dll { name } => library::dll(c, name),
     }
 }
 

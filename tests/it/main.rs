@@ -23,6 +23,7 @@ mod docs;
 mod explain;
 mod explain_causes;
 mod explain_contradictions;
+mod explain_corpus;
 mod explain_families;
 mod explain_large;
 mod explain_machine;

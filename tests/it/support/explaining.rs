@@ -181,3 +181,37 @@ pub fn cuda13_with_compat(prefix: &Path, compat: bool) -> Env {
     }
     env
 }
+
+/// PyPI's tensorflow 2.16.1 installed as `pip install tensorflow==2.16.1`:
+/// its `and-cuda` pins unmet, no nvidia-* wheel, libtensorflow_framework's
+/// RUNPATH leading into nvidia/cuda_runtime/lib only.
+pub fn tensorflow_216_bare(prefix: &Path) -> Env {
+    let mut env = Env::new(prefix);
+    env.python("3.12.1");
+    env.pip(
+        PipDist::new("tensorflow", "2.16.1")
+            .requires(vec![
+                "nvidia-cublas-cu12 ==12.3.4.1 ; extra == 'and-cuda'",
+                "nvidia-cuda-cupti-cu12 ==12.3.101 ; extra == 'and-cuda'",
+                "nvidia-cuda-runtime-cu12 ==12.3.101 ; extra == 'and-cuda'",
+                "nvidia-cudnn-cu12 ==8.9.7.29 ; extra == 'and-cuda'",
+                "nvidia-cufft-cu12 ==11.0.12.1 ; extra == 'and-cuda'",
+                "nvidia-cusolver-cu12 ==11.5.4.101 ; extra == 'and-cuda'",
+                "nvidia-cusparse-cu12 ==12.2.0.103 ; extra == 'and-cuda'",
+                "nvidia-nccl-cu12 ==2.19.3 ; extra == 'and-cuda'",
+            ])
+            .files(vec![FileSpec::File("tensorflow/libtensorflow_framework.so.2")])
+            .text(
+                "tensorflow/python/platform/build_info.py",
+                "import collections\nbuild_info = collections.OrderedDict([('cuda_version', '12.3'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False)])\n",
+            ),
+    );
+    super::cc_shared(
+        &env.site().join("tensorflow/libtensorflow_framework.so.2"),
+        "libtensorflow_framework.so.2",
+        &[],
+        Some("$ORIGIN/:$ORIGIN/../nvidia/cuda_runtime/lib"),
+        true,
+    );
+    env
+}
