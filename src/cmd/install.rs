@@ -68,6 +68,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let mut shown: &mut dyn Write = if quiet { &mut sink } else { out };
     writeln!(shown, "{name}: {}", prefix.display()).map_err(w)?;
     describe(&mut shown, &plan).map_err(w)?;
+    venv_notes(&mut shown, &prefix, &plan).map_err(w)?;
     let changes = install::install(&plan, args.dry_run)?;
     // The plan first; the hooks' texts (long) only when asked for.
     print_changes(&mut shown, &changes, args.dry_run).map_err(w)?;
@@ -100,17 +101,40 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     Ok(status(&findings))
 }
 
-/// The environment to write hooks into: a conda one (a venv has no
-/// activate.d), with its absolute prefix.
+/// What a venv's activation does not get: no script to run the hooks
+/// from, or scripts of shells envhook does not hook.
+fn venv_notes(out: &mut impl Write, prefix: &std::path::Path, plan: &Plan) -> std::io::Result<()> {
+    if discovery::is_venv(prefix)
+        && !["activate", "activate.fish"]
+            .iter()
+            .any(|s| prefix.join("bin").join(s).is_file())
+    {
+        writeln!(
+            out,
+            "  note         no bin/activate or bin/activate.fish to run the hooks from: commands \
+             get the libraries through `envhook run`"
+        )?;
+    }
+    if !plan.venv_unhooked.is_empty() {
+        let names: Vec<String> = plan.venv_unhooked.iter().map(ToString::to_string).collect();
+        writeln!(
+            out,
+            "  note         a venv's {} activation scripts are not hooked (its deactivate there \
+             cannot be wrapped): activate it from bash, zsh or fish, or run commands through \
+             `envhook run`",
+            names.join(" and ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The environment to write hooks into, with its absolute prefix.
 fn selected(
     args: &InstallArgs,
     ctx: &Context,
 ) -> Result<(discovery::KnownEnv, std::path::PathBuf)> {
     let env = discovery::select(ctx, &args.env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
-    if discovery::is_venv(&prefix) {
-        return Err(Error::VenvNoHooks { prefix });
-    }
     Ok((env, prefix))
 }
 
@@ -193,10 +217,12 @@ pub fn print_changes(
             waited.as_secs_f64()
         )?;
     }
-    let groups: [(&str, &str, &[std::path::PathBuf]); 3] = [
+    let groups: [(&str, &str, &[std::path::PathBuf]); 5] = [
         ("cleaned", "would clean", &changes.clean),
         ("wrote", "would write", &changes.write),
         ("removed", "would remove", &changes.remove),
+        ("hooked", "would hook", &changes.wire),
+        ("unhooked", "would unhook", &changes.unwire),
     ];
     for (done, dry, paths) in groups {
         let verb = if dry_run { dry } else { done };

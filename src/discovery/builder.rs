@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{
     Context, Discovery, EnvKind, EnvsDir, KnownEnv, StaleEntry, canonical, child_envs, condarc,
-    environments_txt, is_env, pixi_envs, root_of_executable,
+    environments_txt, is_env, is_venv, kind_of, pixi_envs, root_of_executable, venv,
 };
 
 /// Common install locations under the home directory, for machines where
@@ -115,11 +115,13 @@ impl Builder {
         for dir in &dirs {
             for env in child_envs(&dir.path) {
                 let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-                self.env(env, name, EnvKind::Named, &dir.origin);
+                let kind = kind_of(&env, EnvKind::Named);
+                self.env(env, name, kind, &dir.origin);
             }
         }
         for prefix in listed {
-            self.env(prefix, None, EnvKind::Listed, "~/.conda/environments.txt");
+            let kind = kind_of(&prefix, EnvKind::Listed);
+            self.env(prefix, None, kind, "~/.conda/environments.txt");
         }
         for dir in extra_dirs {
             self.extra(dir);
@@ -146,13 +148,13 @@ fn read_environments_txt(ctx: &Context, out: &mut Discovery) -> Vec<PathBuf> {
     let mut envs = Vec::new();
     for line in lines {
         let (entry, reason) = match line {
-            environments_txt::Line::Env(prefix) if is_env(&prefix) => {
+            environments_txt::Line::Env(prefix) if is_env(&prefix) || is_venv(&prefix) => {
                 envs.push(prefix);
                 continue;
             }
             environments_txt::Line::Env(prefix) => {
                 let reason = if prefix.exists() {
-                    "no conda-meta/ directory"
+                    "no conda-meta/ directory (nor a venv's pyvenv.cfg)"
                 } else {
                     "no longer exists"
                 };
@@ -241,9 +243,10 @@ impl Builder {
     /// project, or an envs directory.
     fn extra(&mut self, dir: &Path) {
         let via = format!("given {}", dir.display());
-        if is_env(dir) {
+        if is_env(dir) || is_venv(dir) {
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-            self.env(dir.to_path_buf(), name, EnvKind::Given, &via);
+            let kind = kind_of(dir, EnvKind::Given);
+            self.env(dir.to_path_buf(), name, kind, &via);
             return;
         }
         let pixi = pixi_envs(dir);
@@ -262,7 +265,23 @@ impl Builder {
         self.envs_dir(dir.to_path_buf(), via.clone());
         for env in child_envs(dir) {
             let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-            self.env(env, name, EnvKind::Named, &via);
+            let kind = kind_of(&env, EnvKind::Named);
+            self.env(env, name, kind, &via);
+        }
+    }
+
+    /// The active venv (`VIRTUAL_ENV`, or a `.venv` in or above the
+    /// current directory), which nothing else lists: uv and venv write no
+    /// `environments.txt`. A `.venv` that is not one is a warning here.
+    pub(super) fn active_venv(&mut self, ctx: &Context) {
+        let cwd = std::env::current_dir().ok();
+        match venv::active(ctx, cwd.as_deref()) {
+            Ok(Some((prefix, origin))) if is_venv(&prefix) => {
+                let name = prefix.file_name().map(|n| n.to_string_lossy().into_owned());
+                self.env(prefix, name, EnvKind::Venv, &origin.describe());
+            }
+            Ok(_) => {}
+            Err(e) => self.out.warnings.push(e.to_string()),
         }
     }
 }

@@ -12,13 +12,16 @@
 //! * `~/.conda/environments.txt` adds environments created elsewhere;
 //! * pixi projects contribute `.pixi/envs/*` when their directory is given.
 //!
-//! A directory is an environment when it has a `conda-meta/` directory.
-//! Nothing here writes anything.
+//! A directory is an environment when it has a `conda-meta/` directory,
+//! or is a Python venv (`pyvenv.cfg`, no `conda-meta/`): those are found
+//! where they are given, listed or active, and in the directories named
+//! (see [`venv`] for which one is active). Nothing here writes anything.
 
 mod builder;
 mod condarc;
 mod context;
 mod environments_txt;
+pub mod venv;
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +47,9 @@ pub enum EnvKind {
     Pixi,
     /// Given directly with `-p` or `CONDA_PREFIX`.
     Given,
+    /// A Python virtual environment (venv, virtualenv, uv, Poetry): a
+    /// `pyvenv.cfg` and no `conda-meta/`, wherever it was found.
+    Venv,
 }
 
 /// An environment envhook knows about.
@@ -106,7 +112,8 @@ pub enum Selector {
     Name(String),
     /// `-p PREFIX`.
     Prefix(PathBuf),
-    /// Neither: the active environment (`CONDA_PREFIX`).
+    /// Neither: the active environment (`VIRTUAL_ENV`, `CONDA_PREFIX`, a
+    /// `.venv`: see [`venv`]).
     Active,
 }
 
@@ -120,12 +127,23 @@ pub fn pixi_envs(project: &Path) -> Vec<PathBuf> {
     child_envs(&project.join(".pixi").join("envs"))
 }
 
-/// The subdirectories of `dir` that are environments, sorted; nothing when
-/// `dir` cannot be read (a missing envs directory is normal).
+/// The subdirectories of `dir` that are environments (conda's or venvs),
+/// sorted; nothing when `dir` cannot be read (a missing envs directory is
+/// normal).
 fn child_envs(dir: &Path) -> Vec<PathBuf> {
     let mut envs = paths::dir_entries(dir);
-    envs.retain(|p| is_env(p));
+    envs.retain(|p| is_env(p) || is_venv(p));
     envs
+}
+
+/// The kind of an environment found in a directory of environments: a
+/// venv is one wherever it lies.
+fn kind_of(prefix: &Path, otherwise: EnvKind) -> EnvKind {
+    if is_venv(prefix) {
+        EnvKind::Venv
+    } else {
+        otherwise
+    }
 }
 
 impl Discovery {
@@ -137,12 +155,16 @@ impl Discovery {
         let listed = d.roots(ctx);
         d.envs_dirs(ctx);
         d.environments(listed, extra_dirs);
+        d.active_venv(ctx);
         d.out
     }
 
-    /// The active environment (`CONDA_PREFIX`), when it is one of `envs`.
+    /// The active environment (by [`venv::active`]'s rule), when it is one
+    /// of `envs`.
     pub fn active(&self, ctx: &Context) -> Option<&KnownEnv> {
-        let prefix = canonical(&ctx.var_path(crate::env_vars::CONDA_PREFIX)?);
+        let cwd = std::env::current_dir().ok();
+        let (prefix, _) = venv::active(ctx, cwd.as_deref()).ok()??;
+        let prefix = canonical(&prefix);
         self.envs.iter().find(|e| canonical(&e.prefix) == prefix)
     }
 
@@ -206,34 +228,38 @@ fn select_quietly(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
             }
             discovery.find_by_name(name).cloned()
         }
-        Selector::Prefix(path) => given_prefix(path, false),
-        Selector::Active => match ctx.var_path(crate::env_vars::CONDA_PREFIX) {
-            Some(path) => given_prefix(&path, true),
-            None => Err(Error::NoEnvSelected),
-        },
+        Selector::Prefix(path) => given_prefix(path, None),
+        Selector::Active => {
+            let cwd = std::env::current_dir().ok();
+            match venv::active(ctx, cwd.as_deref())? {
+                Some((path, origin)) => given_prefix(&path, Some(&origin)),
+                None => Err(Error::NoEnvSelected),
+            }
+        }
     }
 }
 
-/// A prefix given directly: an environment, or a pixi project whose
-/// `default` (or only) environment is meant.
 /// Whether `path` is a Python virtual environment without conda: its
 /// `pyvenv.cfg`, which venv, virtualenv and uv write, and no `conda-meta/`.
 pub fn is_venv(path: &Path) -> bool {
     path.join("pyvenv.cfg").is_file() && !path.join("conda-meta").exists()
 }
 
-fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
+/// A prefix given directly (`origin` `None`: with `-p`) or found active:
+/// an environment, a venv, or a pixi project whose `default` (or only)
+/// environment is meant.
+fn given_prefix(path: &Path, origin: Option<&venv::Origin>) -> Result<KnownEnv> {
     let meta = path.join("conda-meta");
-    let via = if from_conda_prefix {
-        "CONDA_PREFIX"
-    } else {
-        "-p"
-    };
+    let via = origin.map_or_else(|| "-p".to_string(), venv::Origin::describe);
+    let via = via.as_str();
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::PrefixMissing {
                 path: path.to_path_buf(),
-                from_conda_prefix,
+                from_var: match origin {
+                    Some(venv::Origin::Var(var)) => Some(var),
+                    _ => None,
+                },
             });
         }
         Err(e) => return Err(Error::read(path, e)),
@@ -269,7 +295,7 @@ fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
         return Ok(KnownEnv {
             prefix: path.to_path_buf(),
             name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
-            kind: EnvKind::Given,
+            kind: EnvKind::Venv,
             found_via: vec![via.into(), "pyvenv.cfg".into()],
         });
     }

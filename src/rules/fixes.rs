@@ -284,38 +284,15 @@ pub fn refresh(prefix: &Path) -> String {
 }
 
 /// ` && envhook install -p PREFIX`, to end a fix that changes the library
-/// set; nothing for a plain venv, which conda never activates and which
-/// has no hooks to write (`envhook install` refuses it; `envhook run`
-/// reaches its libraries each time).
+/// set (a venv's hooks too: `install` hooks its activation scripts).
 pub fn then_refresh(prefix: &Path) -> String {
-    if crate::discovery::is_venv(prefix) {
-        String::new()
-    } else {
-        format!(" && {}", refresh(prefix))
-    }
+    format!(" && {}", refresh(prefix))
 }
 
 /// The fix where only envhook's hook puts a library on the loader's path:
-/// the hooks; for a plain venv, which has none, commands run through
-/// `envhook run`, or its `bin/activate` exporting the path.
+/// the hooks (in a venv, run from its own activation scripts).
 pub fn hook_fix(prefix: &Path) -> Fix {
-    if !crate::discovery::is_venv(prefix) {
-        return Fix::Command(refresh(prefix));
-    }
-    let line = format!("eval \"$(envhook export -p {})\"", quoted_path(prefix));
-    Fix::Choose {
-        advice: "a Python venv has no activation hooks: run its commands through envhook run, or \
-                 have its bin/activate export the library path"
-            .into(),
-        commands: vec![
-            format!("envhook run -p {} -- python", quoted_path(prefix)),
-            format!(
-                "printf '%s\\n' {} >> {}",
-                quoted(&line),
-                quoted_path(&prefix.join("bin/activate"))
-            ),
-        ],
-    }
+    Fix::Command(refresh(prefix))
 }
 
 /// The installer fixes use: the one the environment's CUDA stack already
