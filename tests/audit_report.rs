@@ -90,6 +90,57 @@ fn identical_findings_are_one_line_with_their_fix() {
     assert!(text.trim_end().ends_with("0 errors, 3 warnings"), "{text}");
 }
 
+/// Four identical Paddle environments, one named with a quote and one
+/// whose prefix begins another's (`a`, `ab`): one group, and its printed
+/// loop, pasted into bash with the real envhook on PATH, hooks all four.
+#[test]
+fn a_quote_or_a_shared_start_in_a_prefix_does_not_split_a_group() {
+    let sb = Sandbox::new();
+    let envs = sb.path("envs");
+    let names = ["a", "ab", "it's", "a b"];
+    for name in names {
+        support::cuda11_paddle(&envs.join(name));
+    }
+    let (text, code) = audit(&sb, &envs, None, &[]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(text.matches("warning[needs-hook]").count(), 1, "{text}");
+    assert!(
+        text.contains("warning[needs-hook] 4 environments"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  fix: for env in "))
+        .unwrap_or_else(|| panic!("one loop: {text}"));
+    let line = format!("for env in {line}").replace(
+        "[SANDBOX]",
+        sb.path("").to_str().unwrap().trim_end_matches('/'),
+    );
+    let bin = assert_cmd::cargo::cargo_bin("envhook");
+    let out = Command::new("bash")
+        .args(["-c", &line])
+        .env_clear()
+        .env("HOME", sb.home())
+        .env(
+            "PATH",
+            format!("{}:/usr/bin:/bin", bin.parent().unwrap().display()),
+        )
+        .env("ENVHOOK_SYSROOT", sb.path("sysroot"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in names {
+        let hook = envs.join(name).join("etc/conda/activate.d");
+        assert!(hook.is_dir(), "{name}: {line}");
+    }
+    let (text, _) = audit(&sb, &envs, None, &[]);
+    assert!(!text.contains("needs-hook"), "{text}");
+}
+
 /// The table at 120, 80 and 50 columns: no line longer than the terminal,
 /// every row's STATUS where the header's is.
 #[test]

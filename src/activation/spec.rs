@@ -285,7 +285,6 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
 /// command that removes each; else the choice between conda's line and
 /// pip's.
 fn shadowing_fix(prefix: &Path, name: &str, pkgs: [&crate::inventory::Package; 2]) -> Fix {
-    use crate::finding::{quoted, quoted_path};
     use crate::inventory::Installer;
     if pkgs.iter().any(|p| p.installer != Installer::Pip) || pkgs[0].name == pkgs[1].name {
         return Fix::advice(
@@ -295,7 +294,6 @@ fn shadowing_fix(prefix: &Path, name: &str, pkgs: [&crate::inventory::Package; 2
     let label = |p: &crate::inventory::Package| {
         format!("{} {} ({})", p.name, p.version, p.installer.label())
     };
-    let python = quoted_path(&prefix.join("bin/python"));
     Fix::Choose {
         advice: format!(
             "keep one CUDA line: {} and {} both install {name}; uninstall the one of the CUDA \
@@ -305,7 +303,12 @@ fn shadowing_fix(prefix: &Path, name: &str, pkgs: [&crate::inventory::Package; 2
         ),
         commands: pkgs
             .iter()
-            .map(|p| format!("{python} -m pip uninstall -y {}", quoted(&p.name)))
+            .map(|p| {
+                crate::finding::Cmd::default()
+                    .path(prefix.join("bin/python"))
+                    .raw("-m pip uninstall -y")
+                    .arg(&p.name)
+            })
             .collect(),
     }
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::shell::Phase;
-use crate::finding::{Fix, Problem, Severity, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 
 /// What a moved-aside script's name ends in.
 pub const SUFFIX: &str = ".envhook-replaced";
@@ -89,16 +89,15 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
     if hook.bugs.is_empty() {
         return None;
     }
-    let install = format!("envhook install -p {}", quoted_path(prefix));
+    let install = Cmd::new("envhook install -p").path(prefix);
     // What envhook's hook would do instead, for the message when the fix
     // is a command.
     let mut also = String::new();
     let fix = if hook.path.ends_with("conda-meta/state") {
         also = "; envhook's hook does this job, and conda's variable then goes".into();
-        Fix::Command(format!(
-            "{install} && conda env config vars unset LD_LIBRARY_PATH -p {}",
-            quoted_path(prefix)
-        ))
+        Fix::Command(
+            install.and(Cmd::new("conda env config vars unset LD_LIBRARY_PATH -p").path(prefix)),
+        )
     } else if hook
         .path
         .parent()
@@ -123,7 +122,7 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
                  envhook uninstall puts them back",
                 scripts.join(", ")
             );
-            Fix::Command(format!("{install} --replace-handwritten"))
+            Fix::Command(install.raw("--replace-handwritten"))
         } else {
             // Its other half cannot be read: --replace-handwritten holds
             // both back (handwritten-kept says why).

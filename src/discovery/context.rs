@@ -21,7 +21,7 @@ impl Context {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
                 .collect(),
-            home: dirs::home_dir(),
+            home: std::env::home_dir(),
         }
     }
 

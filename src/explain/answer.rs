@@ -8,7 +8,7 @@ use super::clues::{Clue, soname_fact};
 use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::PathfinderRow;
-use crate::finding::Fix;
+use crate::finding::{Cmd, Fix};
 use crate::inventory::needs::needs;
 use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
@@ -568,12 +568,13 @@ fn only_through_hook(f: &Facts, mut a: Answer, name: &str, found: &Found) -> Ans
         found.rule.label(),
     );
     a.verdict = Verdict::NotHere;
-    let q = crate::finding::quoted_path(&f.inv.prefix);
     a.fix = Some(Fix::Choose {
         advice: "run the process in the activated environment, or through envhook run".to_string(),
         commands: vec![
-            format!("conda activate {q}"),
-            format!("envhook run -p {q} -- python"),
+            Cmd::new("conda activate").path(&f.inv.prefix),
+            Cmd::new("envhook run -p")
+                .path(&f.inv.prefix)
+                .raw("-- python"),
         ],
     });
     a

@@ -509,9 +509,9 @@ mod tests {
         for f in &DATA.symbol_fact {
             assert!(
                 crate::data::matrix::version("8").is_some()
-                    && rattler_conda_types::VersionSpec::from_str(
+                    && rattler_conda_version::VersionSpec::from_str(
                         &f.exported_by,
-                        rattler_conda_types::ParseStrictness::Strict
+                        rattler_conda_version::ParseStrictness::Strict
                     )
                     .is_ok(),
                 "{}",

@@ -72,17 +72,14 @@ pub fn answer(f: &Facts, clue: &Clue) -> Answer {
             ""
         }
     );
-    let p = crate::finding::quoted_path(&f.inv.prefix);
     a.fix = Some(Fix::Command(if conda_jaxlib {
-        format!(
-            "conda install -p {p} -c conda-forge 'jaxlib=*=*cuda{m}*' && envhook install -p {p}"
-        )
+        let spec = format!("jaxlib=*=*cuda{m}*");
+        crate::rules::fixes::conda_install(&f.inv.prefix, [spec])
+            .and(crate::rules::fixes::refresh(&f.inv.prefix))
     } else {
-        let python = crate::finding::quoted_path(&f.inv.prefix.join("bin/python"));
-        format!(
-            "{python} -m pip install -U {}",
-            crate::finding::quoted(&format!("jax[cuda{m}]=={}", release_of(jax)))
-        )
+        crate::rules::fixes::pip(&f.inv.prefix)
+            .raw("install -U")
+            .arg(format!("jax[cuda{m}]=={}", release_of(jax)))
     }));
     a
 }

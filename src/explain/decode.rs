@@ -312,7 +312,7 @@ fn nccl(f: &Facts, report: &Report, a: &mut Answer, found: &str) {
         ));
         a.fix = Some(Fix::Choose {
             advice: "rerun with NCCL's debug log, which names the failing call".to_string(),
-            commands: vec!["export NCCL_DEBUG=INFO".to_string()],
+            commands: vec![crate::finding::Cmd::new("export NCCL_DEBUG=INFO")],
         });
     } else {
         let (which, verdict) = another_copy(

@@ -9,7 +9,7 @@
 use super::answer::{Answer, Verdict};
 use super::clues::Clue;
 use crate::env_vars::{CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES};
-use crate::finding::{Fix, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, quoted_path};
 use crate::machine::driver::{Driver, Source};
 use crate::rules::Facts;
 
@@ -67,8 +67,8 @@ fn hidden(d: &Driver, v: &str) -> Option<(String, Fix)> {
             Fix::Choose {
                 advice: "unset CUDA_VISIBLE_DEVICES, or set it to the GPUs to use".into(),
                 commands: vec![
-                    "unset CUDA_VISIBLE_DEVICES".into(),
-                    "export CUDA_VISIBLE_DEVICES='0'".into(),
+                    Cmd::new("unset CUDA_VISIBLE_DEVICES"),
+                    Cmd::new("export CUDA_VISIBLE_DEVICES=").glued_value("0"),
                 ],
             },
         ));
@@ -91,16 +91,15 @@ fn hidden(d: &Driver, v: &str) -> Option<(String, Fix)> {
         return None;
     }
     let good: Vec<&str> = entries[..first_bad].to_vec();
-    let fix = Fix::Command(format!(
-        "export CUDA_VISIBLE_DEVICES={}",
-        quoted(&if good.is_empty() {
+    let fix = Fix::Command(Cmd::new("export CUDA_VISIBLE_DEVICES=").glued_value(
+        if good.is_empty() {
             (0..n.max(1))
                 .map(|i| i.to_string())
                 .collect::<Vec<_>>()
                 .join(",")
         } else {
             good.join(",")
-        })
+        },
     ));
     let seen = if n == 0 {
         String::new()
@@ -191,7 +190,7 @@ pub(super) fn ask(f: &Facts) -> Fix {
              VERSION --gpu NAME",
             quoted_path(&f.inv.prefix)
         ),
-        commands: vec![QUERY.into()],
+        commands: vec![Cmd::new(QUERY)],
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::answer::{Answer, Verdict};
 use super::clues::KnownMessage;
-use crate::finding::{Fix, quoted, quoted_path};
+use crate::finding::{Cmd, Fix};
 use crate::machine::resolve::Found;
 use crate::rules::Facts;
 use crate::rules::libraries::resolve_one;
@@ -59,7 +59,7 @@ pub(super) fn answer(f: &Facts, known: &[KnownMessage], mut a: Answer) -> Answer
 fn without_link(mut a: Answer, known: &[KnownMessage], driver: &Found) -> Answer {
     let dir = driver.path.parent().unwrap_or(&driver.path);
     let link = dir.join("libcuda.so");
-    let ln = format!("sudo ln -s libcuda.so.1 {}", quoted_path(&link));
+    let ln = Cmd::new("sudo ln -s libcuda.so.1").path(link);
     a.verdict = Verdict::Cause;
     a.diagnosis = format!(
         "the driver's {SONAME} is here ({}, {}); what is missing is only libcuda.so, the \
@@ -71,10 +71,7 @@ fn without_link(mut a: Answer, known: &[KnownMessage], driver: &Found) -> Answer
         a.fix = Some(Fix::Command(ln));
         return a;
     }
-    let export = format!(
-        "export TRITON_LIBCUDA_PATH={}",
-        quoted(&dir.to_string_lossy())
-    );
+    let export = Cmd::new("export TRITON_LIBCUDA_PATH=").glued_path(dir);
     a.diagnosis.push_str(&format!(
         ". Triton searches for the driver in the loader cache (`/sbin/ldconfig -p`), and in \
          LD_LIBRARY_PATH only where the cache lists none; TRITON_LIBCUDA_PATH, its own setting, \

@@ -50,9 +50,9 @@ pub fn answer(
              ({whose}); jax {target}, the release made with this jaxlib, accepts it"
         );
         a.verdict = Verdict::Cause;
-        a.fix = Some(crate::finding::Fix::Command(format!(
-            "{pip} install 'jax=={target}'"
-        )));
+        a.fix = Some(crate::finding::Fix::Command(
+            pip.raw("install").arg(format!("jax=={target}")),
+        ));
     } else if let Some(min) = minimum.map(numeric).filter(|m| hl < *m && *m <= hj) {
         let (low, high) = (dotted(&min), dotted(&hj));
         // Above jax is refused too: from its minimum up to jax itself.
@@ -66,9 +66,7 @@ pub fn answer(
              ({whose}); it accepts {want}"
         );
         a.verdict = Verdict::Cause;
-        a.fix = Some(crate::finding::Fix::Command(format!(
-            "{pip} install '{want}'"
-        )));
+        a.fix = Some(crate::finding::Fix::Command(pip.raw("install").arg(want)));
     } else {
         a.diagnosis = format!(
             "jax {here_jax} accepts jaxlib {here_lib} here: the message came from another \

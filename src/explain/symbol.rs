@@ -46,9 +46,9 @@ pub(super) fn answer(
         return a;
     };
     let exporting = |v: &str| {
-        let spec = rattler_conda_types::VersionSpec::from_str(
+        let spec = rattler_conda_version::VersionSpec::from_str(
             &fact.exported_by,
-            rattler_conda_types::ParseStrictness::Lenient,
+            rattler_conda_version::ParseStrictness::Lenient,
         );
         matches!((spec, version(v)), (Ok(s), Some(v)) if s.matches(&v))
     };

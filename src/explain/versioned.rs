@@ -7,7 +7,7 @@
 //! the copy the loader takes.
 
 use crate::data::matrix::version;
-use crate::finding::{Fix, quoted, quoted_path};
+use crate::finding::{Cmd, Fix};
 use crate::inventory::Installer;
 use crate::rules::{Facts, Report};
 
@@ -135,27 +135,17 @@ fn shell_cause(a: &mut Reading, shell: ShellCopy) {
 /// The install of nvJitLink `need` or newer of the same major, by the
 /// installer of the environment's older copy.
 fn upgrade(f: &Facts, installer: Installer, major: &str, need: &str) -> Fix {
-    Fix::Command(match installer {
-        Installer::Pip => {
-            let dist = if major == "12" {
-                "nvidia-nvjitlink-cu12".to_string()
-            } else {
-                "nvidia-nvjitlink".to_string()
-            };
-            format!(
-                "{} install {}",
-                crate::rules::fixes::pip(&f.inv.prefix),
-                quoted(&format!("{dist}>={need},<{}", next(major)))
-            )
-        }
-        Installer::Conda => {
-            format!(
-                "conda install -p {} -c conda-forge {}",
-                quoted_path(&f.inv.prefix),
-                quoted(&format!("libnvjitlink>={need},<{}", next(major)))
-            )
-        }
-    })
+    let spec = match installer {
+        Installer::Pip if major == "12" => "nvidia-nvjitlink-cu12",
+        Installer::Pip => "nvidia-nvjitlink",
+        Installer::Conda => "libnvjitlink",
+    };
+    let spec = format!("{spec}>={need},<{}", next(major));
+    Fix::Command(crate::rules::fixes::install_with(
+        installer,
+        &f.inv.prefix,
+        spec,
+    ))
 }
 
 /// An nvJitLink of this shell's LD_LIBRARY_PATH, outside the environment,
@@ -167,7 +157,7 @@ struct ShellCopy {
     /// (`libnvJitLink.so.12.1.105` -> `12.1.105`).
     release: Option<String>,
     /// The command that takes its directory out of LD_LIBRARY_PATH.
-    without: String,
+    without: Cmd,
 }
 
 /// The first directory of the shell's LD_LIBRARY_PATH that holds
@@ -207,9 +197,9 @@ fn shell_copy(f: &Facts, major: &str, need: &str) -> Option<ShellCopy> {
         .map(|(_, d)| *d)
         .collect();
     let without = if rest.is_empty() {
-        "unset LD_LIBRARY_PATH".to_string()
+        Cmd::new("unset LD_LIBRARY_PATH")
     } else {
-        format!("export LD_LIBRARY_PATH={}", quoted(&rest.join(":")))
+        Cmd::new("export LD_LIBRARY_PATH=").glued_value(rest.join(":"))
     };
     Some(ShellCopy {
         file,

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use super::{Installer, Inventory, LibStatus, Library, Package};
 use crate::data::catalog::{Framework, Role};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 
 impl Inventory {
     /// Look every listed library up on disk (metadata only).
@@ -161,10 +161,12 @@ impl Inventory {
                 severity: Severity::Error,
                 code: "cudnn-without-libraries",
                 message: format!("{} installed, but no cuDNN library is", names.join(", ")),
-                fix: Some(Fix::Command(format!(
-                    "conda install -p {} -c conda-forge 'libcudnn' 'libcudnn-dev'",
-                    quoted_path(&self.prefix)
-                ))),
+                fix: Some(Fix::Command(
+                    Cmd::new("conda install -p")
+                        .path(&self.prefix)
+                        .raw("-c conda-forge")
+                        .args(["libcudnn", "libcudnn-dev"]),
+                )),
                 path: cudnn_pkgs.first().map(|p| p.metadata.clone()),
                 source: None,
             });
@@ -275,31 +277,33 @@ fn is_loop(e: &io::Error) -> bool {
 fn remove_each<'a>(
     prefix: &Path,
     packages: impl Iterator<Item = (Installer, &'a str)>,
-) -> Vec<String> {
-    let (mut conda, mut pip): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+) -> Vec<Cmd> {
+    let (mut conda, mut pip): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
     for (installer, name) in packages {
         let list = match installer {
             Installer::Conda => &mut conda,
             Installer::Pip => &mut pip,
         };
-        if !list.contains(&quoted(name)) {
-            list.push(quoted(name));
+        if !list.contains(&name) {
+            list.push(name);
         }
     }
     let mut out = Vec::new();
     if !conda.is_empty() {
-        out.push(format!(
-            "conda remove -p {} --force {}",
-            quoted_path(prefix),
-            conda.join(" ")
-        ));
+        out.push(
+            Cmd::new("conda remove -p")
+                .path(prefix)
+                .raw("--force")
+                .args(conda),
+        );
     }
     if !pip.is_empty() {
-        out.push(format!(
-            "{} -m pip uninstall -y {}",
-            quoted_path(&prefix.join("bin/python")),
-            pip.join(" ")
-        ));
+        out.push(
+            Cmd::default()
+                .path(prefix.join("bin/python"))
+                .raw("-m pip uninstall -y")
+                .args(pip),
+        );
     }
     out
 }

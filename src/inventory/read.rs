@@ -11,7 +11,7 @@ use super::{
 };
 use crate::data::catalog::{CATALOG, Framework, PackageRow, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use records::MetaIndex;
 
 /// The catalogue row a CUDA build without one of its own is read as.
@@ -66,7 +66,7 @@ impl Inventory {
                         record.name
                     ),
                     commands: vec![
-                        format!("rm -- {}", quoted_path(&entry.path)),
+                        Cmd::new("rm --").path(&entry.path),
                         conda_reinstall(prefix, &record.name),
                     ],
                 }),
@@ -308,7 +308,7 @@ fn record_too_large(e: &Error, prefix: &Path, entry: &MetaEntry) -> Problem {
 }
 
 /// Two dist-info directories of one distribution.
-fn duplicate_dist_info(entry: &DistInfoEntry, reinstall: String) -> Problem {
+fn duplicate_dist_info(entry: &DistInfoEntry, reinstall: Cmd) -> Problem {
     Problem {
         severity: Severity::Warning,
         code: "duplicate-dist-info",
@@ -323,7 +323,7 @@ fn duplicate_dist_info(entry: &DistInfoEntry, reinstall: String) -> Problem {
 }
 
 /// A dist-info that cannot be read, left out of the checks.
-fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry, reinstall: String) -> Problem {
+fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry, reinstall: Cmd) -> Problem {
     Problem {
         severity: Severity::Warning,
         code: "dist-info-unreadable",
@@ -335,22 +335,20 @@ fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry, reinstall: String) -> 
 }
 
 /// The command that has conda reinstall a package, records and files.
-pub(super) fn conda_reinstall(prefix: &Path, spec: &str) -> String {
-    format!(
-        "conda install -p {} --force-reinstall {}",
-        quoted_path(prefix),
-        quoted(spec)
-    )
+pub(super) fn conda_reinstall(prefix: &Path, spec: &str) -> Cmd {
+    Cmd::new("conda install -p")
+        .path(prefix)
+        .raw("--force-reinstall")
+        .arg(spec)
 }
 
 /// The command that has the environment's pip reinstall a distribution
 /// over itself, its dependencies left as they are.
-pub(super) fn pip_reinstall(prefix: &Path, spec: &str) -> String {
-    format!(
-        "{} -m pip install --force-reinstall --no-deps {}",
-        quoted_path(&prefix.join("bin/python")),
-        quoted(spec)
-    )
+pub(super) fn pip_reinstall(prefix: &Path, spec: &str) -> Cmd {
+    Cmd::default()
+        .path(prefix.join("bin/python"))
+        .raw("-m pip install --force-reinstall --no-deps")
+        .arg(spec)
 }
 
 /// The Python version of a site-packages directory
@@ -371,7 +369,7 @@ fn truncated(
     listed: usize,
     kept: usize,
     path: &Path,
-    reinstall: String,
+    reinstall: Cmd,
 ) -> Problem {
     Problem {
         severity: Severity::Warning,

@@ -277,7 +277,7 @@ pub fn read_record(path: &Path) -> Result<Record> {
             super::MAX_VERSION
         )));
     }
-    if let Err(e) = rattler_conda_types::Version::from_str(&raw.version) {
+    if let Err(e) = rattler_conda_version::Version::from_str(&raw.version) {
         return Err(bad(format!(
             "malformed version '{}': {e}",
             super::clip(&raw.version)

@@ -11,7 +11,9 @@ use anstyle::{AnsiColor, Style};
 use unicode_width::UnicodeWidthStr;
 
 use crate::audit::{Audit, Hook, Row};
-use crate::finding::{Fix, Problem, Severity, for_each};
+use std::path::{Path, PathBuf};
+
+use crate::finding::{Cmd, Fix, Severity};
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -316,13 +318,28 @@ fn changed(a: &Audit, out: &mut String) {
 struct Group<'a> {
     severity: Severity,
     code: &'a str,
-    /// Message and fix with the environment's prefix as `<env>`, when
-    /// several environments share them.
+    /// Message and fix with the environment's prefix set aside (`<env>`
+    /// in the message, paths relative to it in the fix's commands) when
+    /// several environments may share them.
     message: String,
     fix: Option<Fix>,
-    envs: Vec<String>,
+    envs: Vec<&'a Row>,
     /// Further findings of the same code and fix in one environment.
     more: usize,
+}
+
+impl Group<'_> {
+    /// A command of the group's fix as pasted: for its one environment,
+    /// or run for each of them in one loop.
+    fn line(&self, c: &Cmd) -> String {
+        match &self.envs[..] {
+            [one] => c.in_env(&one.prefix),
+            many => {
+                let prefixes: Vec<PathBuf> = many.iter().map(|r| r.prefix.clone()).collect();
+                c.for_each(&prefixes)
+            }
+        }
+    }
 }
 
 /// Findings of warning or error severity, each kind once: within an
@@ -332,30 +349,28 @@ struct Group<'a> {
 fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for r in &a.envs {
-        let prefix = r.prefix.display().to_string();
-        let general = |s: &str| {
-            if verbose || prefix.is_empty() {
-                s.to_string()
-            } else {
-                s.replace(&prefix, "<env>")
-            }
-        };
+        let general = !verbose && !r.prefix.as_os_str().is_empty();
         let mut own: Vec<Group<'_>> = Vec::new();
-        let shown: Vec<&Problem> = r
+        let shown = r
             .findings
             .iter()
-            .filter(|p| p.severity >= Severity::Warning)
-            .collect();
+            .filter(|p| p.severity >= Severity::Warning);
         for p in shown {
-            let fix = p.fix.as_ref().map(|f| f.map(general));
+            let fix = match &p.fix {
+                Some(f) if general => Some(f.generalised(&r.prefix)),
+                other => other.clone(),
+            };
             match own.iter_mut().find(|g| g.code == p.code && g.fix == fix) {
                 Some(g) => g.more += 1,
                 None => own.push(Group {
                     severity: p.severity,
                     code: p.code,
-                    message: general(&p.message),
+                    message: match general {
+                        true => set_aside(&p.message, &r.prefix),
+                        false => p.message.clone(),
+                    },
                     fix,
-                    envs: vec![r.label()],
+                    envs: vec![r],
                     more: 0,
                 }),
             }
@@ -366,7 +381,7 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
                 code: "unreadable",
                 message: r.error.clone().unwrap_or_default(),
                 fix: None,
-                envs: vec![r.label()],
+                envs: vec![r],
                 more: 0,
             });
         }
@@ -386,55 +401,52 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
         }
     }
     // A message that names only one environment reads better with its
-    // own prefix back in; a command several share runs for each of them.
+    // own prefix back in.
     for g in &mut groups {
-        let prefixes: Vec<String> = g
-            .envs
-            .iter()
-            .filter_map(|l| a.envs.iter().find(|r| &r.label() == l))
-            .map(|r| r.prefix.display().to_string())
-            .collect();
-        if let [prefix] = &prefixes[..] {
-            g.message = g.message.replace("<env>", prefix);
-            g.fix = g
-                .fix
-                .as_ref()
-                .map(|f| f.map(|s| s.replace("<env>", prefix)));
-        } else if let Some(fix) = &g.fix {
-            g.fix = Some(for_each_env(fix, &prefixes));
+        if let [one] = &g.envs[..] {
+            g.message = g.message.replace(ENV, &one.prefix.to_string_lossy());
         }
     }
     groups.sort_by_key(|g| std::cmp::Reverse(g.severity));
     groups
 }
 
-/// A fix several environments share, its commands pasteable: each one
-/// naming `<env>` runs in a loop over their prefixes, or is given once per
-/// environment where a loop cannot carry it. Advice keeps `<env>`: the
-/// group names its environments.
-fn for_each_env(fix: &Fix, prefixes: &[String]) -> Fix {
-    let each = |c: &String| -> Vec<String> {
-        if !c.contains("<env>") {
-            return vec![c.clone()];
+/// What stands for an environment's prefix in a grouped message.
+const ENV: &str = "<env>";
+
+/// `text` with each mention of `prefix` as a whole path (followed by `/`,
+/// the end, or a character no path name continues with in a sentence)
+/// written [`ENV`]: `/envs/a` is not set aside inside `/envs/ab`.
+fn set_aside(text: &str, prefix: &Path) -> String {
+    let prefix = prefix.to_string_lossy();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&*prefix) {
+        let (before, from) = rest.split_at(at);
+        let after = &from[prefix.len()..];
+        out.push_str(before);
+        let starts = before
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || "/._-~".contains(c)));
+        let mut next = after.chars();
+        let ends = match next.next() {
+            None => true,
+            Some(c) if c == '/' || c.is_whitespace() || "'\"`),;:)]".contains(c) => true,
+            // A full stop ends a sentence, not a name, when a space or the
+            // end follows it.
+            Some('.') => next.next().is_none_or(char::is_whitespace),
+            Some(_) => false,
+        };
+        if starts && ends {
+            out.push_str(ENV);
+        } else {
+            out.push_str(&prefix);
         }
-        match for_each(c, "<env>", prefixes) {
-            Some(line) => vec![line],
-            None => prefixes.iter().map(|p| c.replace("<env>", p)).collect(),
-        }
-    };
-    match fix {
-        Fix::Command(c) => match &each(c)[..] {
-            [one] => Fix::Command(one.clone()),
-            many => Fix::Choose {
-                advice: "in each environment:".into(),
-                commands: many.to_vec(),
-            },
-        },
-        Fix::Choose { advice, commands } => Fix::Choose {
-            advice: advice.clone(),
-            commands: commands.iter().flat_map(each).collect(),
-        },
+        rest = after;
     }
+    out.push_str(rest);
+    out
 }
 
 fn findings(a: &Audit, layout: Layout, out: &mut String) {
@@ -451,10 +463,11 @@ fn findings(a: &Audit, layout: Layout, out: &mut String) {
             YELLOW
         };
         let label = format!("{}[{}]", g.severity.label(), g.code);
-        let who = if g.envs.len() == 1 {
-            g.envs[0].clone()
+        let names: Vec<String> = g.envs.iter().map(|r| r.label()).collect();
+        let who = if names.len() == 1 {
+            names[0].clone()
         } else {
-            format!("{} environments: {}", g.envs.len(), g.envs.join(", "))
+            format!("{} environments: {}", names.len(), names.join(", "))
         };
         // On a terminal, a long list of names is cut to the line (-v
         // lists each environment on its own).
@@ -476,12 +489,12 @@ fn findings(a: &Audit, layout: Layout, out: &mut String) {
         // A command is never wrapped: it is pasted as one line.
         match &g.fix {
             Some(Fix::Command(c)) => {
-                let _ = writeln!(out, "  fix: {c}");
+                let _ = writeln!(out, "  fix: {}", g.line(c));
             }
             Some(Fix::Choose { advice, commands }) => {
                 wrap(out, "  choose: ", advice, width);
                 for c in commands {
-                    let _ = writeln!(out, "    {c}");
+                    let _ = writeln!(out, "    {}", g.line(c));
                 }
             }
             None => {}
@@ -562,5 +575,18 @@ mod tests {
         let total: usize =
             w.iter().flatten().sum::<usize>() + GAP * (w.iter().flatten().count() - 1);
         assert!(total <= 40, "{w:?}");
+    }
+
+    #[test]
+    fn a_prefix_is_set_aside_only_as_a_whole_path() {
+        let p = Path::new("/envs/a");
+        assert_eq!(
+            set_aside("/envs/a/lib/x and /envs/ab/lib and /envs/a.", p),
+            "<env>/lib/x and /envs/ab/lib and <env>."
+        );
+        assert_eq!(
+            set_aside("'/envs/a' /x/envs/a /envs/a.so", p),
+            "'<env>' /x/envs/a /envs/a.so"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! requirement that fixes it.
 
 use super::{Facts, finding};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Fix, Problem, Severity};
 
 /// The broken-import rule.
 pub fn check(f: &Facts) -> Vec<Problem> {
@@ -26,11 +26,9 @@ pub fn check(f: &Facts) -> Vec<Problem> {
         else {
             continue;
         };
-        let command = format!(
-            "{} install {}{}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(&row.fix),
-            super::fixes::then_refresh(&f.inv.prefix)
+        let command = super::fixes::then_refresh(
+            super::fixes::pip_install(&f.inv.prefix, [row.fix.as_str()]),
+            &f.inv.prefix,
         );
         let mut p = finding(
             Severity::Error,

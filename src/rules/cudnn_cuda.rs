@@ -2,7 +2,7 @@
 
 use super::{Facts, Loaded, finding, of_copy, sourced};
 use crate::data::matrix::{Matrix, major};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::inventory::needs::preferred;
 use crate::inventory::pip::normalize;
 use crate::inventory::{Claim, Inventory, Stack};
@@ -102,7 +102,7 @@ fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Proble
 /// The cuDNN of `cudnn`'s release built for `cuda`'s major, in place of
 /// the one built for another: the pip wheel of the other major goes first
 /// (both majors' wheels write `nvidia/cudnn/lib`).
-fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> String {
+fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> Cmd {
     let want = super::fixes::Want {
         cuda: Some(&cuda.version),
         cudnn: Some(&cudnn.version),
@@ -111,11 +111,10 @@ fn rebuilt_cudnn(f: &Facts, cudnn: &Claim, cuda: &Claim) -> String {
     };
     let install = super::fixes::install(&want, cudnn.installer, &f.inv.prefix);
     match cudnn.installer {
-        crate::inventory::Installer::Pip => format!(
-            "{} uninstall -y {} && {install}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(&cudnn.package)
-        ),
+        crate::inventory::Installer::Pip => super::fixes::pip(&f.inv.prefix)
+            .raw("uninstall -y")
+            .arg(&cudnn.package)
+            .and(install),
         crate::inventory::Installer::Conda => install,
     }
 }

@@ -5,7 +5,7 @@
 
 use super::{Facts, Loaded, finding, sourced};
 use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::inventory::Stack;
 use crate::inventory::needs::needs;
 use crate::machine::driver::{Driver, Source};
@@ -189,7 +189,7 @@ fn no_driver(d: &Driver) -> Option<Problem> {
             Some(Fix::Choose {
                 advice: "unset CONDA_OVERRIDE_CUDA, or set it to the CUDA the target driver supports"
                     .into(),
-                commands: vec!["unset CONDA_OVERRIDE_CUDA".into()],
+                commands: vec![Cmd::new("unset CONDA_OVERRIDE_CUDA")],
             }),
         ));
     }

@@ -13,7 +13,7 @@ use super::Facts;
 use super::for_gpu::{CudnnFit, above_cap, build_fix, ccs, cudnn_fit};
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{major, major_minor, version};
-use crate::finding::{Fix, quoted, quoted_path};
+use crate::finding::{Cmd, Fix};
 use crate::inventory::needs::needs;
 use crate::inventory::{FrameworkBuild, Installer};
 
@@ -157,21 +157,38 @@ const TOOLKIT_EXTRAS: &[&str] = &[
 
 /// The one command that installs `want` into the environment at `prefix`
 /// with `installer`.
-pub fn install(want: &Want, installer: Installer, prefix: &Path) -> String {
+pub fn install(want: &Want, installer: Installer, prefix: &Path) -> Cmd {
     match installer {
-        Installer::Pip => format!("{} install {}", pip(prefix), pip_parts(want).join(" ")),
-        Installer::Conda => format!(
-            "conda install -p {} -c conda-forge {}",
-            quoted_path(prefix),
-            conda_parts(want).join(" ")
-        ),
+        Installer::Pip => pip_install(prefix, pip_parts(want)),
+        Installer::Conda => conda_install(prefix, conda_parts(want)),
+    }
+}
+
+/// `'PREFIX/bin/python' -m pip install SPEC...`.
+pub fn pip_install<S: Into<String>>(prefix: &Path, specs: impl IntoIterator<Item = S>) -> Cmd {
+    pip(prefix).raw("install").args(specs)
+}
+
+/// `conda install -p PREFIX -c conda-forge SPEC...`.
+pub fn conda_install<S: Into<String>>(prefix: &Path, specs: impl IntoIterator<Item = S>) -> Cmd {
+    Cmd::new("conda install -p")
+        .path(prefix)
+        .raw("-c conda-forge")
+        .args(specs)
+}
+
+/// [`pip_install`] or [`conda_install`], by `installer`.
+pub fn install_with(installer: Installer, prefix: &Path, spec: String) -> Cmd {
+    match installer {
+        Installer::Pip => pip_install(prefix, [spec]),
+        Installer::Conda => conda_install(prefix, [spec]),
     }
 }
 
 /// `'PREFIX/bin/python' -m pip`: pip as the environment's own Python runs
 /// it, whatever `pip` is first on `PATH`.
-pub fn pip(prefix: &Path) -> String {
-    format!("{} -m pip", quoted_path(&prefix.join("bin/python")))
+pub fn pip(prefix: &Path) -> Cmd {
+    Cmd::default().path(prefix.join("bin/python")).raw("-m pip")
 }
 
 /// pip's requirements for `want`: the frameworks' own pins first, then
@@ -189,9 +206,8 @@ fn pip_parts(want: &Want) -> Vec<String> {
         } else {
             requirement.replace(' ', "")
         };
-        let word = quoted(&requirement);
-        if !parts.contains(&word) {
-            parts.push(word);
+        if !parts.contains(&requirement) {
+            parts.push(requirement);
         }
     }
     let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
@@ -216,14 +232,11 @@ fn pip_parts(want: &Want) -> Vec<String> {
             Some(c) => within_major(c).unwrap_or_default(),
             None => String::new(),
         };
-        parts.push(quoted(&format!(
-            "cuda-toolkit[{}]{version}",
-            extras.join(",")
-        )));
+        parts.push(format!("cuda-toolkit[{}]{version}", extras.join(",")));
     }
     if wants("cudnn") {
         let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
-        parts.push(quoted(&format!("nvidia-cudnn{suffix}{range}")));
+        parts.push(format!("nvidia-cudnn{suffix}{range}"));
     }
     for (component, dist) in [
         ("nccl", "nvidia-nccl"),
@@ -231,7 +244,7 @@ fn pip_parts(want: &Want) -> Vec<String> {
         ("cutensor", "cutensor"),
     ] {
         if wants(component) {
-            parts.push(quoted(&format!("{dist}{suffix}")));
+            parts.push(format!("{dist}{suffix}"));
         }
     }
     parts
@@ -252,41 +265,51 @@ fn conda_parts(want: &Want) -> Vec<String> {
     match (want.cuda, cuda_major) {
         _ if libraries.is_empty() => {}
         (Some(c), Some(m)) if m <= 11 => {
-            parts.push(quoted(&format!("cudatoolkit={}", major_minor(c))));
+            parts.push(format!("cudatoolkit={}", major_minor(c)));
         }
         (cuda, _) => {
             if let Some(c) = cuda {
-                parts.push(quoted(&format!("cuda-version={}", major_minor(c))));
+                parts.push(format!("cuda-version={}", major_minor(c)));
             }
             for component in libraries {
                 if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major)
-                    && !parts.contains(&quoted(&pkg))
+                    && !parts.contains(&pkg)
                 {
-                    parts.push(quoted(&pkg));
+                    parts.push(pkg);
                 }
             }
         }
     }
     if wants("cudnn") {
         let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
-        parts.push(quoted(&format!("cudnn{range}")));
+        parts.push(format!("cudnn{range}"));
     }
     if wants("nccl") {
-        parts.push(quoted("nccl"));
+        parts.push("nccl".to_string());
     }
     parts
 }
 
 /// The command that writes (or refreshes) the environment's hooks, quoted
 /// for pasting: what ends every fix that changes the library set.
-pub fn refresh(prefix: &Path) -> String {
-    format!("envhook install -p {}", quoted_path(prefix))
+pub fn refresh(prefix: &Path) -> Cmd {
+    Cmd::new("envhook install -p").path(prefix)
 }
 
-/// ` && envhook install -p PREFIX`, to end a fix that changes the library
-/// set (a venv's hooks too: `install` hooks its activation scripts).
-pub fn then_refresh(prefix: &Path) -> String {
-    format!(" && {}", refresh(prefix))
+/// `cmd && envhook install -p PREFIX`, to end a fix that changes the
+/// library set (a venv's hooks too: `install` hooks its activation
+/// scripts).
+pub fn then_refresh(cmd: Cmd, prefix: &Path) -> Cmd {
+    cmd.and(refresh(prefix))
+}
+
+/// `export LD_LIBRARY_PATH='DIR'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}`:
+/// `dir` first on the loader's path for this shell, with no empty entry
+/// where the variable was unset.
+pub fn export_first(dir: &Path) -> Cmd {
+    Cmd::new("export LD_LIBRARY_PATH=")
+        .glued_path(dir)
+        .glued("${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 }
 
 /// The fix where only envhook's hook puts a library on the loader's path:
@@ -367,7 +390,7 @@ fn conflicts(want: &Want) -> bool {
 /// environment's CUDA is another major, that is the one fix (installing
 /// the other major's libraries beside it would put two CUDA releases'
 /// `libcurand.so.10` in one directory).
-pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String> {
+pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<Cmd> {
     if fw.installer != Installer::Pip {
         return None;
     }
@@ -383,13 +406,12 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<String>
         })
         .collect::<Vec<_>>()
         .join("-");
-    Some(format!(
-        "{py} uninstall -y {old} && {py} install {new}{refresh}",
-        py = pip(&f.inv.prefix),
-        old = quoted(&fw.package),
-        new = quoted(&format!("{other}=={}", fw.version)),
-        refresh = then_refresh(&f.inv.prefix)
-    ))
+    let py = || pip(&f.inv.prefix);
+    let swap = py()
+        .raw("uninstall -y")
+        .arg(&fw.package)
+        .and(py().raw("install").arg(format!("{other}=={}", fw.version)));
+    Some(then_refresh(swap, &f.inv.prefix))
 }
 
 /// The framework's own requirement on the distribution that provides
@@ -456,7 +478,7 @@ pub(crate) fn named_by_alternatives(fw: &FrameworkBuild, component: &str) -> boo
 /// of those that stand in for each other, that installs `components` for
 /// the CUDA major here (the environment's CUDA runtime, else the
 /// driver's, else the newest), as its own users install it.
-fn with_extra(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Option<String> {
+fn with_extra(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Option<Cmd> {
     let mut extras: Vec<(&str, Option<u32>)> = Vec::new();
     for p in &fw.alt_pins {
         let Some(extra) = p.extra.as_deref() else {
@@ -492,11 +514,11 @@ fn with_extra(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Option<Str
         .iter()
         .find(|(_, m)| here.is_some() && *m == here)
         .or_else(|| extras.iter().max_by_key(|(_, m)| *m))?;
-    Some(format!(
-        "{} install {}",
-        pip(&f.inv.prefix),
-        quoted(&format!("{}[{extra}]=={}", fw.package, fw.version))
-    ))
+    Some(
+        pip(&f.inv.prefix)
+            .raw("install")
+            .arg(format!("{}[{extra}]=={}", fw.package, fw.version)),
+    )
 }
 
 #[cfg(test)]
@@ -514,12 +536,12 @@ mod tests {
             cudnn_fit: CudnnFit::default(),
         };
         assert_eq!(
-            install(&paddle, Installer::Pip, p),
+            install(&paddle, Installer::Pip, p).to_string(),
             "'/e/bin/python' -m pip install 'cuda-toolkit[cudart,cublas,curand]==11.8.*' \
              'nvidia-cudnn-cu11>=8.6,<9' 'nvidia-nccl-cu11'"
         );
         assert_eq!(
-            install(&paddle, Installer::Conda, p),
+            install(&paddle, Installer::Conda, p).to_string(),
             "conda install -p '/e' -c conda-forge 'cudatoolkit=11.8' 'cudnn>=8.6,<9' 'nccl'"
         );
         let torch = Want {
@@ -530,7 +552,7 @@ mod tests {
             cudnn_fit: CudnnFit::default(),
         };
         assert_eq!(
-            install(&torch, Installer::Conda, p),
+            install(&torch, Installer::Conda, p).to_string(),
             "conda install -p '/e' -c conda-forge 'cuda-version=12.6' 'cuda-cudart' 'cudnn>=9.10,<10'"
         );
         let cudnn_only = Want {
@@ -538,11 +560,11 @@ mod tests {
             ..paddle.clone()
         };
         assert_eq!(
-            install(&cudnn_only, Installer::Conda, p),
+            install(&cudnn_only, Installer::Conda, p).to_string(),
             "conda install -p '/e' -c conda-forge 'cudnn>=8.6,<9'"
         );
         assert_eq!(
-            install(&torch, Installer::Pip, p),
+            install(&torch, Installer::Pip, p).to_string(),
             "'/e/bin/python' -m pip install 'cuda-toolkit[cudart]==12.6.*' 'nvidia-cudnn-cu12>=9.10,<10'"
         );
         // The framework's own pins replace what they cover.
@@ -557,7 +579,7 @@ mod tests {
             cudnn_fit: CudnnFit::default(),
         };
         assert_eq!(
-            install(&tf, Installer::Pip, p),
+            install(&tf, Installer::Pip, p).to_string(),
             "'/e/bin/python' -m pip install 'nvidia-cublas-cu12>=12.5.3.2,<13.0' \
              'nvidia-cudnn-cu12>=9.3.0.75,<10' 'cuda-toolkit[cufft]==12.5.*'"
         );
@@ -632,16 +654,13 @@ mod tests {
         };
         assert_eq!(
             pip_parts(&want(Some("12.4"), vec!["nvvm"])),
-            ["'cuda-toolkit[nvcc]==12.4.*'"]
+            ["cuda-toolkit[nvcc]==12.4.*"]
         );
         assert_eq!(
             pip_parts(&want(Some("13.0"), vec!["nvrtc", "nvvm"])),
-            ["'cuda-toolkit[nvrtc,nvvm]==13.0.*'"]
+            ["cuda-toolkit[nvrtc,nvvm]==13.0.*"]
         );
-        assert_eq!(
-            pip_parts(&want(None, vec!["nvvm"])),
-            ["'cuda-toolkit[nvvm]'"]
-        );
+        assert_eq!(pip_parts(&want(None, vec!["nvvm"])), ["cuda-toolkit[nvvm]"]);
         assert!(pip_parts(&want(Some("12.4"), vec!["tensorrt"])).is_empty());
     }
 }

@@ -9,7 +9,7 @@
 use super::Facts;
 use crate::data::catalog::Framework;
 use crate::data::matrix::{FrameworkRow, major, major_minor, release_top, version};
-use crate::finding::{Fix, quoted, quoted_path};
+use crate::finding::{Cmd, Fix};
 use crate::inventory::needs::{needs, release_of, tag_of};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
@@ -60,7 +60,7 @@ pub fn cudnn_fit(f: &Facts) -> CudnnFit {
 }
 
 /// `<9.11` -> (9.11, excluded); `<=9.10.2` -> (9.10.2, included).
-fn bound(cap: &str) -> Option<(rattler_conda_types::Version, bool)> {
+fn bound(cap: &str) -> Option<(rattler_conda_version::Version, bool)> {
     match cap.strip_prefix("<=") {
         Some(v) => Some((version(v)?, true)),
         None => Some((version(cap.strip_prefix('<')?)?, false)),
@@ -80,7 +80,7 @@ pub fn above_cap(floor: &str, cap: &str) -> bool {
 /// GPU and on the driver, other than the one installed, and the command
 /// that installs it in place of the installed one. `None` where no GPU is
 /// known: the fix for a GPU names the build for it.
-pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow, String)> {
+pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow, Cmd)> {
     if ccs(f).is_empty() {
         return None;
     }
@@ -93,10 +93,7 @@ pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow
 /// what that leaves out), and every GPU known has code in. Not the newest
 /// it supports outright, as [`build`] prefers: on a CUDA 11.4 driver that
 /// is torch 1.12 (cu113) where torch 2.7's cu118 build runs.
-pub fn build_for_driver<'m>(
-    f: &Facts<'m>,
-    fw: &FrameworkBuild,
-) -> Option<(&'m FrameworkRow, String)> {
+pub fn build_for_driver<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow, Cmd)> {
     newest(f, fw, false)
 }
 
@@ -108,7 +105,7 @@ fn newest<'m>(
     f: &Facts<'m>,
     fw: &FrameworkBuild,
     natively: bool,
-) -> Option<(&'m FrameworkRow, String)> {
+) -> Option<(&'m FrameworkRow, Cmd)> {
     let ccs = ccs(f);
     // The installed build's own row, by its tag or by its CUDA: never the
     // fix for itself.
@@ -180,7 +177,7 @@ fn driver_runs(f: &Facts, cuda: &str) -> Runs {
 /// the row, the framework's installed companions (torchvision, the JAX
 /// plugins) replaced with it. `None` where the build cannot be named as
 /// one command (Paddle's `.postNNN` wheels).
-fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String> {
+fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<Cmd> {
     // The cuDNN the new build pulls in must have kernels for the GPUs
     // too: its own requirement (`>=9.10.2.21,<10`) alone would take 9.28
     // onto a V100.
@@ -188,22 +185,26 @@ fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String>
     if fw.installer == Installer::Conda {
         let package = conda_package(fw.framework)?;
         let cuda = major_minor(&row.cuda);
-        let cudnn = cap
-            .map(|c| format!(" {}", quoted(&format!("cudnn{c}"))))
-            .unwrap_or_default();
-        return Some(format!(
-            "conda install -p {} -c conda-forge {} {}{cudnn}",
-            quoted_path(&f.inv.prefix),
-            quoted(package),
-            quoted(&format!("cuda-version>={cuda},<{}", major(&cuda)? + 1))
-        ));
+        let cuda_version = format!("cuda-version>={cuda},<{}", major(&cuda)? + 1);
+        return Some(
+            Cmd::new("conda install -p")
+                .path(&f.inv.prefix)
+                .raw("-c conda-forge")
+                .arg(package)
+                .arg(cuda_version)
+                .args(cap.map(|c| format!("cudnn{c}"))),
+        );
     }
     let cudnn = match (cap, major(&row.cuda)) {
-        (Some(c), Some(m)) => format!(" {}", quoted(&format!("nvidia-cudnn-cu{m}{c}"))),
-        _ => String::new(),
+        (Some(c), Some(m)) => Some(format!("nvidia-cudnn-cu{m}{c}")),
+        _ => None,
     };
     // `fixes::pip`'s words (fixes imports this file, so not from there).
-    let py = format!("{} -m pip", quoted_path(&f.inv.prefix.join("bin/python")));
+    let py = || {
+        Cmd::default()
+            .path(f.inv.prefix.join("bin/python"))
+            .raw("-m pip")
+    };
     let release = pip_release(row)?;
     let has = |name: &str| f.inv.distributions.contains_key(&normalize(name));
     let (remove, install, index) = pip_parts(f, fw, row, &release)?;
@@ -226,13 +227,14 @@ fn command(f: &Facts, fw: &FrameworkBuild, row: &FrameworkRow) -> Option<String>
         remove.extend(line);
     }
     let remove: Vec<&str> = remove.into_iter().filter(|d| has(d)).collect();
-    let uninstall = if remove.is_empty() {
-        String::new()
-    } else {
-        let words: Vec<String> = remove.iter().map(|d| quoted(d)).collect();
-        format!("{py} uninstall -y {} && ", words.join(" "))
-    };
-    Some(format!("{uninstall}{py} install {install}{cudnn}{index}"))
+    let mut install = py().raw("install").args(install).args(cudnn);
+    if let Some((flag, url)) = index {
+        install = install.raw(flag).arg(url);
+    }
+    Some(match remove.is_empty() {
+        true => install,
+        false => py().raw("uninstall -y").args(remove).and(install),
+    })
 }
 
 /// The old CUDA line that goes with a build replaced by one of another
@@ -286,33 +288,30 @@ fn old_line<'f>(f: &'f Facts, replaced: &[&str], pins: &[&'f str]) -> Vec<&'f st
 }
 
 /// What replacing `fw` with `row`'s build takes with pip: the
-/// distributions to remove, the requirements to install, the index.
+/// distributions to remove, the requirements to install, the index (its
+/// option and address).
 fn pip_parts<'f>(
     f: &'f Facts,
     fw: &'f FrameworkBuild,
     row: &FrameworkRow,
     release: &str,
-) -> Option<(Vec<&'f str>, String, String)> {
+) -> Option<PipParts<'f>> {
     let has = |name: &str| f.inv.distributions.contains_key(&normalize(name));
-    // What to remove, what to install, from which index.
-    let parts: (Vec<&str>, String, String) = match fw.framework {
+    let parts: PipParts = match fw.framework {
         Framework::Pytorch => {
             let index = match row.tag.as_str() {
-                "default" => String::new(),
-                tag if tag.starts_with("cu") => {
-                    format!(
-                        " --index-url {}",
-                        quoted(&format!("https://download.pytorch.org/whl/{tag}"))
-                    )
-                }
+                "default" => None,
+                tag if tag.starts_with("cu") => Some((
+                    "--index-url",
+                    format!("https://download.pytorch.org/whl/{tag}"),
+                )),
                 _ => return None,
             };
             let mut names = vec!["torch"];
             names.extend(["torchvision", "torchaudio"].into_iter().filter(|c| has(c)));
-            let install = std::iter::once(quoted(&format!("torch{release}")))
-                .chain(names[1..].iter().map(|c| quoted(c)))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let install = std::iter::once(format!("torch{release}"))
+                .chain(names[1..].iter().map(|c| c.to_string()))
+                .collect();
             (names, install, index)
         }
         Framework::Jax => {
@@ -330,8 +329,7 @@ fn pip_parts<'f>(
                         || *d == "jaxlib"
                 })
                 .collect();
-            let install = quoted(&format!("jax[cuda{tag}]{release}"));
-            (plugins, install, String::new())
+            (plugins, vec![format!("jax[cuda{tag}]{release}")], None)
         }
         Framework::Tensorflow => {
             let extra = if release_top(row).is_some_and(|(v, _)| version("2.14") <= Some(v)) {
@@ -339,33 +337,33 @@ fn pip_parts<'f>(
             } else {
                 ""
             };
-            let install = quoted(&format!("tensorflow{extra}{release}"));
-            (vec![fw.package.as_str()], install, String::new())
+            let install = vec![format!("tensorflow{extra}{release}")];
+            (vec![fw.package.as_str()], install, None)
         }
         Framework::Onnxruntime if row.tag == "default" => {
-            let install = quoted(&format!("onnxruntime-gpu{}{release}", extras_of(fw)));
-            (vec![fw.package.as_str()], install, String::new())
+            let install = vec![format!("onnxruntime-gpu{}{release}", extras_of(fw))];
+            (vec![fw.package.as_str()], install, None)
         }
         Framework::Paddlepaddle => {
             let index = match row.tag.as_str() {
-                "default" => String::new(),
-                tag if tag.starts_with("cu") => {
-                    format!(
-                        " -i {}",
-                        quoted(&format!(
-                            "https://www.paddlepaddle.org.cn/packages/stable/{tag}/"
-                        ))
-                    )
-                }
+                "default" => None,
+                tag if tag.starts_with("cu") => Some((
+                    "-i",
+                    format!("https://www.paddlepaddle.org.cn/packages/stable/{tag}/"),
+                )),
                 _ => return None,
             };
-            let install = quoted(&format!("paddlepaddle-gpu{release}"));
+            let install = vec![format!("paddlepaddle-gpu{release}")];
             (vec![fw.package.as_str()], install, index)
         }
         _ => return None,
     };
     Some(parts)
 }
+
+/// What replacing a build takes with pip: the distributions to remove,
+/// the requirements to install, the index option and its address.
+type PipParts<'f> = (Vec<&'f str>, Vec<String>, Option<(&'static str, String)>);
 
 /// The extras `fw` was installed with, as pip writes them after the name
 /// (`[cuda,cudnn]`, which bring ONNX Runtime's CUDA wheels of the build's

@@ -8,7 +8,9 @@
 
 use super::{Facts, finding};
 use crate::data::matrix::{major_minor, version};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use std::path::Path;
+
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::machine::compat::{self, CompatLibcuda};
 
 /// NVIDIA's page on forward compatibility, for messages.
@@ -106,7 +108,7 @@ pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Prob
                         _ => "upgrade the NVIDIA driver",
                     }
                 ),
-                commands: export_first(&dir.to_string(), &p.fix),
+                commands: export_first(&lib.dir, &p.fix),
             }),
             ..p
         },
@@ -115,12 +117,8 @@ pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Prob
 
 /// The export that puts `dir`'s libcuda first, then the driver rule's own
 /// commands (the build this driver runs).
-fn export_first(dir: &str, fix: &Option<Fix>) -> Vec<String> {
-    let export = format!(
-        "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-        quoted(dir)
-    );
-    let mut commands = vec![export];
+fn export_first(dir: &Path, fix: &Option<Fix>) -> Vec<Cmd> {
+    let mut commands = vec![super::fixes::export_first(dir)];
     if let Some(Fix::Choose { commands: own, .. }) = fix {
         commands.extend(own.iter().cloned());
     }

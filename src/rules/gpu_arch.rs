@@ -15,7 +15,7 @@ use super::libraries::objects;
 use super::{Facts, Loaded, finding, for_gpu, of_copy, sourced};
 use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::builds::Variant as BuildVariant;
 use crate::inventory::needs::{Needs, needs};
 use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
@@ -116,18 +116,16 @@ fn cudnn(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
             });
         let keep = f.matrix.cudnn_keeping_cc(cc);
         let hint = keep.map(|spec| {
-            Fix::Command(match claim.installer {
-                Installer::Pip => format!(
-                    "{} install {}",
-                    super::fixes::pip(&f.inv.prefix),
-                    quoted(&format!("{}{spec}", claim.package))
-                ),
-                Installer::Conda => format!(
-                    "conda install -p {} -c conda-forge {}",
-                    quoted_path(&f.inv.prefix),
-                    quoted(&format!("cudnn{spec}"))
-                ),
-            })
+            let package = match claim.installer {
+                Installer::Pip => claim.package.as_str(),
+                Installer::Conda => "cudnn",
+            };
+            let spec = format!("{package}{spec}");
+            Fix::Command(super::fixes::install_with(
+                claim.installer,
+                &f.inv.prefix,
+                spec,
+            ))
         });
         // A framework that pins this cuDNN needs an older build of its own.
         let pinned = if claim.installer == Installer::Pip {
@@ -162,18 +160,16 @@ fn newer_cudnn(f: &Facts, claim: &Claim, arch: &Arch, cc: &str) -> Fix {
             arch.first_ctk
         ));
     };
-    Fix::Command(match claim.installer {
-        Installer::Pip => format!(
-            "{} install {}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(&format!("{}>={first}", claim.package))
-        ),
-        Installer::Conda => format!(
-            "conda install -p {} -c conda-forge {}",
-            quoted_path(&f.inv.prefix),
-            quoted(&format!("cudnn>={first}"))
-        ),
-    })
+    let package = match claim.installer {
+        Installer::Pip => claim.package.as_str(),
+        Installer::Conda => "cudnn",
+    };
+    let spec = format!("{package}>={first}");
+    Fix::Command(super::fixes::install_with(
+        claim.installer,
+        &f.inv.prefix,
+        spec,
+    ))
 }
 
 /// Why a CUDA release cannot target an architecture: too old for it
@@ -529,10 +525,9 @@ fn cuda_for_gpu(f: &Facts, claim: &Claim, newer: bool, arch: &Arch) -> Fix {
         )
     };
     match claim.installer {
-        Installer::Conda => Fix::Command(format!(
-            "conda install -p {} -c conda-forge {}",
-            quoted_path(&f.inv.prefix),
-            quoted(&format!("cuda-version{spec}"))
+        Installer::Conda => Fix::Command(super::fixes::conda_install(
+            &f.inv.prefix,
+            [format!("cuda-version{spec}")],
         )),
         Installer::Pip => Fix::advice(format!(
             "CUDA {words} in this environment: the nvidia-* wheels of that release, and framework \

@@ -8,9 +8,9 @@
 use super::{Facts, Loaded, Use, finding, of_copy, sourced};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{Confidence, KnownBad, major, matches_spec};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::needs::needs;
-use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
+use crate::inventory::{Claim, FrameworkBuild, Stack};
 
 /// The known-bad rule.
 pub fn check(f: &Facts, loaded: &Loaded) -> Vec<Problem> {
@@ -151,12 +151,10 @@ fn fix(f: &Facts, row: &KnownBad, claim: &Claim, name: &str) -> Fix {
     {
         end = format!(",{cap}");
     }
-    let spec = quoted(&format!("{}{}{end}", claim.package, row.fixed_in));
-    Fix::Command(match claim.installer {
-        Installer::Pip => format!("{} install {spec}", super::fixes::pip(&f.inv.prefix)),
-        Installer::Conda => format!(
-            "conda install -p {} -c conda-forge {spec}",
-            crate::finding::quoted_path(&f.inv.prefix)
-        ),
-    })
+    let spec = format!("{}{}{end}", claim.package, row.fixed_in);
+    Fix::Command(super::fixes::install_with(
+        claim.installer,
+        &f.inv.prefix,
+        spec,
+    ))
 }

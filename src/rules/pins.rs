@@ -6,7 +6,7 @@
 
 use super::{Facts, finding};
 use crate::data::matrix::major;
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Fix, Problem, Severity};
 use crate::inventory::needs::{Needs, needs};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
@@ -31,15 +31,12 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
     let name = format!("{} {}", fw.package, fw.version);
     // The pip install changes what the hooks were written from: with
     // hooks installed, the fix ends with their refresh.
-    let refresh = f.installed.as_ref().map_or(String::new(), |_| {
-        format!(" && {}", super::fixes::refresh(&f.inv.prefix))
-    });
     let fix = |req: &str| {
-        Some(Fix::Command(format!(
-            "{} install {}{refresh}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(req)
-        )))
+        let install = super::fixes::pip(&f.inv.prefix).raw("install").arg(req);
+        Some(Fix::Command(match f.installed {
+            Some(_) => install.and(super::fixes::refresh(&f.inv.prefix)),
+            None => install,
+        }))
     };
     let mut out = Vec::new();
     for pin in &fw.pins {

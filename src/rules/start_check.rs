@@ -10,7 +10,7 @@
 use super::{Facts, finding, sourced};
 use crate::data::catalog::Role;
 use crate::data::matrix::{FrameworkRow, StartCheck, leading, major, older_at};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::inventory::needs::{release_of, tag_of};
 use crate::inventory::{FrameworkBuild, Installer};
 
@@ -275,28 +275,25 @@ pub fn fix(f: &Facts, older: &[Older]) -> Fix {
     let pip: Vec<String> = older
         .iter()
         .filter(|o| o.installer == Installer::Pip)
-        .map(|o| quoted(&format!("{}=={}.*", o.package, leading(&o.built, o.parts))))
+        .map(|o| format!("{}=={}.*", o.package, leading(&o.built, o.parts)))
         .collect();
     if !pip.is_empty() {
-        commands.push(format!(
-            "{} install {}",
-            super::fixes::pip(&f.inv.prefix),
-            pip.join(" ")
-        ));
+        commands.push(super::fixes::pip(&f.inv.prefix).raw("install").args(pip));
     }
     let conda: Vec<String> = older
         .iter()
         .filter(|o| o.installer == Installer::Conda)
-        .map(|o| quoted(&format!("{}={}", o.package, leading(&o.built, o.parts))))
+        .map(|o| format!("{}={}", o.package, leading(&o.built, o.parts)))
         .collect();
     if !conda.is_empty() {
-        commands.push(format!(
-            "conda install -p {} -c conda-forge {}",
-            quoted_path(&f.inv.prefix),
-            conda.join(" ")
-        ));
+        commands.push(
+            Cmd::new("conda install -p")
+                .path(&f.inv.prefix)
+                .raw("-c conda-forge")
+                .args(conda),
+        );
     }
-    Fix::Command(commands.join(" && "))
+    Fix::Command(Cmd::all(commands))
 }
 
 #[cfg(test)]

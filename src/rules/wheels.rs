@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Facts, finding};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::inventory::{Installer, Package};
 
 /// The wheel-file rules.
@@ -110,7 +110,7 @@ impl Pinned<'_> {
     /// The command that makes an environment of its own for the
     /// framework, next to this one (`NAME-torch`), with this one's Python
     /// and the framework's release (and the extra its pin came with).
-    fn own_environment(&self, f: &Facts) -> String {
+    fn own_environment(&self, f: &Facts) -> Cmd {
         let env = format!(
             "{}-{}",
             f.inv
@@ -128,12 +128,17 @@ impl Pinned<'_> {
             .extra
             .as_ref()
             .map_or(String::new(), |e| format!("[{e}]"));
-        format!(
-            "conda create -y -n {env} {python} pip && conda run -n {env} python -m pip install {spec}",
-            env = quoted(&env),
-            python = quoted(&python),
-            spec = quoted(&format!("{}{extra}=={}", self.fw.package, self.fw.version))
-        )
+        let spec = format!("{}{extra}=={}", self.fw.package, self.fw.version);
+        Cmd::new("conda create -y -n")
+            .arg(&env)
+            .arg(python)
+            .raw("pip")
+            .and(
+                Cmd::new("conda run -n")
+                    .arg(env)
+                    .raw("python -m pip install")
+                    .arg(spec),
+            )
     }
 }
 
@@ -216,8 +221,14 @@ fn overwritten_fix(
     lost_for: &[Pinned],
     by_for: &[Pinned],
 ) -> (Severity, Fix) {
-    let python = super::fixes::pip(&f.inv.prefix);
-    let refresh = super::fixes::then_refresh(&f.inv.prefix);
+    let reinstall = |out: &Package, back: String| {
+        let py = || super::fixes::pip(&f.inv.prefix);
+        let swap = py()
+            .raw("uninstall -y")
+            .arg(&out.name)
+            .and(py().raw("install --force-reinstall --no-deps").arg(back));
+        super::fixes::then_refresh(swap, &f.inv.prefix)
+    };
     match (lost_for.is_empty(), by_for.is_empty()) {
         // Both wheels are some framework's own: no one set of files
         // satisfies both pins.
@@ -246,11 +257,7 @@ fn overwritten_fix(
         // The framework's wheel lost its files to one nothing pins.
         (false, true) => (
             Severity::Warning,
-            Fix::Command(format!(
-                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {}{refresh}",
-                quoted(&by.name),
-                quoted(&format!("{}=={}", lost.name, lost.version))
-            )),
+            Fix::Command(reinstall(by, format!("{}=={}", lost.name, lost.version))),
         ),
         // A leftover wheel: uninstalling it would delete the files the
         // other now owns, so that one is written again after.
@@ -260,11 +267,7 @@ fn overwritten_fix(
             } else {
                 Severity::Warning
             },
-            Fix::Command(format!(
-                "{python} uninstall -y {} && {python} install --force-reinstall --no-deps {}{refresh}",
-                quoted(&lost.name),
-                quoted(&format!("{}=={}", by.name, by.version))
-            )),
+            Fix::Command(reinstall(lost, format!("{}=={}", by.name, by.version))),
         ),
     }
 }

@@ -4,7 +4,7 @@
 //! library or a build is checked here before it is printed (issue #28:
 //! the cuDNN 9 fix that pulled 9.28 onto a V100).
 
-use rattler_conda_types::Version;
+use rattler_conda_version::Version;
 
 use super::{FrameworkRow, Matrix, row_supports_cc, spec, upper_bound, version};
 use crate::data::arch::{self, Cc, Kind, Variant};

@@ -13,8 +13,8 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use rattler_conda_types::version_spec::{EqualityOperator, LogicalOperator, RangeOperator};
-use rattler_conda_types::{ParseStrictness, Version, VersionSpec};
+use rattler_conda_version::version_spec::{EqualityOperator, LogicalOperator, RangeOperator};
+use rattler_conda_version::{ParseStrictness, Version, VersionSpec};
 use serde::Deserialize;
 
 use crate::data::arch::{self, Cc, Kind, Variant};

@@ -22,7 +22,7 @@ mod gaps;
 pub use gaps::{Gap, gaps};
 
 use super::{Facts, finding};
-use crate::finding::{Fix, Problem, Severity, quoted};
+use crate::finding::{Fix, Problem, Severity};
 use crate::machine::symbols::demangle;
 
 /// The extension rules.
@@ -113,11 +113,12 @@ fn move_extension(f: &Facts, gap: &Gap) -> Fix {
         .split('+')
         .next()
         .unwrap_or(&framework.version);
-    Fix::Command(format!(
-        "{} install {} {}",
-        super::fixes::pip(&f.inv.prefix),
-        quoted(&format!("{}=={release}", framework.name)),
-        quoted(&gap.consumer.name)
+    Fix::Command(super::fixes::pip_install(
+        &f.inv.prefix,
+        [
+            format!("{}=={release}", framework.name),
+            gap.consumer.name.clone(),
+        ],
     ))
 }
 
@@ -134,11 +135,11 @@ fn rebuild(f: &Facts, gap: &Gap) -> Fix {
              compiler, and nvcc for CUDA kernels)",
             consumer.name, gap.framework.name, gap.framework.name, gap.framework.version
         ),
-        commands: vec![format!(
-            "{} install --force-reinstall --no-deps --no-build-isolation --no-binary {} {}",
-            super::fixes::pip(&f.inv.prefix),
-            quoted(&consumer.name),
-            quoted(&format!("{}=={}", consumer.name, consumer.version))
-        )],
+        commands: vec![
+            super::fixes::pip(&f.inv.prefix)
+                .raw("install --force-reinstall --no-deps --no-build-isolation --no-binary")
+                .arg(&consumer.name)
+                .arg(format!("{}=={}", consumer.name, consumer.version)),
+        ],
     }
 }

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::tally::Tally;
 use super::{Searches, classify};
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::loader::Dependency;
 use crate::machine::resolve::Found;
@@ -237,14 +237,15 @@ fn missing_symbol(
         // consumer was built with: the newest.
         match owner(f, &provider.path) {
             Some(p) if p.installer == Installer::Pip => Fix::Command(match pinned(&p.name) {
-                Some(pin) => format!("{pip} install {}", quoted(&pin.requirement)),
-                None => format!("{pip} install --upgrade {}", quoted(&p.name)),
+                Some(pin) => pip.raw("install").arg(&pin.requirement),
+                None => pip.raw("install --upgrade").arg(&p.name),
             }),
-            Some(p) => Fix::Command(format!(
-                "conda update -p {} -c conda-forge {}",
-                quoted_path(&f.inv.prefix),
-                quoted(&p.name)
-            )),
+            Some(p) => Fix::Command(
+                Cmd::new("conda update -p")
+                    .path(&f.inv.prefix)
+                    .raw("-c conda-forge")
+                    .arg(&p.name),
+            ),
             None => Fix::advice(format!(
                 "reinstall {} at the release {consumer} was built with",
                 e.name

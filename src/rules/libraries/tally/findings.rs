@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::machine::resolve::Rule;
 use crate::rules::{Facts, finding};
 
@@ -132,9 +132,8 @@ pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
         ),
         // envhook does not know this layout; until it does, the directory
         // goes on the path by hand.
-        Some(Fix::Command(format!(
-            "export LD_LIBRARY_PATH={}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",
-            quoted_path(copy.parent().unwrap_or(copy))
+        Some(Fix::Command(crate::rules::fixes::export_first(
+            copy.parent().unwrap_or(copy),
         ))),
     )
 }
@@ -321,11 +320,10 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     // set, so the hooks are written (or refreshed) after it; they also
     // provide the unversioned names that come only from -dev packages.
     let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
-    let then = crate::rules::fixes::then_refresh(&f.inv.prefix);
     let hint = match fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components)) {
-        Some(Fix::Command(c)) => Fix::Command(format!("{c}{then}")),
+        Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
         Some(choose) => choose,
-        None if then.is_empty() => Fix::advice(format!(
+        None if crate::discovery::is_venv(&f.inv.prefix) => Fix::advice(format!(
             "install {} for the CUDA the framework was built for",
             components.join(", ")
         )),
@@ -498,19 +496,19 @@ pub(super) fn dev_missing_finding(
 }
 
 /// `ln -s` commands that give each versioned file its unversioned name.
-pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> String {
-    let mut links: Vec<String> = Vec::new();
+pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> Cmd {
+    let mut links: Vec<Cmd> = Vec::new();
     for (s, have) in dev_missing {
         let Some((_, lib)) = f.inv.libraries_named(have).next() else {
             continue;
         };
         let dir = lib.path.parent().unwrap_or(&lib.path);
-        let link = format!("ln -s {} {}", quoted(have), quoted_path(&dir.join(&s.name)));
+        let link = Cmd::new("ln -s").arg(*have).path(dir.join(&s.name));
         if !links.contains(&link) {
             links.push(link);
         }
     }
-    links.join(" && ")
+    Cmd::all(links)
 }
 
 /// The framework build a tally label (`package version`) names.

@@ -66,9 +66,8 @@ pub(super) fn other_major_finding(
         .copied()
         .chain(missing.iter().map(|s| s.name.as_str()));
     let components: Vec<&str> = dedup(all.filter_map(|n| CATALOG.library_component(n)));
-    let then = fixes::then_refresh(&f.inv.prefix);
     let fix = match fw.map(|fw| fixes::for_framework(f, fw, &components)) {
-        Some(Fix::Command(c)) => Fix::Command(format!("{c}{then}")),
+        Some(Fix::Command(c)) => Fix::Command(fixes::then_refresh(c, &f.inv.prefix)),
         Some(choose) => choose,
         None => Fix::advice(format!(
             "install {} of the major the framework was built for",

@@ -6,7 +6,7 @@
 
 use super::Seen;
 use crate::data::matrix::major;
-use crate::finding::{Fix, Problem, Severity, quoted, quoted_path};
+use crate::finding::{Cmd, Fix, Problem, Severity};
 use crate::inventory::Installer;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, finding};
@@ -58,11 +58,12 @@ pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> Fix {
     // choice. Before TensorRT 10 there were no -cuNN wheels: PyPI's
     // tensorrt 8.6.1.post1 is an sdist whose setup.py installs
     // `tensorrt_libs==8.6.1` from NVIDIA's index, which is the command.
-    let pip: Vec<String> = if trt.is_some_and(|t| t < 10) {
-        vec![format!(
-            "{py} install --extra-index-url https://pypi.nvidia.com {}",
-            quoted(&format!("tensorrt-libs{version}"))
-        )]
+    let pip: Vec<Cmd> = if trt.is_some_and(|t| t < 10) {
+        vec![
+            py.clone()
+                .raw("install --extra-index-url https://pypi.nvidia.com")
+                .arg(format!("tensorrt-libs{version}")),
+        ]
     } else {
         match cuda {
             Some(m) => vec![m],
@@ -70,26 +71,21 @@ pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> Fix {
         }
         .into_iter()
         .map(|m| {
-            format!(
-                "{py} install {}",
-                quoted(&format!("tensorrt-cu{m}-libs{version}"))
-            )
+            py.clone()
+                .raw("install")
+                .arg(format!("tensorrt-cu{m}-libs{version}"))
         })
         .collect()
     };
     let conda_version = trt.map_or(String::new(), |t| format!("={t}.*"));
-    let mut conda = format!(
-        "conda install -p {} -c conda-forge",
-        quoted_path(&f.inv.prefix)
-    );
-    for package in ["libnvinfer", "libnvinfer-plugin", "libnvonnxparser"] {
-        conda.push(' ');
-        conda.push_str(&quoted(&format!("{package}{conda_version}")));
-    }
-    if let Some(m) = cuda {
-        conda.push(' ');
-        conda.push_str(&quoted(&format!("cuda-version={m}")));
-    }
+    let conda = Cmd::new("conda install -p")
+        .path(&f.inv.prefix)
+        .raw("-c conda-forge")
+        .args(
+            ["libnvinfer", "libnvinfer-plugin", "libnvonnxparser"]
+                .map(|package| format!("{package}{conda_version}")),
+        )
+        .args(cuda.map(|m| format!("cuda-version={m}")));
     let mut commands = pip;
     match build(f, label).map(|fw| fw.installer) {
         Some(Installer::Conda) => commands.insert(0, conda),
