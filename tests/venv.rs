@@ -200,6 +200,18 @@ fn envs_and_audit_list_venvs_as_venvs() {
     }
 }
 
+/// What `check` says of the hooks of the venv active in `VIRTUAL_ENV`.
+fn hook_state(sb: &Sandbox, prefix: &Path) -> String {
+    let check = json(
+        sb.envhook()
+            .args(["check", "--json"])
+            .env("VIRTUAL_ENV", prefix)
+            .output()
+            .unwrap(),
+    );
+    check["hook"]["state"].as_str().unwrap().to_string()
+}
+
 #[test]
 fn install_hooks_the_venvs_own_activation_reversibly() {
     let sb = Sandbox::new();
@@ -223,14 +235,7 @@ fn install_hooks_the_venvs_own_activation_reversibly() {
     assert_eq!(sha(&prefix.join("bin/activate.csh")), before[2]);
     assert_eq!(sha(&prefix.join("bin/Activate.ps1")), before[3]);
     // check reads the hooks as installed, and current.
-    let check = json(
-        sb.envhook()
-            .args(["check", "--json"])
-            .env("VIRTUAL_ENV", &prefix)
-            .output()
-            .unwrap(),
-    );
-    assert_eq!(check["hook"]["state"], "current", "{:#}", check["hook"]);
+    assert_eq!(hook_state(&sb, &prefix), "current");
     for shell in ["bash", "zsh", "fish"] {
         for init in INITS {
             let out = cycle(shell, &prefix, init);
@@ -263,14 +268,7 @@ fn install_hooks_the_venvs_own_activation_reversibly() {
     for gone in ["etc", "lib/envhook", ".envhook.lock"] {
         assert!(!prefix.join(gone).exists(), "{gone}");
     }
-    let check = json(
-        sb.envhook()
-            .args(["check", "--json"])
-            .env("VIRTUAL_ENV", &prefix)
-            .output()
-            .unwrap(),
-    );
-    assert_eq!(check["hook"]["state"], "none");
+    assert_eq!(hook_state(&sb, &prefix), "none");
 }
 
 #[test]

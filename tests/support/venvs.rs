@@ -66,12 +66,7 @@ pub fn cycle(shell: &str, prefix: &Path, init: Option<&str>) -> String {
         .env("HOME", prefix.parent().unwrap())
         .output()
         .unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{shell}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    super::stdout_silent(out, shell)
 }
 
 /// What `cycle` printed must be: the state before, the venv's link
