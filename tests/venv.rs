@@ -221,8 +221,28 @@ fn install_hooks_the_venvs_own_activation_reversibly() {
         .iter()
         .map(|s| sha(&prefix.join("bin").join(s)))
         .collect();
+    // --show-hooks shows the block as it is then appended.
+    let (code, shown, err) = sb.run_on(
+        &["install", "--always", "--dry-run", "--show-hooks"],
+        &prefix,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        scripts
+            .iter()
+            .map(|s| sha(&prefix.join("bin").join(s)))
+            .collect::<Vec<_>>(),
+        before
+    );
     let (code, out, err) = sb.run_on(&["install", "--always"], &prefix);
     assert_eq!(code, 0, "{out}{err}");
+    let hooked = fs::read_to_string(prefix.join("bin/activate")).unwrap();
+    let block = &hooked[hooked.find("\n# >>> envhook >>>").unwrap()..];
+    let header = format!(
+        "==> {} (appended) <==\n",
+        prefix.join("bin/activate").display()
+    );
+    assert!(shown.contains(&format!("{header}{block}")), "{shown}");
     for s in ["activate", "activate.fish"] {
         let line = format!("hooked       {}", prefix.join("bin").join(s).display());
         assert!(out.contains(&line), "{out}");

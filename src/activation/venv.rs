@@ -12,8 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::activation::confined::{Dir, Entry, Prefix};
-use crate::activation::shell::Dialect;
+use crate::activation::plan::hook_path;
 use crate::activation::shell::venv::{self as block, Found};
+use crate::activation::shell::{Dialect, Phase};
 use crate::error::{Conflict, Error, Result};
 
 /// Where a venv's activation scripts are.
@@ -47,17 +48,22 @@ pub struct Wiring {
 /// theirs), from the hook files of `prefix`.
 pub fn wire(prefix: &Prefix, dialects: &[Dialect]) -> Result<Wiring> {
     survey(prefix, |dialect| {
-        if !dialects.contains(&dialect) {
-            return None;
-        }
-        let hook = |phase: crate::activation::shell::Phase| {
-            crate::activation::plan::hook_path(prefix.path(), dialect, phase)
-                .display()
-                .to_string()
-        };
-        use crate::activation::shell::Phase;
-        block::block(dialect, &hook(Phase::Activate), &hook(Phase::Deactivate))
+        dialects
+            .contains(&dialect)
+            .then(|| block_for(prefix.path(), dialect))
+            .flatten()
+            .map(|(_, text)| text)
     })
+}
+
+/// The script of `dialect` in the venv at `prefix` and the block envhook
+/// appends to it, running that venv's hooks; `None` for a dialect whose
+/// script is not hooked.
+pub fn block_for(prefix: &Path, dialect: Dialect) -> Option<(PathBuf, String)> {
+    let (name, _) = block::script(dialect)?;
+    let hook = |phase| hook_path(prefix, dialect, phase).display().to_string();
+    let text = block::block(dialect, &hook(Phase::Activate), &hook(Phase::Deactivate))?;
+    Some((prefix.join(BIN).join(name), text))
 }
 
 /// Every script's block removed.

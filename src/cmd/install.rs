@@ -5,9 +5,10 @@ use std::io::Write;
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
-use crate::activation::shell::Dialect;
+use crate::activation::shell::{Dialect, Phase};
 use crate::activation::spec::HookSpec;
 use crate::activation::takeover;
+use crate::activation::venv;
 use crate::cli::InstallArgs;
 use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
@@ -184,11 +185,21 @@ fn shell_unsupported(prefix: &std::path::Path, dialect: Dialect, why: &str) -> P
     }
 }
 
-/// `--dry-run`: the hooks that would be written, each after its path.
+/// `--show-hooks`: the hooks that would be written, each after its path,
+/// and in a venv the block appended to each activation script.
 fn print_files(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
     for file in &plan.files {
         writeln!(out, "\n==> {} <==", file.path.display())?;
         out.write_all(file.text.as_bytes())?;
+    }
+    if discovery::is_venv(&plan.spec.prefix) {
+        let activate = plan.files.iter().filter(|f| f.phase == Phase::Activate);
+        for file in activate {
+            if let Some((script, block)) = venv::block_for(&plan.spec.prefix, file.dialect) {
+                writeln!(out, "\n==> {} (appended) <==", script.display())?;
+                out.write_all(block.as_bytes())?;
+            }
+        }
     }
     writeln!(out)
 }
