@@ -1,55 +1,17 @@
-//! envhook: matched CUDA library paths and compatibility checks for conda
-//! environments running GPU frameworks.
-//!
-//! The rooms, floor by floor from the ground up; every import runs down or
-//! across a floor, never up, and none closes a circle (tests/architecture.rs
-//! checks both, and that no function outside tests passes 80 lines):
-//!
-//! 1. ground: `paths` (no-follow file access), `env_vars`, `exit` (the exit
-//!    contract), `error`, `finding` (what a finding is), `notice`
-//! 2. `data`: the shipped catalogue and compatibility matrix; `demo`: the
-//!    demo installation `envhook demo` lays out (ELF objects included)
-//! 3. `discovery`: which environments exist, and the process `Context`
-//! 4. `machine` (driver, loader, ELF) and `inventory` (what one environment
-//!    holds)
-//! 5. `activation`: the hooks envhook writes, and reading them back
-//! 6. `rules`: the verdicts, one file per family
-//! 7. `explain` (an error message, answered) and `audit` (every environment)
-//! 8. `report`: tables, JSON and Prometheus text
-//! 9. `manual` and `cli` (clap only)
-//! 10. `cmd`: one thin file per verb
-//!
-//! A newcomer starts at `inventory::Inventory::read`, then `rules::run`,
-//! then `activation` (its module doc says where to go next).
-
-mod activation;
-mod audit;
-mod cli;
-mod cmd;
-mod data;
-mod demo;
-mod discovery;
-mod env_vars;
-mod error;
-mod exit;
-mod explain;
-mod finding;
-mod inventory;
-mod machine;
-mod manual;
-mod notice;
-mod paths;
-mod report;
-mod rules;
+//! The `envhook` command: parses the command line, runs one verb of
+//! [`envhook::cmd`], and turns its result into the exit contract
+//! ([`envhook::exit`]). The library (`src/lib.rs`) holds everything else;
+//! its crate doc is the map of the house.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::cli::{Cli, Command};
-use crate::discovery::Context;
-use crate::error::Error;
+use envhook::cli::{Cli, Command};
+use envhook::discovery::Context;
+use envhook::error::Error;
+use envhook::{cmd, data, notice};
 
 /// envhook parses hundreds of small JSON records and path lists per
 /// environment on several threads; mimalloc's per-thread free lists cut

@@ -18,7 +18,7 @@
 //! so those two import it, and it imports only `foreign` and `shell`).
 //! A venv has no activate.d: [`venv`] appends to its own activation
 //! scripts the block that runs the same hooks, and takes it out again.
-//! `tests/architecture.rs` holds these rooms to having no circle.
+//! `tests/it/architecture.rs` holds these rooms to having no circle.
 //! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
 pub mod conda_vars;

@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::{Inventory, LibStatus, needs};
 use crate::paths;
 
@@ -251,7 +251,7 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                 if !same_file(&first.target, &lib.path) {
                     notes.push(Problem {
                         severity: Severity::Warning,
-                        code: "shadowed-library",
+                        code: Code::ShadowedLibrary,
                         message: format!(
                             "{name} exists twice; {} is exposed and {} is not",
                             first.target.display(),

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::shell::Phase;
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 
 /// What a moved-aside script's name ends in.
 pub const SUFFIX: &str = ".envhook-replaced";
@@ -53,7 +53,7 @@ pub fn scripts(foreign: &[ForeignHook]) -> (Vec<PathBuf>, Vec<Problem>) {
             Ok(m) if !read && !foreign::is_readable_script(&m) => {
                 held.push(Problem {
                     severity: Severity::Warning,
-                    code: "handwritten-kept",
+                    code: Code::HandwrittenKept,
                     message: format!(
                         "{} stays where it is: its partner {} is {}, which envhook does not \
                          read, and the two halves of a hand-written hook move together or not \
@@ -137,7 +137,7 @@ pub fn problem(hook: &ForeignHook, all: &[ForeignHook], prefix: &Path) -> Option
     };
     Some(Problem {
         severity: Severity::Warning,
-        code: "foreign-hook",
+        code: Code::ForeignHook,
         message: format!(
             "{} (not envhook's; left as it is): {}{also}",
             hook.path.display(),

@@ -8,6 +8,7 @@
 //! [`confined`] handles: never through a link, never outside the prefix.
 //!
 //! [`shell::venv`]: crate::activation::shell::venv
+//! [`confined`]: crate::activation::confined
 
 use std::path::{Path, PathBuf};
 

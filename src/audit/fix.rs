@@ -8,7 +8,7 @@ use crate::activation::install;
 use crate::activation::plan::Plan;
 use crate::activation::shell::Dialect;
 use crate::activation::spec::{HookSpec, Mode};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::Inventory;
 
 use super::{Audit, Hook};
@@ -92,9 +92,9 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
             r.hook,
             Hook::None | Hook::Stale | Hook::Moved | Hook::Legacy | Hook::Foreign
         );
-        if r.status == "unreadable" {
+        if let Some(error) = r.status.error() {
             plans.push(entry(FixAction::Skip {
-                reason: format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
+                reason: format!("unreadable: {error}"),
             }));
             continue;
         }
@@ -130,7 +130,7 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
         let blocking = inv
             .problems
             .iter()
-            .find(|p| matches!(p.code, "broken-install" | "mixed-cuda-runtimes"));
+            .find(|p| matches!(p.code, Code::BrokenInstall | Code::MixedCudaRuntimes));
         if let Some(p) = blocking {
             plans.push(entry(FixAction::Skip {
                 reason: format!(
@@ -244,14 +244,14 @@ pub fn record_fixes(a: &mut Audit, plans: Vec<FixPlan>, applied: Option<Applied>
                 0,
                 Problem {
                     severity: Severity::Error,
-                    code: "fix-failed",
+                    code: Code::FixFailed,
                     message,
                     fix: hint.map(Fix::advice),
                     path: None,
                     source: None,
                 },
             );
-            row.status = "findings";
+            row.status = super::Status::Findings;
         }
     }
     super::summarize(a);

@@ -57,10 +57,9 @@ pub struct Row {
     pub name: Option<String>,
     /// How discovery found it.
     pub kind: EnvKind,
-    /// `ok`, `findings` (warnings or errors) or `unreadable`.
-    pub status: &'static str,
-    /// Why it could not be read.
-    pub error: Option<String>,
+    /// How reading it went; JSON's `status` and `error` fields.
+    #[serde(flatten)]
+    pub status: Status,
     /// CUDA runtimes.
     pub cuda: Vec<Claim>,
     /// cuDNN.
@@ -74,6 +73,48 @@ pub struct Row {
     pub fixed: Vec<std::path::PathBuf>,
     /// `check`'s findings.
     pub findings: Vec<Problem>,
+}
+
+/// How reading one environment went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Read, and no warning or error found.
+    Ok,
+    /// Read, with warnings or errors.
+    Findings,
+    /// Not read: why.
+    Unreadable(String),
+}
+
+impl Status {
+    /// The status as the JSON document spells it.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Findings => "findings",
+            Status::Unreadable(_) => "unreadable",
+        }
+    }
+
+    /// Why the environment could not be read.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Status::Unreadable(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+/// `"status": "unreadable", "error": "why"` (`"error": null` when read):
+/// the two fields the JSON document has always had.
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("status", self.label())?;
+        map.serialize_entry("error", &self.error())?;
+        map.end()
+    }
 }
 
 impl Hook {
@@ -111,13 +152,12 @@ impl Row {
     }
 
     /// A row for `env` with nothing found yet.
-    fn new(env: &KnownEnv, status: &'static str, error: Option<String>) -> Row {
+    fn new(env: &KnownEnv, status: Status) -> Row {
         Row {
             prefix: env.prefix.clone(),
             name: env.name.clone(),
             kind: env.kind.clone(),
             status,
-            error,
             cuda: Vec::new(),
             cudnn: Vec::new(),
             frameworks: Vec::new(),
@@ -216,13 +256,12 @@ fn nothing_found(d: &crate::discovery::Discovery, ctx: &Context) -> NothingFound
 
 /// Audit one environment.
 fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context) -> Row {
-    let mut row = Row::new(env, "ok", None);
+    let mut row = Row::new(env, Status::Ok);
     let prefix = std::path::absolute(&env.prefix).unwrap_or_else(|_| env.prefix.clone());
     let inv = match Inventory::read(&prefix) {
         Ok(inv) => inv,
         Err(e) => {
-            row.status = "unreadable";
-            row.error = Some(e.to_string());
+            row.status = Status::Unreadable(e.to_string());
             return row;
         }
     };
@@ -245,7 +284,7 @@ fn audit_one(env: &KnownEnv, m: &Matrix, machine: &Machine, ctx: &Context) -> Ro
     row.cudnn = report.cudnn;
     row.frameworks = report.frameworks;
     if crate::finding::has_findings(&row.findings) {
-        row.status = "findings";
+        row.status = Status::Findings;
     }
     row
 }
@@ -292,7 +331,7 @@ pub fn run(
                     "no answer within {} s (a dead network mount?); set ENVHOOK_AUDIT_TIMEOUT to wait longer",
                     limit.as_secs_f64()
                 );
-                Row::new(&envs[i], "unreadable", Some(error))
+                Row::new(&envs[i], Status::Unreadable(error))
             })
         })
         .collect();
@@ -317,7 +356,7 @@ impl Audit {
     pub fn needs_action(&self) -> bool {
         self.envs
             .iter()
-            .any(|r| r.status == "unreadable" || r.worst() >= Some(Severity::Warning))
+            .any(|r| r.status.error().is_some() || r.worst() >= Some(Severity::Warning))
     }
 }
 
@@ -328,10 +367,10 @@ pub fn summarize(a: &mut Audit) {
         ..Summary::default()
     };
     for r in &a.envs {
-        match r.status {
-            "unreadable" => summary.unreadable += 1,
-            "findings" => summary.with_findings += 1,
-            _ => summary.ok += 1,
+        match &r.status {
+            Status::Unreadable(_) => summary.unreadable += 1,
+            Status::Findings => summary.with_findings += 1,
+            Status::Ok => summary.ok += 1,
         }
         let count = |s| r.findings.iter().filter(|p| p.severity == s).count();
         summary.errors += count(Severity::Error);

@@ -14,7 +14,7 @@ use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::Inventory;
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
@@ -174,7 +174,7 @@ fn no_hooks(
 fn shell_unsupported(prefix: &std::path::Path, dialect: Dialect, why: &str) -> Problem {
     Problem {
         severity: Severity::Warning,
-        code: "shell-unsupported",
+        code: Code::ShellUnsupported,
         message: format!("no {dialect} hook: {why}"),
         fix: Some(Fix::advice(
             "the other shells' hooks are written; for tcsh, a prefix without '#' \
@@ -274,7 +274,7 @@ pub fn left_alone(changes: &Changes) -> Vec<Problem> {
         .iter()
         .map(|c| Problem {
             severity: Severity::Warning,
-            code: "not-envhooks",
+            code: Code::NotEnvhooks,
             message: format!(
                 "{}: {} (not envhook's; left as it is)",
                 c.path.display(),
@@ -372,12 +372,12 @@ fn missing(report: rules::Report) -> Vec<Problem> {
 /// The codes of the libraries a framework needs that the environment
 /// lacks, or has only in another major: what install reports beside the
 /// hooks, since no hook provides them.
-const MISSING: &[&str] = &[
-    "library-not-found",
-    "library-other-major",
-    "missing-dev-symlink",
-    "no-cuda-runtime",
-    "no-cudnn",
+const MISSING: &[Code] = &[
+    Code::LibraryNotFound,
+    Code::LibraryOtherMajor,
+    Code::MissingDevSymlink,
+    Code::NoCudaRuntime,
+    Code::NoCudnn,
 ];
 
 fn status(findings: &[Problem]) -> ExitStatus {

@@ -156,7 +156,7 @@ workloads"
                     .filter(|p| {
                         p.severity == finding::Severity::Error && p.message.contains(&label)
                     })
-                    .map(|p| p.code)
+                    .map(|p| p.code.as_str())
                     .collect();
                 match errors.is_empty() {
                     true => format!("{label}, a GPU build; {}", w.device),

@@ -26,7 +26,7 @@ const FUNCTION: &[u8] = &[0x31, 0xc0, 0xc3];
 /// Where an object asks the loader to look for what it needs.
 ///
 /// The demo's objects ask for nothing; the tests that hold this writer to
-/// `cc` (src/machine/elf.rs, tests/demo.rs) write every kind.
+/// `cc` (src/machine/elf.rs, tests/it/demo.rs) write every kind.
 #[allow(dead_code)]
 #[derive(Debug, Clone, Copy)]
 pub enum SearchPath<'a> {

@@ -13,7 +13,7 @@
 //! path, so a link swapped in below it cannot redirect a write.
 //!
 //! The integration tests build their prefixes with the same code
-//! (tests/support includes this module), so nothing here names the crate:
+//! (tests/it/support includes this module), so nothing here names the crate:
 //! it needs std, `fs_err`, `rustix`, `serde_json` and `object`, and
 //! nothing of envhook's.
 
@@ -38,7 +38,7 @@ pub const MARKER: &str = ".envhook-demo";
 pub const ENVIRONMENTS: &[&str] = &["paddle", "torch", "wheels", "cpu"];
 
 /// What every library file of the demo holds: the test suite's fixture
-/// object (`tests/support/fixture.so`, built with `cc`), to the dynamic
+/// object (`tests/it/support/fixture.so`, built with `cc`), to the dynamic
 /// linker's eye: the same SONAME and one function, nothing needed.
 pub const OBJECT: elf::SharedObject<'static> = elf::SharedObject {
     soname: "libenvhook-fixture.so",

@@ -1,5 +1,5 @@
 //! Builds prefixes laid out like real conda environments: the demo's, and
-//! the integration tests' (tests/support includes this file).
+//! the integration tests' (tests/it/support includes this file).
 //!
 //! Records carry the keys real conda and rattler records carry
 //! (`../shared/reference/real-env-data.md` §1.2), with valid hash strings
@@ -21,7 +21,7 @@ pub enum FileSpec {
     /// A symlink (relative target, as conda packages ship them).
     Link(&'static str, &'static str),
     /// Listed in the record but not on disk (a broken install).
-    #[allow(dead_code)] // tests/support's broken installs; the demo has none
+    #[allow(dead_code)] // tests/it/support's broken installs; the demo has none
     Absent(&'static str),
 }
 
@@ -107,7 +107,7 @@ impl PipDist {
         }
     }
 
-    #[allow(dead_code)] // tests/support's prefixes pin; the demo's do not
+    #[allow(dead_code)] // tests/it/support's prefixes pin; the demo's do not
     pub fn requires(mut self, requires: Vec<&'static str>) -> Self {
         self.requires = requires;
         self
@@ -123,7 +123,7 @@ impl PipDist {
         self
     }
 
-    #[allow(dead_code)] // tests/support's uv and conda installs; the demo's use pip
+    #[allow(dead_code)] // tests/it/support's uv and conda installs; the demo's use pip
     pub fn installer(mut self, installer: &'static str) -> Self {
         self.installer = installer;
         self
@@ -159,7 +159,7 @@ fn hex(seed: &str, len: usize) -> String {
 impl Env {
     /// An empty environment: `conda-meta/` with a `history` file.
     /// `lib` is what every library file it gets holds.
-    #[allow(dead_code)] // for tests/support's prefixes; the demo opens its own
+    #[allow(dead_code)] // for tests/it/support's prefixes; the demo opens its own
     pub fn new(prefix: impl Into<PathBuf>, lib: &'static [u8]) -> io::Result<Self> {
         Env::at(Tree::create(&prefix.into())?, lib)
     }
@@ -178,7 +178,7 @@ impl Env {
         })
     }
 
-    #[allow(dead_code)] // for tests/support's prefixes
+    #[allow(dead_code)] // for tests/it/support's prefixes
     pub fn path(&self, rel: &str) -> PathBuf {
         self.prefix.join(rel)
     }
@@ -198,7 +198,7 @@ impl Env {
     }
 
     /// The site-packages directory (python must be installed first).
-    #[allow(dead_code)] // for tests/support's prefixes
+    #[allow(dead_code)] // for tests/it/support's prefixes
     pub fn site(&self) -> PathBuf {
         self.prefix.join(self.site_rel())
     }

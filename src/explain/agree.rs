@@ -5,20 +5,20 @@
 //! pins, where a fix for the one library named would leave the next
 //! `dlopen` failing.
 
-use crate::finding::{Problem, Severity};
+use crate::finding::{Code, Problem, Severity};
 use crate::inventory::FrameworkBuild;
 use crate::rules::Report;
 
 /// The codes under which check reports a library the loader cannot reach
 /// for a framework (the tally's findings), most decisive first.
-const REACH: &[&str] = &[
-    "library-not-found",
-    "needs-hook",
-    "missing-dev-symlink",
-    "cuda-mismatch",
-    "cudnn-mismatch",
-    "no-cudnn",
-    "no-cuda-runtime",
+const REACH: &[Code] = &[
+    Code::LibraryNotFound,
+    Code::NeedsHook,
+    Code::MissingDevSymlink,
+    Code::CudaMismatch,
+    Code::CudnnMismatch,
+    Code::NoCudnn,
+    Code::NoCudaRuntime,
 ];
 
 /// Whether `message` names `name` as a word of its own (`libcublas.so.12`
@@ -41,7 +41,7 @@ fn names(message: &str, name: &str) -> bool {
 /// the advice check gives, never a guessed install.
 pub fn optional<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {
     report.findings.iter().find(|p| {
-        p.code == "optional-library-missing" && p.fix.is_some() && names(&p.message, name)
+        p.code == Code::OptionalLibraryMissing && p.fix.is_some() && names(&p.message, name)
     })
 }
 
@@ -51,7 +51,7 @@ pub fn other_major<'r>(report: &'r Report, name: &str) -> Option<&'r Problem> {
     report
         .findings
         .iter()
-        .find(|p| p.code == "library-other-major" && names(&p.message, name))
+        .find(|p| p.code == Code::LibraryOtherMajor && names(&p.message, name))
 }
 
 /// check's finding that `name` does not reach a framework here, with its

@@ -8,7 +8,7 @@ use super::clues::{Clue, soname_fact};
 use super::numbers::component_name;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::PathfinderRow;
-use crate::finding::{Cmd, Fix};
+use crate::finding::{Cmd, Code, Fix};
 use crate::inventory::needs::needs;
 use crate::inventory::{Claim, FrameworkBuild};
 use crate::machine::resolve::Found;
@@ -407,7 +407,7 @@ fn unread<'f>(f: &'f Facts, name: &str) -> Option<&'f crate::finding::Problem> {
     use crate::data::catalog::Role;
     let component = CATALOG.library_component(name)?;
     f.inv.problems.iter().find(|p| {
-        if !matches!(p.code, "record-too-large" | "dist-info-unreadable") {
+        if !matches!(p.code, Code::RecordTooLarge | Code::DistInfoUnreadable) {
             return false;
         }
         let Some(file) = p

@@ -24,7 +24,7 @@ pub struct KnownMessage {
     /// What it means, in general.
     pub explanation: String,
     /// The finding codes that can cause it.
-    pub codes: Vec<String>,
+    pub codes: Vec<crate::finding::Code>,
     /// A library the message is about without naming it
     /// ("Cannot load cudnn shared library": Paddle's libcudnn.so).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -6,7 +6,7 @@ use super::answer::{Answer, Verdict, claims, held};
 use super::clues::Clue;
 use super::numbers::component_name;
 use crate::data::matrix::{major_minor, version};
-use crate::finding::Fix;
+use crate::finding::{Code, Fix};
 use crate::inventory::FrameworkBuild;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, Report, fixes};
@@ -117,7 +117,7 @@ fn settled(
     let p = report
         .findings
         .iter()
-        .find(|p| component == "cudnn" && p.code == "cudnn-pin-below-build")?;
+        .find(|p| component == "cudnn" && p.code == Code::CudnnPinBelowBuild)?;
     Some((
         format!(
             "a start-up warning, not an error: the process loaded {what} {found}, older than the \
@@ -166,7 +166,7 @@ fn another_copy(report: &Report, elsewhere: &'static str) -> (&'static str, Verd
     if report
         .findings
         .iter()
-        .any(|p| p.code == "system-library-wins")
+        .any(|p| p.code == Code::SystemLibraryWins)
     {
         (
             "the system's, which wins the loader's search here (system-library-wins below)",
@@ -267,7 +267,7 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str) -> Answer {
         a.fix = report
             .findings
             .iter()
-            .filter(|p| here && p.code == "driver-too-old" && p.message.starts_with(fw.as_str()))
+            .filter(|p| here && p.code == Code::DriverTooOld && p.message.starts_with(fw.as_str()))
             .find_map(|p| p.fix.clone())
             .or_else(|| {
                 Some(Fix::advice(format!(

@@ -10,13 +10,13 @@
 use super::answer::{Answer, Verdict};
 use super::clues::Clue;
 use super::devices::{QUERY, ask};
-use crate::finding::Severity;
+use crate::finding::{Code, Severity};
 use crate::machine::driver::Source;
 use crate::rules::{Facts, Report, driver, gpu_arch};
 
 /// The finding codes that measure the driver, and the GPUs.
-const DRIVER_CODES: &[&str] = &["driver-too-old", "driver-older-than-cuda"];
-const GPU_CODES: &[&str] = &["gpu-unsupported", "gpu-partly-unsupported"];
+const DRIVER_CODES: &[Code] = &[Code::DriverTooOld, Code::DriverOlderThanCuda];
+const GPU_CODES: &[Code] = &[Code::GpuUnsupported, Code::GpuPartlyUnsupported];
 
 /// Answer what the environment needs of the machine's `driver` or `gpu`.
 pub fn answer(f: &Facts, report: &Report, clue: &Clue, measures: &str) -> Answer {

@@ -28,7 +28,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::rules::{Facts, Report};
 use answer::{Answer, Verdict};
 use clues::{Clue, KnownMessage};
@@ -92,17 +92,12 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
         .iter()
         // No driver is only an info for `check` (a CPU machine is normal),
         // but it is the cause of a message about the driver.
-        .filter(|p| p.severity >= Severity::Warning || p.code == "no-driver")
-        .filter(|p| {
-            reading
-                .known
-                .iter()
-                .any(|k| k.codes.iter().any(|c| c == p.code))
-        })
+        .filter(|p| p.severity >= Severity::Warning || p.code == Code::NoDriver)
+        .filter(|p| reading.known.iter().any(|k| k.codes.contains(&p.code)))
         .filter(|p| {
             names.is_empty()
                 || names.iter().any(|n| p.message.contains(n))
-                || matches!(p.code, "system-library-wins" | "pin-broken")
+                || matches!(p.code, Code::SystemLibraryWins | Code::PinBroken)
         })
         .cloned()
         .collect();

@@ -6,6 +6,7 @@ use super::answer::{Answer, Verdict, claims, held};
 use super::clues::{Clue, symbol_fact};
 use super::numbers::component_name;
 use crate::data::matrix::version;
+use crate::finding::Code;
 use crate::inventory::Claim;
 use crate::rules::{Facts, Report, fixes};
 
@@ -82,7 +83,7 @@ pub(super) fn answer(
         let shadowed = report
             .findings
             .iter()
-            .any(|p| p.code == "system-library-wins");
+            .any(|p| p.code == Code::SystemLibraryWins);
         a.diagnosis.push_str(&format!(
             " This environment's {what} ({versions}) exports it, so the process loaded another \
              copy: {}",

@@ -7,7 +7,7 @@
 //! the copy the loader takes.
 
 use crate::data::matrix::version;
-use crate::finding::{Cmd, Fix};
+use crate::finding::{Cmd, Code, Fix};
 use crate::inventory::Installer;
 use crate::rules::{Facts, Report};
 
@@ -69,7 +69,7 @@ pub fn nvjitlink(f: &Facts, report: &Report, name: &str, need: &str) -> Reading 
     if let Some(p) = report
         .findings
         .iter()
-        .find(|p| p.code == "symbol-missing" && p.message.contains(name))
+        .find(|p| p.code == Code::SymbolMissing && p.message.contains(name))
     {
         found_by_check(&mut a, p, shell);
         return a;

@@ -4,12 +4,14 @@
 //! Commands exit 1 when they report a finding of severity `warning` or
 //! `error` (see [`crate::exit`]).
 
+mod code;
 mod command;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+pub use code::Code;
 pub use command::Cmd;
 
 /// How bad a finding is.
@@ -41,7 +43,7 @@ pub struct Problem {
     /// How bad it is.
     pub severity: Severity,
     /// A stable identifier, e.g. `broken-install` (documented in docs/findings.md).
-    pub code: &'static str,
+    pub code: Code,
     /// One sentence saying what is wrong.
     pub message: String,
     /// What to do about it: one command (`fix:`), or where no one command

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use super::{Installer, Inventory, LibStatus, Library, Package};
 use crate::data::catalog::{Framework, Role};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 
 impl Inventory {
     /// Look every listed library up on disk (metadata only).
@@ -49,7 +49,7 @@ impl Inventory {
                 };
                 self.problems.push(Problem {
                     severity: Severity::Error,
-                    code: "broken-install",
+                    code: Code::BrokenInstall,
                     message: format!(
                         "{}: {} of {} listed libraries are broken; {} is {}",
                         pkg.label(),
@@ -125,7 +125,7 @@ impl Inventory {
                 .collect();
             self.problems.push(Problem {
                 severity: Severity::Warning,
-                code: "mixed-cuda-runtimes",
+                code: Code::MixedCudaRuntimes,
                 message: format!(
                     "the environment holds more than one CUDA runtime: {}",
                     list.join(", ")
@@ -159,7 +159,7 @@ impl Inventory {
             let names: Vec<String> = cudnn_pkgs.iter().map(|p| p.label()).collect();
             self.problems.push(Problem {
                 severity: Severity::Error,
-                code: "cudnn-without-libraries",
+                code: Code::CudnnWithoutLibraries,
                 message: format!("{} installed, but no cuDNN library is", names.join(", ")),
                 fix: Some(Fix::Command(
                     Cmd::new("conda install -p")
@@ -195,7 +195,7 @@ impl Inventory {
                     .collect();
                 self.problems.push(Problem {
                     severity: Severity::Warning,
-                    code: "framework-from-conda-and-pip",
+                    code: Code::FrameworkFromCondaAndPip,
                     message: format!(
                         "{} is installed twice: {}",
                         fw.display_name(),
@@ -221,7 +221,7 @@ impl Inventory {
             let names: Vec<String> = stubs.iter().map(|p| p.label()).collect();
             self.problems.push(Problem {
                 severity: Severity::Info,
-                code: "driver-stub",
+                code: Code::DriverStub,
                 message: format!(
                     "{} provide{} lib/stubs/libcuda.so, a link-time stub of the driver; it must never be \
                      on a library path, and envhook never puts it there",

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::data::catalog::{CATALOG, Framework, PackageRow, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use records::MetaIndex;
 
 /// The catalogue row a CUDA build without one of its own is read as.
@@ -55,7 +55,7 @@ impl Inventory {
         if record.name.to_ascii_lowercase() != entry.name {
             self.problems.push(Problem {
                 severity: Severity::Warning,
-                code: "record-name-mismatch",
+                code: Code::RecordNameMismatch,
                 message: format!(
                     "the record is named {} but describes package {}",
                     entry.name, record.name
@@ -284,7 +284,7 @@ fn requirements(
 fn duplicate_record(prefix: &Path, entry: &MetaEntry) -> Problem {
     Problem {
         severity: Severity::Warning,
-        code: "duplicate-record",
+        code: Code::DuplicateRecord,
         message: format!(
             "conda-meta holds more than one record for {} (an interrupted transaction?)",
             entry.name
@@ -299,7 +299,7 @@ fn duplicate_record(prefix: &Path, entry: &MetaEntry) -> Problem {
 fn record_too_large(e: &Error, prefix: &Path, entry: &MetaEntry) -> Problem {
     Problem {
         severity: Severity::Warning,
-        code: "record-too-large",
+        code: Code::RecordTooLarge,
         message: format!("{e}: {} is left out of the checks", entry.name),
         fix: Some(Fix::Command(conda_reinstall(prefix, &entry.name))),
         path: Some(entry.path.clone()),
@@ -311,7 +311,7 @@ fn record_too_large(e: &Error, prefix: &Path, entry: &MetaEntry) -> Problem {
 fn duplicate_dist_info(entry: &DistInfoEntry, reinstall: Cmd) -> Problem {
     Problem {
         severity: Severity::Warning,
-        code: "duplicate-dist-info",
+        code: Code::DuplicateDistInfo,
         message: format!(
             "{} has more than one dist-info directory (a pip upgrade that was interrupted?)",
             entry.name
@@ -326,7 +326,7 @@ fn duplicate_dist_info(entry: &DistInfoEntry, reinstall: Cmd) -> Problem {
 fn dist_info_unreadable(e: &Error, entry: &DistInfoEntry, reinstall: Cmd) -> Problem {
     Problem {
         severity: Severity::Warning,
-        code: "dist-info-unreadable",
+        code: Code::DistInfoUnreadable,
         message: format!("{e}; {} is left out of the checks", entry.name),
         fix: Some(Fix::Command(reinstall)),
         path: Some(entry.dir.clone()),
@@ -373,7 +373,7 @@ fn truncated(
 ) -> Problem {
     Problem {
         severity: Severity::Warning,
-        code: "record-truncated",
+        code: Code::RecordTruncated,
         message: format!(
             "{name}'s {what} lists {listed} shared libraries; the first {kept} are checked"
         ),

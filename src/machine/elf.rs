@@ -389,7 +389,7 @@ mod tests {
     /// file, so reads must stop at the file's end.
     #[test]
     fn small_object_with_strings_near_the_end() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fixture.so");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/fixture.so");
         let info = read(&path).unwrap();
         assert_eq!(info.soname.as_deref(), Some("libenvhook-fixture.so"));
         assert_eq!(info.machine, 62);
@@ -526,7 +526,7 @@ mod tests {
             std::fs::write(&written, write(&object).unwrap()).unwrap();
             assert_eq!(seen(&written), seen(&built), "{dtags}");
         }
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fixture.so");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/fixture.so");
         let demo = d.join("demo.so");
         std::fs::write(&demo, crate::demo::object().unwrap()).unwrap();
         assert_eq!(seen(&demo).0[..4], seen(&fixture).0[..4]);

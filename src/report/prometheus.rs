@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::audit::{Audit, Hook, Row};
-use crate::finding::Severity;
+use crate::finding::{Code, Severity};
 
 /// A label value: `\`, `"` and line feeds escaped, as the format requires.
 fn escape(value: &str) -> String {
@@ -59,14 +59,14 @@ fn family(out: &mut String, name: &str, help: &str, samples: impl FnOnce(&mut St
 /// Render the audit; `took` is how long it ran.
 pub fn render(a: &Audit, took: Duration) -> String {
     let mut out = String::new();
-    let read = || a.envs.iter().filter(|r| r.status != "unreadable");
+    let read = || a.envs.iter().filter(|r| r.status.error().is_none());
     family(
         &mut out,
         "envhook_env_readable",
         "1 when envhook could read the environment, 0 when not (metadata broken, mount not answering).",
         |o| {
             for r in &a.envs {
-                let readable = u8::from(r.status != "unreadable");
+                let readable = u8::from(r.status.error().is_none());
                 let _ = writeln!(o, "envhook_env_readable{{{}}} {readable}", env_labels(r));
             }
         },
@@ -101,7 +101,7 @@ pub fn render(a: &Audit, took: Duration) -> String {
 
 /// An environment's findings, one sample per severity and code.
 fn findings_samples(out: &mut String, r: &Row) {
-    let mut seen: Vec<(Severity, &str, usize)> = Vec::new();
+    let mut seen: Vec<(Severity, Code, usize)> = Vec::new();
     for p in &r.findings {
         match seen
             .iter_mut()
@@ -117,13 +117,13 @@ fn findings_samples(out: &mut String, r: &Row) {
             "envhook_env_findings{{{},severity=\"{}\",code=\"{}\"}} {n}",
             env_labels(r),
             severity.label(),
-            escape(code)
+            escape(code.as_str())
         );
     }
 }
 
 fn worst_sample(out: &mut String, r: &Row) {
-    let worst = if r.status == "unreadable" {
+    let worst = if r.status.error().is_some() {
         3
     } else {
         match r.worst() {

@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::audit::{Audit, Hook, Row};
 use std::path::{Path, PathBuf};
 
-use crate::finding::{Cmd, Fix, Severity};
+use crate::finding::{Cmd, Code, Fix, Severity};
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -160,11 +160,8 @@ fn plural(n: usize, what: &str) -> String {
 /// The STATUS cell and its colour.
 fn status(r: &Row) -> (Style, String) {
     let (errors, warnings) = counts(r);
-    if r.status == "unreadable" {
-        (
-            RED,
-            format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
-        )
+    if let Some(error) = r.status.error() {
+        (RED, format!("unreadable: {error}"))
     } else if errors > 0 {
         (
             RED,
@@ -317,7 +314,7 @@ fn changed(a: &Audit, out: &mut String) {
 /// One kind of finding, and the environments that have it.
 struct Group<'a> {
     severity: Severity,
-    code: &'a str,
+    code: Code,
     /// Message and fix with the environment's prefix set aside (`<env>`
     /// in the message, paths relative to it in the fix's commands) when
     /// several environments may share them.
@@ -375,11 +372,11 @@ fn groups(a: &Audit, verbose: bool) -> Vec<Group<'_>> {
                 }),
             }
         }
-        if r.status == "unreadable" {
+        if let Some(error) = r.status.error() {
             own.push(Group {
                 severity: Severity::Error,
-                code: "unreadable",
-                message: r.error.clone().unwrap_or_default(),
+                code: Code::Unreadable,
+                message: error.to_string(),
                 fix: None,
                 envs: vec![r],
                 more: 0,

@@ -5,7 +5,7 @@
 //! requirement that fixes it.
 
 use super::{Facts, finding};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 
 /// The broken-import rule.
 pub fn check(f: &Facts) -> Vec<Problem> {
@@ -32,7 +32,7 @@ pub fn check(f: &Facts) -> Vec<Problem> {
         );
         let mut p = finding(
             Severity::Error,
-            "broken-import",
+            Code::BrokenImport,
             format!(
                 "{} {}: {} ({} has no __init__.py). Expect `import {}` to fail on every machine",
                 row.distribution,

@@ -13,7 +13,7 @@
 use super::finding;
 use crate::data::catalog::Framework;
 use crate::data::matrix::{major, major_minor};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Code, Problem, Severity};
 use crate::inventory::FrameworkBuild;
 use crate::inventory::builds::Variant;
 use crate::inventory::needs::older_minor;
@@ -82,7 +82,7 @@ pub(super) fn info(fw: &FrameworkBuild, have: &str) -> Option<Problem> {
     };
     Some(finding(
         Severity::Info,
-        "cudnn-pin-below-build",
+        Code::CudnnPinBelowBuild,
         message,
         None,
     ))

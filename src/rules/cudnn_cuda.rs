@@ -2,7 +2,7 @@
 
 use super::{Facts, Loaded, finding, of_copy, sourced};
 use crate::data::matrix::{Matrix, major};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::needs::preferred;
 use crate::inventory::pip::normalize;
 use crate::inventory::{Claim, Inventory, Stack};
@@ -60,7 +60,7 @@ fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Proble
         {
             let p = finding(
                 Severity::Error,
-                "cudnn-cuda-mismatch",
+                Code::CudnnCudaMismatch,
                 format!(
                     "{} {} is the CUDA {want} build of cuDNN; the environment's CUDA is {} ({})",
                     d.package, d.version, rt.version, rt.package
@@ -79,7 +79,7 @@ fn check_cudnn_cuda<'a>(f: &'a Facts, loaded: &Loaded) -> Vec<(&'a Claim, Proble
         if let Some((false, row)) = m.cudnn_supports_cuda(&d.version, &rt.version) {
             let f = finding(
                 Severity::Warning,
-                "cudnn-cuda-unlisted",
+                Code::CudnnCudaUnlisted,
                 format!(
                     "NVIDIA lists cuDNN {} for CUDA {} only; this environment has CUDA {}. Within one CUDA \
                      major this usually works (minor version compatibility), but it is not a tested pair",

@@ -5,7 +5,7 @@
 
 use super::{Facts, Loaded, finding, sourced};
 use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::Stack;
 use crate::inventory::needs::needs;
 use crate::machine::driver::{Driver, Source};
@@ -53,7 +53,7 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
 /// `gpu-unsupported` names the build for a GPU).
 fn with_builds(f: &Facts, cuda: &str, mut p: Problem) -> Problem {
     let Some(Fix::Choose { advice, commands }) =
-        p.fix.as_mut().filter(|_| p.code == "driver-too-old")
+        p.fix.as_mut().filter(|_| p.code == Code::DriverTooOld)
     else {
         return p;
     };
@@ -172,7 +172,7 @@ fn no_driver(d: &Driver) -> Option<Problem> {
     if d.source == Source::None {
         return Some(finding(
             Severity::Info,
-            "no-driver",
+            Code::NoDriver,
             "no NVIDIA driver found (no NVML, no nvidia-smi, no /proc/driver/nvidia/version); \
              the driver checks are skipped"
                 .into(),
@@ -184,7 +184,7 @@ fn no_driver(d: &Driver) -> Option<Problem> {
     if d.source == Source::CondaOverrideCuda && d.max_cuda.is_none() {
         return Some(finding(
             Severity::Warning,
-            "no-cuda-driver",
+            Code::NoCudaDriver,
             "CONDA_OVERRIDE_CUDA is set but empty: conda treats this machine as having no CUDA driver".into(),
             Some(Fix::Choose {
                 advice: "unset CONDA_OVERRIDE_CUDA, or set it to the CUDA the target driver supports"
@@ -221,7 +221,7 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
             } else {
                 Severity::Info
             },
-            "driver-older-than-cuda",
+            Code::DriverOlderThanCuda,
             format!(
                 "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
                  version compatibility; only PTX of the newer CUDA cannot be JIT-compiled{}",
@@ -239,7 +239,7 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
     } else {
         Some(finding(
             Severity::Error,
-            "driver-too-old",
+            Code::DriverTooOld,
             format!(
                 "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\""
@@ -280,7 +280,7 @@ fn below_floor(
     Some(sourced(
         finding(
             Severity::Error,
-            "driver-too-old",
+            Code::DriverTooOld,
             format!(
                 "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\"",

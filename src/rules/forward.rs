@@ -10,7 +10,7 @@ use super::{Facts, finding};
 use crate::data::matrix::{major_minor, version};
 use std::path::Path;
 
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::machine::compat::{self, CompatLibcuda};
 
 /// NVIDIA's page on forward compatibility, for messages.
@@ -41,7 +41,7 @@ pub fn libcudas(f: &Facts) -> Vec<CompatLibcuda> {
 /// A `driver-too-old` finding for `cuda`, judged again where a
 /// forward-compatibility libcuda supports that CUDA.
 pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Problem {
-    if p.code != "driver-too-old" {
+    if p.code != Code::DriverTooOld {
         return p;
     }
     let Some(c) = version(&major_minor(cuda)) else {
@@ -74,7 +74,7 @@ pub fn judge(f: &Facts, found: &[CompatLibcuda], cuda: &str, p: Problem) -> Prob
                 } else {
                     Severity::Warning
                 },
-                "forward-compat",
+                Code::ForwardCompat,
                 format!(
                     "{} It runs through forward compatibility instead: the process loads {what} \
                      through {how}.{} NVIDIA supports it on certain kernel-driver branches only ({DOCS})",

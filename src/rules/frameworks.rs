@@ -6,7 +6,7 @@ use super::fixes::{for_framework, rebuilt_for};
 use super::libraries::Libraries;
 use super::{Facts, Loaded, finding, sourced};
 use crate::data::matrix::{major, major_minor};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::needs::{Needs, linked_in, needs, older_minor};
 use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
 
@@ -49,7 +49,7 @@ pub fn check(f: &Facts, libraries: &Libraries, refused: &[(String, &str)]) -> Ve
             found.retain(|p| {
                 !matches!(
                     p.code,
-                    "no-cuda-runtime" | "no-cudnn" | "cuda-mismatch" | "cudnn-mismatch"
+                    Code::NoCudaRuntime | Code::NoCudnn | Code::CudaMismatch | Code::CudnnMismatch
                 )
             });
         }
@@ -58,7 +58,7 @@ pub fn check(f: &Facts, libraries: &Libraries, refused: &[(String, &str)]) -> Ve
                 *label == name
                     && matches!(
                         (p.code, *component),
-                        ("cuda-older-than-build", "cudart") | ("cudnn-older-than-build", "cudnn")
+                        (Code::CudaOlderThanBuild, "cudart") | (Code::CudnnOlderThanBuild, "cudnn")
                     )
             })
         });
@@ -154,7 +154,7 @@ fn runtime(
     match rt {
         None if !bundled(f, fw, "cudart") && !static_runtime => vec![finding(
             Severity::Warning,
-            "no-cuda-runtime",
+            Code::NoCudaRuntime,
             format!(
                 "{name} is built for {built}, but the environment has no CUDA runtime: it will load \
                  whatever the system has, if anything"
@@ -176,7 +176,7 @@ fn runtime(
             };
             vec![finding(
                 Severity::Error,
-                "cuda-mismatch",
+                Code::CudaMismatch,
                 format!(
                     "{name} is built for {built}; this environment has CUDA {} ({} {}). {why}",
                     rt.version, rt.package, rt.package_version
@@ -186,7 +186,7 @@ fn runtime(
         }
         Some(rt) if older_minor(&rt.version, cuda) => vec![finding(
             Severity::Warning,
-            "cuda-older-than-build",
+            Code::CudaOlderThanBuild,
             format!(
                 "{name} is built for {built}; this environment has the older CUDA {} ({} {}), which may lack \
                  symbols the build uses (\"undefined symbol\")",
@@ -219,7 +219,7 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, have: Option<&Claim>) -> Vec
         None if runs_without(f, fw, n, "libcudnn") => Vec::new(),
         None => vec![finding(
             Severity::Warning,
-            "no-cudnn",
+            Code::NoCudnn,
             format!(
                 "{name} is built for {built}; the environment has no cuDNN, so the system's is used if there \
                  is one"
@@ -228,7 +228,7 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, have: Option<&Claim>) -> Vec
         )],
         Some(have) if major(&have.version) != major(need) => vec![finding(
             Severity::Error,
-            "cudnn-mismatch",
+            Code::CudnnMismatch,
             format!(
                 "{name} is built for {built}; this environment has cuDNN {} ({}). cuDNN {} and {} are not \
                  interchangeable (libcudnn.so.{} vs libcudnn.so.{})",
@@ -250,7 +250,7 @@ fn cudnn(f: &Facts, fw: &FrameworkBuild, n: &Needs, have: Option<&Claim>) -> Vec
         }
         Some(have) if older_minor(&have.version, need) => vec![finding(
             Severity::Warning,
-            "cudnn-older-than-build",
+            Code::CudnnOlderThanBuild,
             format!(
                 "{name} is built for {built}; this environment has the older cuDNN {} ({}), which may lack \
                  symbols the build uses",

@@ -15,7 +15,7 @@ use super::libraries::objects;
 use super::{Facts, Loaded, finding, for_gpu, of_copy, sourced};
 use crate::data::arch::{self, Cc, Kind, Variant};
 use crate::data::matrix::{Arch, major_minor, version};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::builds::Variant as BuildVariant;
 use crate::inventory::needs::{Needs, needs};
 use crate::inventory::{Claim, FrameworkBuild, Installer, Stack};
@@ -24,7 +24,7 @@ use crate::machine::fatbin::{self, FatbinEntry, Fatbins, Verdict};
 /// Whether some framework can run on some GPU of this machine only by
 /// JIT-compiling PTX.
 pub fn needs_jit(findings: &[Problem]) -> bool {
-    findings.iter().any(|p| p.code == "gpu-jit")
+    findings.iter().any(|p| p.code == Code::GpuJit)
 }
 
 /// The architecture rules. The environment's CUDA and cuDNN are judged
@@ -37,7 +37,7 @@ pub fn check(f: &Facts, loaded: &Loaded) -> Vec<Problem> {
         let Some(cc) = gpu.cc.as_deref() else {
             findings.push(finding(
                 Severity::Info,
-                "gpu-unknown",
+                Code::GpuUnknown,
                 format!("the compute capability of {label} is not known; architecture checks are skipped"),
                 Some(Fix::advice(
                     "name its compute capability with --gpu (sm_XY, as nvidia-smi \
@@ -60,8 +60,8 @@ pub fn check(f: &Facts, loaded: &Loaded) -> Vec<Problem> {
         // back by the CUDA release it was built with (NVIDIA's Blackwell
         // guide: PTX JITs forward); what it loads without PTX, cuDNN, is
         // then the blocker, and the one named.
-        if !builds.iter().any(|p| p.code == "gpu-unsupported") {
-            if !builds.iter().any(|p| p.code == "gpu-jit") {
+        if !builds.iter().any(|p| p.code == Code::GpuUnsupported) {
+            if !builds.iter().any(|p| p.code == Code::GpuJit) {
                 findings.extend(runtimes(f, loaded, &label, cc));
             }
             findings.extend(cudnn(f, loaded, &label, cc));
@@ -82,7 +82,7 @@ fn cudnn(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
         if let Some((row, arch)) = f.matrix.cudnn_predates_arch(&claim.version, cc) {
             let p = finding(
                 Severity::Error,
-                "gpu-unsupported",
+                Code::GpuUnsupported,
                 format!(
                     "cuDNN {} ({} {}) has no kernels for {label} (sm_{sm}): it was built for CUDA {} only, \
                      and {} GPUs need CUDA {} or newer. Convolutions and the other cuDNN operations fail \
@@ -135,7 +135,7 @@ fn cudnn(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
         };
         let p = finding(
             Severity::Error,
-            "gpu-unsupported",
+            Code::GpuUnsupported,
             format!(
                 "cuDNN {} ({} {}) has no kernels for {label} (sm_{sm}){lowest}: convolutions and \
                  the other cuDNN operations fail there (CUDNN_STATUS_ARCH_MISMATCH or \"no kernel \
@@ -198,7 +198,7 @@ fn runtimes(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
                 let (newer, why) = arch_reason(&claim.version, arch, "CUDA");
                 let p = finding(
                     Severity::Error,
-                    "gpu-unsupported",
+                    Code::GpuUnsupported,
                     format!(
                         "CUDA {} ({} {}) cannot run on {label} (sm_{sm}): {why}. Expect \"no kernel image is \
                          available for execution on the device\"",
@@ -211,7 +211,7 @@ fn runtimes(f: &Facts, loaded: &Loaded, label: &str, cc: &str) -> Vec<Problem> {
             }
             None if loaded.loads(f.inv, Stack::Cuda, claim) => out.push(finding(
                 Severity::Info,
-                "gpu-unknown",
+                Code::GpuUnknown,
                 format!("sm_{sm} ({label}) is not in the matrix; its CUDA support is not checked"),
                 None,
             )),
@@ -257,7 +257,7 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
         let fix = for_gpu::build_fix(f, fw, &sm);
         out.push(finding(
             if all { Severity::Error } else { Severity::Warning },
-            if all { "gpu-unsupported" } else { "gpu-partly-unsupported" },
+            if all { Code::GpuUnsupported } else { Code::GpuPartlyUnsupported },
             format!(
                 "{name} carries no code for {label} (sm_{sm}) in {}{}. Expect \"no kernel image is available \
                  for execution on the device\"{}.{}",
@@ -272,7 +272,7 @@ fn framework(f: &Facts, fw: &FrameworkBuild, label: &str, cc: &str) -> Vec<Probl
     if !jit.is_empty() {
         out.push(finding(
             Severity::Info,
-            "gpu-jit",
+            Code::GpuJit,
             format!(
                 "{name} runs on {label} (sm_{sm}) only by JIT-compiling PTX: {}. The first start compiles \
                  every kernel (minutes; cached in ~/.nv/ComputeCache), and needs a driver that knows that PTX",
@@ -381,7 +381,7 @@ fn from_data(f: &Facts, fw: &FrameworkBuild, name: &str, label: &str, cc: &str) 
         let fix = for_gpu::build_fix(f, fw, &sm);
         let p = finding(
             Severity::Error,
-            "gpu-unsupported",
+            Code::GpuUnsupported,
             format!(
                 "{name} is built with CUDA {cuda}, which cannot produce code for {label} (sm_{sm}): {why}. \
                  Expect \"no kernel image is available for execution on the device\".{}",
@@ -428,7 +428,7 @@ fn from_list(
     if let Some(ptx) = best(Kind::Ptx, &b.ptx) {
         return Some(vec![finding(
             Severity::Info,
-            "gpu-jit",
+            Code::GpuJit,
             format!(
                 "{name} runs on {label} (sm_{sm}) only by JIT-compiling PTX: compute_{}{} ({from}; no \
                  fatbin of its objects was read). The first start compiles every kernel (minutes; cached \
@@ -450,7 +450,7 @@ fn from_list(
     let fix = for_gpu::build_fix(f, fw, &sm);
     Some(vec![finding(
         Severity::Error,
-        "gpu-unsupported",
+        Code::GpuUnsupported,
         format!(
             "{name} is built for compute capability {listed} ({from}); {label} is sm_{sm}. Expect \
              \"no kernel image is available for execution on the device\".{}",
@@ -494,7 +494,7 @@ fn row_range(
     let fix = for_gpu::build_fix(f, fw, &sm);
     let p = finding(
         Severity::Error,
-        "gpu-unsupported",
+        Code::GpuUnsupported,
         format!(
             "{name} is built for compute capability {range}; {label} is sm_{sm}. Expect \"no kernel image is \
              available for execution on the device\".{}",

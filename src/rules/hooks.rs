@@ -12,7 +12,7 @@ use crate::activation::foreign;
 use crate::activation::shell::messages;
 use crate::activation::status::HookStatus;
 use crate::activation::takeover;
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 
 /// The hook rules: hooks written for other packages.
 pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
@@ -24,7 +24,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
         // it names.
         HookStatus::Stale { .. } => findings.push(finding(
             Severity::Warning,
-            "stale-hook",
+            Code::StaleHook,
             messages::stale_message(&f.inv.prefix)
                 .trim_start_matches("envhook: ")
                 .to_string(),
@@ -32,7 +32,7 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
         )),
         HookStatus::Moved { from, to } => findings.push(finding(
             Severity::Warning,
-            "moved-hooks",
+            Code::MovedHooks,
             messages::moved_message(to, from)
                 .trim_start_matches("envhook: ")
                 .to_string(),

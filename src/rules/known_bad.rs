@@ -8,7 +8,7 @@
 use super::{Facts, Loaded, Use, finding, of_copy, sourced};
 use crate::data::catalog::Framework;
 use crate::data::matrix::{Confidence, KnownBad, major, matches_spec};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::needs::needs;
 use crate::inventory::{Claim, FrameworkBuild, Stack};
 
@@ -114,7 +114,7 @@ fn problem(
         } else {
             Severity::Warning
         },
-        "known-bad-version",
+        Code::KnownBadVersion,
         format!(
             "{name} {} ({} {}): {}{}",
             claim.version,

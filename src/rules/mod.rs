@@ -47,7 +47,7 @@ use crate::activation::spec::{HookSpec, Mode};
 use crate::activation::status::{self, HookStatus, InstalledHooks};
 use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::{Claim, FrameworkBuild, Inventory, Stack};
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
@@ -140,12 +140,7 @@ pub struct Facts<'a> {
     pub installed: Option<InstalledHooks>,
 }
 
-pub fn finding(
-    severity: Severity,
-    code: &'static str,
-    message: String,
-    fix: Option<Fix>,
-) -> Problem {
+pub fn finding(severity: Severity, code: Code, message: String, fix: Option<Fix>) -> Problem {
     Problem {
         severity,
         code,
@@ -179,7 +174,7 @@ pub fn of_copy(
     let dir = instead.file.parent().unwrap_or(std::path::Path::new("/"));
     Some(Problem {
         severity: Severity::Info,
-        code: "library-unused",
+        code: Code::LibraryUnused,
         message: format!(
             "no framework here loads {} {} ({}): {} takes {} from {}. Only a program that \
              loads this copy in its place meets this: {}",
@@ -222,7 +217,7 @@ pub fn facts<'a>(
             None,
             Some(finding(
                 Severity::Warning,
-                "prefix-unsupported",
+                Code::PrefixUnsupported,
                 e.to_string(),
                 e.hint().map(Fix::advice),
             )),

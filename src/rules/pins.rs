@@ -6,7 +6,7 @@
 
 use super::{Facts, finding};
 use crate::data::matrix::major;
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::needs::{Needs, needs};
 use crate::inventory::pip::normalize;
 use crate::inventory::{FrameworkBuild, Installer};
@@ -48,7 +48,7 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
         match installed {
             None if pin.extra.is_none() => out.push(finding(
                 Severity::Info,
-                "pin-missing",
+                Code::PinMissing,
                 format!(
                     "{name} requires {} (its METADATA), which pip did not install here; the libraries \
                      come from elsewhere, if at all",
@@ -78,7 +78,7 @@ fn pins(f: &Facts, fw: &FrameworkBuild) -> Vec<Problem> {
                 };
                 out.push(finding(
                     severity,
-                    "pin-broken",
+                    Code::PinBroken,
                     format!(
                         "{name} requires {} (its METADATA{}); this environment has {} {}{consequence}",
                         pin.requirement,
@@ -157,7 +157,7 @@ fn no_such_build(f: &Facts, fw: &FrameworkBuild) -> Option<Problem> {
         .collect();
     Some(finding(
         Severity::Info,
-        "no-such-build",
+        Code::NoSuchBuild,
         format!(
             "{} {}: no PaddlePaddle {release} release carries .{tag}; its builds are {} \
              (PaddlePaddle's install pages). It is judged as the build its tag names, but it came \
@@ -179,7 +179,7 @@ fn beyond_data(fw: &FrameworkBuild, n: &Needs) -> Option<Problem> {
     }
     Some(finding(
         Severity::Info,
-        "build-not-in-data",
+        Code::BuildNotInData,
         format!(
             "{} {} is not in envhook's data; what it needs was read from its own files: {}",
             fw.package,

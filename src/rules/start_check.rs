@@ -10,7 +10,7 @@
 use super::{Facts, finding, sourced};
 use crate::data::catalog::Role;
 use crate::data::matrix::{FrameworkRow, StartCheck, leading, major, older_at};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::needs::{release_of, tag_of};
 use crate::inventory::{FrameworkBuild, Installer};
 
@@ -87,7 +87,7 @@ pub fn check(f: &Facts, refused: &[Refusal]) -> Vec<Problem> {
         .map(|r| {
             let p = finding(
                 Severity::Error,
-                "refused-at-start",
+                Code::RefusedAtStart,
                 message(r),
                 Some(fix(f, &r.older)),
             );

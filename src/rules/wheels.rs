@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Facts, finding};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::{Installer, Package};
 
 /// The wheel-file rules.
@@ -27,7 +27,7 @@ pub fn check(f: &Facts) -> Vec<Problem> {
         out.extend(
             spec.notes
                 .iter()
-                .filter(|p| p.code == "shadowed-library")
+                .filter(|p| p.code == Code::ShadowedLibrary)
                 .cloned(),
         );
     }
@@ -160,7 +160,7 @@ fn finding_for(f: &Facts, lost: &Package, by: &Package, files: &[PathBuf]) -> Pr
     let by_for = pinned_by(f, by);
     let message = overwritten_message(lost, by, files, &lost_for);
     let (severity, hint) = overwritten_fix(f, lost, by, &lost_for, &by_for);
-    let mut p = finding(severity, "wheel-files-overwritten", message, Some(hint));
+    let mut p = finding(severity, Code::WheelFilesOverwritten, message, Some(hint));
     p.path = Some(lost.metadata.clone());
     p
 }

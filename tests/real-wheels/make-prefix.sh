@@ -2,7 +2,7 @@
 # Make a prefix shaped like a conda environment with pip packages in it (a
 # venv with conda-meta/history and a conda record for its python, as
 # `conda create -n X python` then `pip install` leaves one), and install
-# real wheels from PyPI into it. Used by tests/real_wheels.rs.
+# real wheels from PyPI into it. Used by tests/it/real_wheels.rs.
 #
 # usage: make-prefix.sh PYTHON PREFIX REQUIREMENT...
 set -eu

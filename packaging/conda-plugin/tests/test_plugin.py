@@ -11,7 +11,7 @@ import pytest
 from conda.base.context import context
 from conda_envhook import plugin
 
-FIXTURE_SO = Path(__file__).resolve().parents[3] / "tests" / "support" / "fixture.so"
+FIXTURE_SO = Path(__file__).resolve().parents[3] / "tests" / "it" / "support" / "fixture.so"
 
 
 def make_env(prefix: Path, with_cudnn_file=True) -> Path:

@@ -193,7 +193,7 @@ mod tests {
         }
     }
 
-    /// tests/apptainer.rs runs it through mvdan/sh itself.
+    /// tests/it/apptainer.rs runs it through mvdan/sh itself.
     #[test]
     fn apptainer_round_trips_in_real_shells() {
         for s in nasty() {

@@ -155,7 +155,7 @@ fn hostile_input_is_an_error_or_nothing() {
     std::fs::write(&f, b"\x7fELF\x02\x01\x01\0garbage").unwrap();
     let count = Cell::new(0);
     assert!(open(&f, &count).is_err());
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fixture.so");
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/fixture.so");
     let mut bytes = std::fs::read(real).unwrap();
     // Every table offset pointing past the end.
     for cut in [bytes.len() / 2, bytes.len() - 40] {

@@ -22,7 +22,7 @@ mod gaps;
 pub use gaps::{Gap, gaps};
 
 use super::{Facts, finding};
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::machine::symbols::demangle;
 
 /// The extension rules.
@@ -47,7 +47,7 @@ pub fn problem(f: &Facts, gap: &Gap) -> Problem {
             .unzip();
         return finding(
             Severity::Warning,
-            "framework-pin-broken",
+            Code::FrameworkPinBroken,
             format!(
                 "{} {} requires {}, and {} installed (pip check reports it): {}",
                 consumer.name,
@@ -89,7 +89,7 @@ pub fn problem(f: &Facts, gap: &Gap) -> Problem {
     };
     finding(
         Severity::Error,
-        "extension-mismatch",
+        Code::ExtensionMismatch,
         format!(
             "{} {} ({}) {built}: it needs {readable}{more}, which {}'s libraries do not define, so \
              loading it fails with \"undefined symbol: {first}\"",

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::tally::Tally;
 use super::{Searches, classify};
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::loader::Dependency;
 use crate::machine::resolve::Found;
@@ -254,7 +254,7 @@ fn missing_symbol(
     };
     finding(
         Severity::Error,
-        "symbol-missing",
+        Code::SymbolMissing,
         format!(
             "{consumer} ({}) needs {symbol} (version {version}){more} from {}, and the {} the loader \
              takes, {} ({}), does not define it: loading it fails with \"undefined symbol: {symbol}, \

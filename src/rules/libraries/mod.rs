@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
-use crate::finding::{Problem, Severity};
+use crate::finding::{Code, Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, LibStatus};
 use crate::machine::elf::{self, ElfInfo};
@@ -387,7 +387,7 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
             if info.search_elements_dropped > 0 {
                 findings.push(finding(
                     Severity::Info,
-                    "elf-search-path-cut",
+                    Code::ElfSearchPathCut,
                     format!(
                         "{}: {} of its RPATH/RUNPATH elements lie past the first {} (or 64 KiB) \
                          envhook keeps; a library found only past them is reported as not found",
@@ -403,7 +403,7 @@ fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
         Err(e) => {
             findings.push(finding(
                 Severity::Info,
-                "elf-unreadable",
+                Code::ElfUnreadable,
                 format!(
                     "{}: {e}; its DT_NEEDED libraries are not resolved",
                     object.display()

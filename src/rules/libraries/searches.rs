@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::machine::resolve::{Search, SearchDir};
 use crate::rules::{Facts, finding};
 
@@ -27,7 +27,7 @@ impl<'a> Searches<'a> {
         if let Err(e) = &f.machine.cache {
             findings.push(finding(
                 Severity::Info,
-                "ld-cache-unreadable",
+                Code::LdCacheUnreadable,
                 e.clone(),
                 None,
             ));
@@ -101,7 +101,7 @@ fn stub_on_path(dir: &Path) -> Option<Problem> {
     }
     Some(finding(
         Severity::Error,
-        "stub-on-path",
+        Code::StubOnPath,
         format!(
             "LD_LIBRARY_PATH contains {}, whose libcuda.so is a link-time stub: programs that \
              load it fail with \"CUDA driver version is insufficient\" or find no device",

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::machine::resolve::Rule;
 use crate::rules::{Facts, finding};
 
@@ -64,7 +64,7 @@ pub(super) fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem
         });
     finding(
         Severity::Warning,
-        "hook-other-major",
+        Code::HookOtherMajor,
         format!(
             "{label} needs {}; without envhook's hook the loader takes {} from {}, but the hook {} the \
              environment's first: CUDA {env_major} wheels' under the same sonames, not the CUDA this build \
@@ -83,7 +83,7 @@ pub(super) fn stub_libcuda(s: &Seen, path: &Path) -> Problem {
     let how = how(s);
     finding(
         Severity::Error,
-        "stub-libcuda",
+        Code::StubLibcuda,
         format!(
             "{} {how} {}, and the loader would take the stub {}",
             s.object,
@@ -102,7 +102,7 @@ pub(super) fn not_loadable(s: &Seen, copy: &Path) -> Problem {
     let how = how(s);
     finding(
         severity(s),
-        "library-not-loadable",
+        Code::LibraryNotLoadable,
         format!(
             "{} {how} {}; the environment's {} is not a loadable 64-bit ELF for this machine \
              (another architecture, or damaged)",
@@ -122,7 +122,7 @@ pub(super) fn not_exposed(s: &Seen, copy: &Path) -> Problem {
     let how = how(s);
     finding(
         severity(s),
-        "library-not-exposed",
+        Code::LibraryNotExposed,
         format!(
             "{} {how} {}; the environment's {} is a valid library, but in a directory \
              the loader does not search and envhook's hook does not expose",
@@ -149,7 +149,7 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
         } else {
             Severity::Info
         },
-        "optional-library-missing",
+        Code::OptionalLibraryMissing,
         if let Some(loses) = &s.loses {
             format!(
                 "{label} runs without {}, which is not in this environment nor on the system, but \
@@ -188,7 +188,7 @@ pub(super) fn feature_finding(f: &Facts, label: &str, group: &[&Seen]) -> Proble
     let names: Vec<&str> = group.iter().map(|s| s.name.as_str()).collect();
     finding(
         Severity::Info,
-        "optional-library-missing",
+        Code::OptionalLibraryMissing,
         format!(
             "{label}'s {} is loaded only for {}; it needs {}, which {} not in this environment nor \
              on the system, so that would fail with \"{}: cannot open shared object file\"",
@@ -212,7 +212,7 @@ pub(super) fn feature_finding(f: &Facts, label: &str, group: &[&Seen]) -> Proble
 pub(super) fn driver_missing_finding(f: &Facts, names: &[String]) -> Problem {
     finding(
         Severity::Error,
-        "driver-library-missing",
+        Code::DriverLibraryMissing,
         format!(
             "{} come with the NVIDIA driver, but the loader finds none (not in /etc/ld.so.cache nor \
              the default directories), although a driver is reported ({}). Expect \"libcuda.so.1: \
@@ -265,7 +265,7 @@ pub(super) fn needs_hook_finding(
         } else {
             Severity::Error
         },
-        "needs-hook",
+        Code::NeedsHook,
         format!(
             "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}{consequence}",
             if names.len() == 1 {
@@ -338,7 +338,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     let first = names.first().copied().unwrap_or("the library");
     Problem {
         severity,
-        code: "library-not-found",
+        code: Code::LibraryNotFound,
         message: format!(
             "{label} ({}) {} {}, which {} in this environment nor on the system. Expect \"{first}: cannot \
              open shared object file\"",
@@ -442,7 +442,7 @@ pub(super) fn system_wins_finding(
     };
     finding(
         Severity::Warning,
-        "system-library-wins",
+        Code::SystemLibraryWins,
         format!(
             "{label}: {scenario}the loader takes {} from {}, not the environment's copies; a CUDA from outside \
              the environment may not match the build (\"undefined symbol\", wrong versions)",
@@ -483,7 +483,7 @@ pub(super) fn dev_missing_finding(
     let first = names.first().copied().unwrap_or("the library");
     finding(
         severity,
-        "missing-dev-symlink",
+        Code::MissingDevSymlink,
         format!(
             "{label} loads by name {}, which this environment has only as {} (unversioned names come from \
              -dev packages). Expect \"The third-party dynamic library ({first}) that Paddle depends on is \

@@ -5,7 +5,7 @@
 use super::Seen;
 use super::findings::{dedup, framework};
 use crate::data::catalog::CATALOG;
-use crate::finding::{Fix, Problem, Severity};
+use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::needs::needs;
 use crate::rules::Facts;
 use crate::rules::libraries::major::Wrong;
@@ -76,7 +76,7 @@ pub(super) fn other_major_finding(
     };
     finding(
         Severity::Error,
-        "library-other-major",
+        Code::LibraryOtherMajor,
         format!(
             "{label} ({}) was built for {built} and dlopens {} by name, which must be {}; {reason}",
             objects.join(", "),

@@ -6,7 +6,7 @@
 
 use super::Seen;
 use crate::data::matrix::major;
-use crate::finding::{Cmd, Fix, Problem, Severity};
+use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::Installer;
 use crate::inventory::needs::needs;
 use crate::rules::{Facts, finding};
@@ -109,7 +109,7 @@ pub(super) fn fix(f: &Facts, label: &str, soname: &str) -> Fix {
 pub(super) fn other_version_finding(f: &Facts, label: &str, s: &Seen, have: &str) -> Problem {
     finding(
         Severity::Warning,
-        "tensorrt-other-version",
+        Code::TensorrtOtherVersion,
         format!(
             "{label}'s {} needs {}, but the environment's TensorRT is {have}: another TensorRT \
              major, which this build cannot use, so TensorRT fails with \"{}: cannot open shared \
@@ -134,7 +134,7 @@ pub(super) fn other_cuda_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
     let build_major = cuda_major(f, label).map_or("its own".into(), |m| format!("CUDA {m}"));
     finding(
         Severity::Warning,
-        "tensorrt-other-cuda",
+        Code::TensorrtOtherCuda,
         format!(
             "{label}'s {} needs {}; the environment has it only from {}, built for another CUDA \
              major than this build's ({build_major}), so TensorRT would load against the wrong \

@@ -1,0 +1,53 @@
+//! The integration tests, one binary (as ripgrep's `tests/integration`):
+//! every file below is a module, so `tests/it/support` and the shell harness
+//! are compiled once and the tests link once. Each module's doc says what
+//! it holds; `cargo test --test it MODULE::` runs one of them.
+
+mod harness;
+mod support;
+
+mod apptainer;
+mod architecture;
+mod audit;
+mod audit_report;
+mod bad_input;
+mod check;
+mod compat;
+mod completions;
+mod conda_plugin;
+mod conventions;
+mod copied;
+mod demo;
+mod discovery;
+mod docs;
+mod explain;
+mod explain_causes;
+mod explain_contradictions;
+mod explain_families;
+mod explain_large;
+mod explain_machine;
+mod explain_not_environment;
+mod export;
+mod extensions;
+mod fix_lines;
+mod hooks;
+mod install;
+mod judged;
+mod loading;
+mod man;
+mod monitoring;
+mod paddle;
+mod rattler;
+mod readme;
+mod real_conda;
+mod real_venvs;
+mod real_wheels;
+mod relocation;
+mod run;
+mod safety;
+mod show;
+mod takeover;
+mod tensorrt;
+mod venv;
+mod verdicts;
+mod wheels;
