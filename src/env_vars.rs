@@ -40,6 +40,10 @@ pub const CONDA_OVERRIDE_CUDA: &str = "CONDA_OVERRIDE_CUDA";
 /// answering (a dead network mount); 60 by default.
 pub const ENVHOOK_AUDIT_TIMEOUT: &str = "ENVHOOK_AUDIT_TIMEOUT";
 
+/// (audit) The terminal's width, as shells export it; the table is laid
+/// out for it.
+pub const COLUMNS: &str = "COLUMNS";
+
 /// (explain) Which GPUs CUDA shows a process: empty hides every one.
 pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
 /// (explain) Which GPUs the NVIDIA container toolkit mounts into a
@@ -101,6 +105,10 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
         "(conda plugin) the envhook executable to call, instead of the one on PATH",
     ),
     ("NO_COLOR", "(audit) no colour, even on a terminal"),
+    (
+        COLUMNS,
+        "(audit) the terminal's width the table is laid out for, else the terminal's own",
+    ),
     (
         "CLICOLOR_FORCE",
         "(audit) colour, even when not on a terminal",

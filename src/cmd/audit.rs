@@ -47,7 +47,7 @@ pub fn run(args: &AuditArgs, ctx: &Context, out: &mut impl Write) -> Result<Exit
         a.envs.len(),
         started.elapsed().as_millis()
     ));
-    let text = render(&a, args, format, started)?;
+    let text = render(&a, args, ctx, format, started)?;
     match &args.output {
         Some(path) => super::output::replace_file(path, text.as_bytes())?,
         None => out.write_all(text.as_bytes()).map_err(Error::Output)?,
@@ -82,14 +82,20 @@ fn show_plan(
 }
 
 /// The audit in the format asked for.
-fn render(a: &Audit, args: &AuditArgs, format: AuditFormat, started: Instant) -> Result<String> {
+fn render(
+    a: &Audit,
+    args: &AuditArgs,
+    ctx: &Context,
+    format: AuditFormat,
+    started: Instant,
+) -> Result<String> {
     Ok(match format {
         AuditFormat::Table => {
             let layout = table::Layout {
                 width: if args.output.is_some() {
                     None
                 } else {
-                    table::terminal_width()
+                    table::terminal_width(ctx)
                 },
                 verbose: crate::notice::verbosity() == crate::notice::Verbosity::Verbose,
                 summary_only: args.summary,

@@ -102,7 +102,7 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
         .libraries
         .iter()
         .flat_map(|l| &l.names)
-        .map(|n| n.name.len() + n.kind.len() + 3)
+        .map(|n| n.name.len() + n.kind.as_str().len() + 3)
         .max()
         .unwrap_or(0)
         .max(24);

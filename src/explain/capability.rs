@@ -101,7 +101,7 @@ impl Stated {
                     .unwrap_or_else(|| format!("the GPU the message names (sm_{})", self.sm)),
             ),
             cc: Some(self.cc()),
-            cc_source: Some("the message"),
+            cc_source: Some(crate::machine::driver::CcSource::Message),
         }
     }
 

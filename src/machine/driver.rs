@@ -47,8 +47,25 @@ pub struct GpuInfo {
     pub name: Option<String>,
     /// Compute capability, `8.6`.
     pub cc: Option<String>,
-    /// Where `cc` came from (`driver` or `matrix gpu table`).
-    pub cc_source: Option<&'static str>,
+    /// Where `cc` came from.
+    pub cc_source: Option<CcSource>,
+}
+
+/// Where a GPU's compute capability came from (JSON's `cc_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CcSource {
+    /// The driver (NVML or nvidia-smi).
+    #[serde(rename = "driver")]
+    Driver,
+    /// The GPU table in data/matrix.toml, by the GPU's name.
+    #[serde(rename = "matrix gpu table")]
+    MatrixGpuTable,
+    /// `--gpu sm_XX` or a compute capability given directly.
+    #[serde(rename = "--gpu")]
+    Flag,
+    /// The pasted message (`explain`).
+    #[serde(rename = "the message")]
+    Message,
 }
 
 /// What is known about the driver.
@@ -158,7 +175,7 @@ pub fn detect(ctx: &Context, flags: &Flags, m: &Matrix) -> Driver {
             && let Some(row) = gpu.name.as_deref().and_then(|n| m.gpu_by_name(n))
         {
             gpu.cc = Some(row.cc.clone());
-            gpu.cc_source = Some("matrix gpu table");
+            gpu.cc_source = Some(CcSource::MatrixGpuTable);
         }
     }
     for n in &d.notes {
@@ -175,12 +192,12 @@ pub fn gpu_flag(value: &str, m: &Matrix) -> Result<GpuInfo, crate::error::Error>
         matrix::GpuFlag::Cc(cc) => Ok(GpuInfo {
             name: None,
             cc: Some(cc.to_string()),
-            cc_source: Some("--gpu"),
+            cc_source: Some(CcSource::Flag),
         }),
         matrix::GpuFlag::Model(name, gpu) => Ok(GpuInfo {
             name: Some(name),
             cc: Some(gpu.cc.clone()),
-            cc_source: Some("matrix gpu table"),
+            cc_source: Some(CcSource::MatrixGpuTable),
         }),
         matrix::GpuFlag::Ambiguous(rows) => Err(crate::error::Error::AmbiguousGpu {
             value: value.to_string(),
@@ -272,7 +289,7 @@ fn nvml(notes: &mut Vec<String>) -> Option<Driver> {
                     .as_ref()
                     .filter(|f| f(handle, &mut major, &mut minor) == 0)
                     .map(|_| format!("{major}.{minor}"));
-                let cc_source = cc.as_ref().map(|_| "driver");
+                let cc_source = cc.as_ref().map(|_| CcSource::Driver);
                 gpus.push(GpuInfo {
                     name,
                     cc,
@@ -353,7 +370,7 @@ fn nvidia_smi(ctx: &Context, notes: &mut Vec<String>) -> Option<Driver> {
         } else {
             None
         };
-        let cc_source = cc.as_ref().map(|_| "driver");
+        let cc_source = cc.as_ref().map(|_| CcSource::Driver);
         gpus.push(GpuInfo {
             name: cols.get(1).map(|s| s.to_string()),
             cc,

@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+use super::Via;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{By, DlopenRow, major};
 use crate::inventory::needs::{loading_rows, needs};
@@ -21,7 +22,7 @@ pub(super) struct Asked {
     pub(super) object: usize,
     pub(super) name: String,
     /// `needed`, `dlopen` or `pathfinder`.
-    pub(super) kind: &'static str,
+    pub(super) kind: Via,
     /// Without it the framework runs on the CPU.
     pub(super) falls_back_to_cpu: bool,
     /// What the framework loses without it, where it runs without it (the
@@ -135,7 +136,7 @@ impl Plan {
                     .and_then(|c| f.matrix.soname(stem, c))
                     .filter(|b| pf.sonames.contains(b))
                     .unwrap_or_else(|| pf.sonames[0].clone());
-                self.ask(0, name, "pathfinder", row)
+                self.ask(0, name, Via::Pathfinder, row)
             });
             self.steps.push(Step::Pathfinder {
                 stem: stem.clone(),
@@ -155,7 +156,7 @@ impl Plan {
                 self.asked.push(Asked {
                     object: i,
                     name: name.clone(),
-                    kind: "needed",
+                    kind: Via::Needed,
                     falls_back_to_cpu: false,
                     loses: None,
                     required: None,
@@ -194,13 +195,13 @@ impl Plan {
                 self.steps.push(Step::Path(path));
             }
             let bound = crate::inventory::needs::bound_soname(f.matrix, &name, (cuda, cudnn));
-            let asked = self.ask(caller, name, "dlopen", row);
+            let asked = self.ask(caller, name, Via::Dlopen, row);
             self.asked[asked].bound = bound;
             self.steps.push(Step::Open { caller, asked });
         }
     }
 
-    fn ask(&mut self, object: usize, name: String, kind: &'static str, row: &DlopenRow) -> usize {
+    fn ask(&mut self, object: usize, name: String, kind: Via, row: &DlopenRow) -> usize {
         self.asked.push(Asked {
             object,
             name: name.clone(),

@@ -23,6 +23,7 @@ use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::loader::Dependency;
 use crate::machine::resolve::Found;
 use crate::machine::symbols;
+use crate::rules::libraries::Via;
 use crate::rules::{Facts, finding};
 
 /// How one dependency of a loaded CUDA library resolves, with and without
@@ -77,7 +78,7 @@ impl Closure {
                 f,
                 searches,
                 &d.name,
-                "dependency",
+                Via::Dependency,
                 machine,
                 &with_hook,
                 &d.found,
@@ -86,7 +87,7 @@ impl Closure {
                 fw,
                 &d.needed_by,
                 &d.name,
-                "dependency",
+                Via::Dependency,
                 outcome,
                 super::tally::Consequence::default(),
             );

@@ -44,14 +44,45 @@ mod run;
 mod searches;
 mod tally;
 
+/// How a library is asked for: the loader simulation's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Via {
+    /// A framework object's DT_NEEDED entry.
+    Needed,
+    /// Loaded by name at run time (dlopen).
+    Dlopen,
+    /// Loaded through cuda-pathfinder.
+    Pathfinder,
+    /// A DT_NEEDED entry of a library the framework loads.
+    Dependency,
+}
+
+impl Via {
+    /// The name JSON and check's list print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Needed => "needed",
+            Via::Dlopen => "dlopen",
+            Via::Pathfinder => "pathfinder",
+            Via::Dependency => "dependency",
+        }
+    }
+}
+
+impl std::fmt::Display for Via {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How one name resolves with and without envhook's hook.
 #[derive(Debug, Clone, Serialize)]
 pub struct NameCheck {
     /// The soname.
     pub name: String,
-    /// `needed` (DT_NEEDED), `dlopen` (loaded by name at run time) or
-    /// `pathfinder` (loaded through cuda-pathfinder).
-    pub kind: &'static str,
+    /// How the framework asks for it.
+    pub kind: Via,
     /// With the hook's directories first on `LD_LIBRARY_PATH` (simulated
     /// when the hooks are not installed yet).
     pub with_hook: Option<Found>,
@@ -438,7 +469,7 @@ fn classify(
     f: &Facts,
     s: &Searches,
     name: &str,
-    kind: &str,
+    kind: Via,
     caller_machine: u16,
     with_hook: &Option<Found>,
     without_hook: &Option<Found>,
@@ -476,7 +507,7 @@ fn classify(
             }
             let stem = name.split(".so").next().unwrap_or(name);
             match versioned_copy(f, stem) {
-                Some(have) if kind == "dlopen" && !other_tensorrt(name, &have) => {
+                Some(have) if kind == Via::Dlopen && !other_tensorrt(name, &have) => {
                     Outcome::DevMissing(have)
                 }
                 _ => Outcome::Missing,

@@ -11,6 +11,7 @@ use crate::data::catalog::CATALOG;
 use crate::machine::elf::ElfInfo;
 use crate::machine::loader::{Dependency, Objects, Process};
 use crate::machine::resolve::{Found, Rule, Search};
+use crate::rules::libraries::Via;
 
 /// What one run settled.
 pub(super) struct Run {
@@ -57,7 +58,7 @@ pub(super) fn run(
             Step::Object(i) => {
                 let own = process.load(&paths[*i], None, objects);
                 for (k, a) in plan.asked.iter().enumerate() {
-                    if a.object != *i || a.kind != "needed" {
+                    if a.object != *i || a.kind != Via::Needed {
                         continue;
                     }
                     // Its own edge, or (an object loaded before as

@@ -10,6 +10,7 @@ use crate::finding::{Fix, Problem};
 use crate::inventory::FrameworkBuild;
 use crate::machine::driver::Source;
 use crate::rules::Facts;
+use crate::rules::libraries::Via;
 use findings::{
     dev_links, dev_missing_finding, driver_missing_finding, feature_finding, hook_shadows,
     missing_finding, needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
@@ -29,7 +30,7 @@ mod tensorrt;
 struct Seen {
     object: String,
     name: String,
-    kind: &'static str,
+    kind: Via,
     outcome: Outcome,
     /// For a package envhook has no data for: whether its own pins name
     /// the library's component (CuPy's `[ctk]` extra names cuBLAS, not
@@ -76,7 +77,7 @@ impl Seen {
     /// framework runs without while some operators fail (ONNX Runtime
     /// 1.28's cuDNN) is optional too, but worth a hook.
     fn feature_only(&self) -> bool {
-        self.kind == "dlopen" && CATALOG.optional_use(&self.name).is_some()
+        self.kind == Via::Dlopen && CATALOG.optional_use(&self.name).is_some()
     }
 }
 
@@ -135,7 +136,7 @@ impl Tally {
         fw: &FrameworkBuild,
         object: &Path,
         name: &str,
-        kind: &'static str,
+        kind: Via,
         outcome: Outcome,
         how: Consequence,
     ) {

@@ -7,14 +7,15 @@ use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
 use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::machine::resolve::Rule;
+use crate::rules::libraries::Via;
 use crate::rules::{Facts, finding};
 
 /// "needs" for a DT_NEEDED entry, "loads by name" for a dlopen, "loads
 /// through cuda-pathfinder" for what it finds.
 fn how(s: &Seen) -> &'static str {
     match s.kind {
-        "dlopen" => "loads by name",
-        "pathfinder" => "loads through cuda-pathfinder",
+        Via::Dlopen => "loads by name",
+        Via::Pathfinder => "loads through cuda-pathfinder",
         _ => "needs",
     }
 }
@@ -23,7 +24,7 @@ fn how(s: &Seen) -> &'static str {
 /// loads) is an error when missing or broken; one loaded by name, a
 /// warning (the framework may work without it).
 fn severity(s: &Seen) -> Severity {
-    if s.kind == "needed" || s.kind == "dependency" {
+    if s.kind == Via::Needed || s.kind == Via::Dependency {
         Severity::Error
     } else {
         Severity::Warning
@@ -287,7 +288,10 @@ pub(super) fn needs_hook_finding(
 /// several GPUs): a warning.
 fn missing_severity(missing: &[&Seen], names: &[&str]) -> Severity {
     let error = missing.iter().any(|s| {
-        s.kind == "needed" || s.kind == "dependency" || s.falls_back_to_cpu || s.required.is_some()
+        s.kind == Via::Needed
+            || s.kind == Via::Dependency
+            || s.falls_back_to_cpu
+            || s.required.is_some()
     }) || names
         .iter()
         // Without its CUDA runtime nothing of a framework runs
@@ -311,7 +315,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
     let any_needed = missing
         .iter()
-        .any(|s| s.kind == "needed" || s.kind == "dependency");
+        .any(|s| s.kind == Via::Needed || s.kind == Via::Dependency);
     let on_cpu = missing.iter().any(|s| s.falls_back_to_cpu);
     let severity = missing_severity(missing, &names);
     let fw = framework(f, label);
@@ -345,7 +349,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
             objects.join(", "),
             if any_needed {
                 "needs"
-            } else if missing.iter().all(|s| s.kind == "pathfinder") {
+            } else if missing.iter().all(|s| s.kind == Via::Pathfinder) {
                 "loads through cuda-pathfinder"
             } else {
                 "loads by name"
@@ -411,7 +415,7 @@ pub(super) fn system_wins_finding(
         {
             // A dependency of a library the framework loads says whose:
             // the copy beside it lost to the one found first.
-            let name = if s.kind == "dependency" {
+            let name = if s.kind == Via::Dependency {
                 format!("{} (which {} needs)", s.name, s.object)
             } else {
                 s.name.clone()
