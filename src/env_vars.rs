@@ -1,8 +1,12 @@
 //! Every environment variable envhook reads, in one place, so docs/environment.md's
 //! table and the code cannot drift apart.
 
-/// The active environment; used when neither `-n` nor `-p` is given.
+/// The active conda environment; used when neither `-n` nor `-p` is given
+/// and no venv is active (see `discovery::venv`).
 pub const CONDA_PREFIX: &str = "CONDA_PREFIX";
+/// The active Python venv (set by its `bin/activate`); used first when
+/// neither `-n` nor `-p` is given.
+pub const VIRTUAL_ENV: &str = "VIRTUAL_ENV";
 /// conda's activation level, 0 or unset outside any environment; `run`
 /// sets the next one, as `conda activate` does.
 pub const CONDA_SHLVL: &str = "CONDA_SHLVL";
@@ -51,8 +55,12 @@ pub const NVIDIA_VISIBLE_DEVICES: &str = "NVIDIA_VISIBLE_DEVICES";
 /// table, and a test holds docs/environment.md's table to it.
 pub const DOCUMENTED: &[(&str, &str)] = &[
     (
+        VIRTUAL_ENV,
+        "the active venv, when neither -n nor -p is given (before CONDA_PREFIX)",
+    ),
+    (
         CONDA_PREFIX,
-        "the active environment, when neither -n nor -p is given",
+        "the active conda environment, when neither -n nor -p is given and no venv is active (base after a .venv in or above the current directory)",
     ),
     (
         CONDA_SHLVL,

@@ -20,8 +20,8 @@ pub enum Error {
     PrefixMissing {
         /// The path given.
         path: PathBuf,
-        /// Whether it came from `CONDA_PREFIX`.
-        from_conda_prefix: bool,
+        /// The variable it came from (`CONDA_PREFIX`, `VIRTUAL_ENV`), if any.
+        from_var: Option<&'static str>,
     },
 
     /// A directory without `conda-meta/`.
@@ -33,16 +33,14 @@ pub enum Error {
         why: &'static str,
     },
 
-    /// `install` on a Python virtual environment, which conda never
-    /// activates.
-    #[error(
-        "{prefix} is a Python virtual environment (pyvenv.cfg), which conda never activates: it has \
-         no etc/conda/activate.d for hooks",
-        prefix = .prefix.display()
-    )]
-    VenvNoHooks {
-        /// The environment.
-        prefix: PathBuf,
+    /// A venv's activation script envhook will not edit: its block was
+    /// changed by hand, or the script is not text it can edit exactly.
+    #[error("{path}: envhook will not edit it: {why}", path = .path.display())]
+    VenvScript {
+        /// The script.
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
     },
 
     /// `-n NAME` matched nothing.
@@ -290,7 +288,6 @@ impl Error {
             Error::NameOutsideEnvsDirs { .. }
             | Error::NoEnvSelected
             | Error::NotAnEnv { .. }
-            | Error::VenvNoHooks { .. }
             | Error::PixiProjectAmbiguous { .. }
             | Error::PrefixMissing { .. }
             | Error::UnknownEnv { .. } => self.selection_hint(),
@@ -352,28 +349,24 @@ impl Error {
     fn selection_hint(&self) -> Option<String> {
         match self {
             Error::NoEnvSelected => Some(
-                "pass -n NAME or -p PREFIX, or run envhook inside an activated environment \
+                "pass -n NAME or -p PREFIX, run envhook inside an activated environment \
+                 (VIRTUAL_ENV, CONDA_PREFIX), or in a directory with a .venv in it or above it \
                  (`envhook envs` lists the environments it can find)"
                     .into(),
             ),
             Error::PrefixMissing {
-                from_conda_prefix: true,
+                from_var: Some(var),
                 ..
-            } => Some(
-                "CONDA_PREFIX points at a removed environment; run `conda deactivate` \
-                 or pass -n NAME / -p PREFIX"
-                    .into(),
-            ),
+            } => Some(format!(
+                "{var} points at a removed environment; run `{}` or pass -n NAME / -p PREFIX",
+                if *var == crate::env_vars::VIRTUAL_ENV {
+                    "deactivate"
+                } else {
+                    "conda deactivate"
+                }
+            )),
             Error::PrefixMissing { .. } => {
                 Some("check the path; `envhook envs` lists the environments it can find".into())
-            }
-            Error::VenvNoHooks { prefix } => {
-                let p = prefix.display();
-                Some(format!(
-                    "run commands through envhook: `envhook run -p {p} -- COMMAND`; or, for an \
-                     activated venv, end {p}/bin/activate with `eval \"$(envhook export -p {p})\"` \
-                     (check, show, explain and export read it as it is)"
-                ))
             }
             Error::NotAnEnv { .. } => Some(
                 "a conda environment is a directory with a conda-meta/ folder; \
@@ -481,6 +474,13 @@ impl Error {
                  does not exist yet or is one, or write to standard output"
                     .into(),
             ),
+            Error::VenvScript { path, .. } => Some(format!(
+                "envhook adds to a venv's activation script, and takes out of it, only the block \
+                 it wrote, unchanged: remove the lines from `# >>> envhook >>>` to \
+                 `# <<< envhook <<<` in {} yourself (the rest is the venv's), then run envhook \
+                 again",
+                path.display()
+            )),
             Error::PlantedLink { link, .. } => Some(format!(
                 "envhook writes only through real directories inside the environment and never \
                  follows a symbolic link there; if the link is yours, replace it with what it \

@@ -55,6 +55,18 @@ const FILES: &[(&str, Option<&[&str]>, &str)] = &[
         "the per-environment lock that makes concurrent runs take turns",
     ),
     (
+        "VENV/bin/activate, VENV/bin/activate.fish",
+        Some(&["install", "uninstall", "audit"]),
+        "a venv's own activation scripts: install appends one marked block (from # >>> envhook >>> \
+         to # <<< envhook <<<) that runs the hooks in VENV/etc/conda and wraps deactivate; \
+         uninstall takes it out, leaving each script byte for byte as it was",
+    ),
+    (
+        "VENV/.envhook.lock",
+        Some(&["install", "uninstall", "audit"]),
+        "a venv's lock (it has no conda-meta/)",
+    ),
+    (
         "PREFIX/conda-meta/*.json, site-packages/*.dist-info",
         None,
         "read: what the environment holds (conda records, pip metadata)",

@@ -12,7 +12,8 @@
 //!
 //! The rule, as documented in docs/shared-machines.md: **no symbolic link is followed
 //! below the prefix** on the paths envhook writes (`etc/conda/activate.d`,
-//! `etc/conda/deactivate.d`, `lib/envhook`, `conda-meta/.envhook.lock`),
+//! `etc/conda/deactivate.d`, `lib/envhook`, `conda-meta/.envhook.lock`;
+//! in a venv also `bin/activate`, `bin/activate.fish`, `.envhook.lock`),
 //! whether it leads out of the environment or stays inside; links in the
 //! prefix's own path (`~/envs -> /data/envs`) are the user's choice and are
 //! followed. A refused link is reported with where it points.
@@ -236,6 +237,18 @@ impl<'p> Dir<'p> {
         })
     }
 
+    /// The permission bits of the regular file `name` (not following a
+    /// link); `None` for anything else.
+    pub fn file_mode(&self, name: &str) -> Result<Option<u32>> {
+        match rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(s) if FileType::from_raw_mode(s.st_mode) == FileType::RegularFile => {
+                Ok(Some(s.st_mode & 0o7777))
+            }
+            Ok(_) | Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(self.read_err(name, e)),
+        }
+    }
+
     /// A link's target.
     pub fn read_link(&self, name: &(impl AsRef<OsStr> + ?Sized)) -> Result<PathBuf> {
         let target = rfs::readlinkat(&self.fd, name.as_ref(), Vec::new())
@@ -382,6 +395,11 @@ impl<'p> Dir<'p> {
     /// Create `name` with `bytes` (0644, the environment's owner); fails
     /// if anything is there.
     pub fn create_file(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.create_file_mode(name, bytes, FILE_MODE)
+    }
+
+    /// [`Dir::create_file`] with the permission bits `mode`.
+    fn create_file_mode(&self, name: &str, bytes: &[u8], mode: u32) -> Result<()> {
         let fd = rfs::openat(
             &self.fd,
             name,
@@ -389,7 +407,7 @@ impl<'p> Dir<'p> {
             Mode::from_raw_mode(0o600),
         )
         .map_err(|e| self.write_err(name, e))?;
-        self.adopt(&fd, name, FILE_MODE)?;
+        self.adopt(&fd, name, mode)?;
         let mut file = File::from(fd);
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
@@ -401,8 +419,14 @@ impl<'p> Dir<'p> {
     /// interrupted write leaves the old file or the new one, never half of
     /// one (and a temporary name a later run removes).
     pub fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.write_atomic_mode(name, bytes, FILE_MODE)
+    }
+
+    /// [`Dir::write_atomic`] with the permission bits `mode`: for a user's
+    /// file envhook edits (a venv's `bin/activate`), which keeps its own.
+    pub fn write_atomic_mode(&self, name: &str, bytes: &[u8], mode: u32) -> Result<()> {
         let tmp = temp_name("file");
-        self.create_file(&tmp, bytes)?;
+        self.create_file_mode(&tmp, bytes, mode)?;
         rfs::renameat(&self.fd, &tmp, &self.fd, name).map_err(|e| {
             let _ = rfs::unlinkat(&self.fd, &tmp, AtFlags::empty());
             self.write_err(name, e)

@@ -29,6 +29,7 @@ use crate::activation::shell::{self, Phase};
 use crate::activation::spec::Isolation;
 use crate::activation::stamp;
 use crate::activation::takeover;
+use crate::activation::venv;
 use crate::error::{Conflict, Error, Result};
 use crate::paths;
 
@@ -62,6 +63,15 @@ pub struct Changes {
     /// Hand-written hooks moved back to these paths (`uninstall`).
     #[serde(serialize_with = "paths::serialize_vec")]
     pub restore: Vec<PathBuf>,
+    /// A venv's activation scripts that get envhook's block (`install`).
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub wire: Vec<PathBuf>,
+    /// A venv's activation scripts that lose it.
+    #[serde(serialize_with = "paths::serialize_vec")]
+    pub unwire: Vec<PathBuf>,
+    /// The new texts of those scripts.
+    #[serde(skip)]
+    pub edits: Vec<venv::Edit>,
     /// Paths envhook would have to replace or remove that are not its own.
     pub conflicts: Vec<Conflict>,
     /// How long the run waited for another envhook writing to the
@@ -78,6 +88,7 @@ impl Changes {
             && self.clean.is_empty()
             && self.move_aside.is_empty()
             && self.restore.is_empty()
+            && self.edits.is_empty()
     }
 
     /// Every path the run cleans, writes or removes, in that order.
@@ -86,6 +97,8 @@ impl Changes {
             .into_iter()
             .chain(self.write)
             .chain(self.remove)
+            .chain(self.wire)
+            .chain(self.unwire)
             .collect()
     }
 }
@@ -138,6 +151,8 @@ pub fn install(plan: &Plan, dry_run: bool) -> Result<Changes> {
     rename_in_hook_dirs(&prefix, &changes.move_aside, |name| {
         (name.to_os_string(), takeover::aside_name(name))
     })?;
+    // A venv's scripts last: the block runs the hooks now in place.
+    venv::apply(&prefix, &changes.edits)?;
     if let Some(root) = prefix.dir("lib", false)? {
         root.remove_empty_dir("envhook");
     }
@@ -176,6 +191,8 @@ pub fn uninstall(prefix_path: &Path, dry_run: bool) -> Result<Changes> {
     let mut changes = survey(&prefix, None)?;
     changes.waited = lock.as_ref().and_then(|l| l.waited);
     if let Some(lock) = lock {
+        // A venv's scripts first: nothing runs hooks that are then gone.
+        venv::apply(&prefix, &changes.edits)?;
         clean(&prefix, &changes.clean)?;
         for rel in [
             ISOLATION_ROOT,
@@ -191,6 +208,9 @@ pub fn uninstall(prefix_path: &Path, dry_run: bool) -> Result<Changes> {
         if let Some(root) = prefix.dir("lib", false)? {
             root.remove_empty_dir("envhook");
         }
+        if crate::discovery::is_venv(prefix_path) {
+            remove_empty_hook_dirs(&prefix)?;
+        }
         // Last: a waiting writer that then takes the lock on the removed
         // file notices and starts over (see `lock`).
         lock.remove_file(&prefix)?;
@@ -204,7 +224,7 @@ fn survey(prefix: &Prefix, plan: Option<&Plan>) -> Result<Changes> {
     let mut changes = Changes::default();
     // The lock file, which a dry run does not open: a planted link there
     // stops the real run, so the dry run says so too.
-    if let Some(meta) = prefix.dir(lock::LOCK_DIR, false)? {
+    if let Some(meta) = prefix.dir(lock::lock_dir(prefix), false)? {
         match meta.entry(lock::LOCK_NAME)? {
             Entry::Link(target) => {
                 return Err(Error::PlantedLink {
@@ -234,7 +254,49 @@ fn survey(prefix: &Prefix, plan: Option<&Plan>) -> Result<Changes> {
         plan.and_then(|p| p.spec.isolation.as_ref()),
         &mut changes,
     )?;
+    if crate::discovery::is_venv(prefix.path()) {
+        survey_venv(prefix, plan, &mut changes)?;
+    }
     Ok(changes)
+}
+
+/// A venv's activation scripts: the block into those of the dialects
+/// planned, out of the others (all of them for an uninstall).
+fn survey_venv(prefix: &Prefix, plan: Option<&Plan>, changes: &mut Changes) -> Result<()> {
+    let wiring = match plan {
+        Some(plan) => {
+            let dialects: Vec<_> = plan.files.iter().map(|f| f.dialect).collect();
+            venv::wire(prefix, &dialects)?
+        }
+        None => venv::unwire(prefix)?,
+    };
+    changes.conflicts.extend(wiring.conflicts);
+    for edit in &wiring.edits {
+        let appended = plan.is_some()
+            && String::from_utf8_lossy(&edit.text).contains(crate::activation::shell::venv::BEGIN);
+        if appended {
+            changes.wire.push(edit.path.clone());
+        } else {
+            changes.unwire.push(edit.path.clone());
+        }
+    }
+    changes.edits = wiring.edits;
+    Ok(())
+}
+
+/// A venv's `etc/conda/activate.d` and `deactivate.d`, then `etc/conda`
+/// and `etc`, where envhook made them and left them empty.
+fn remove_empty_hook_dirs(prefix: &Prefix) -> Result<()> {
+    if let Some(conda) = prefix.dir("etc/conda", false)? {
+        for phase in [Phase::Activate, Phase::Deactivate] {
+            conda.remove_empty_dir(phase.dir_name());
+        }
+    }
+    if let Some(etc) = prefix.dir("etc", false)? {
+        etc.remove_empty_dir("conda");
+    }
+    prefix.root()?.remove_empty_dir("etc");
+    Ok(())
 }
 
 /// Whether a regular file begins with envhook's mark.

@@ -1,6 +1,7 @@
 //! One writer per environment: `install`, `uninstall` and `audit --fix`
 //! take an advisory lock (`flock`, through `std::fs::File::lock`) on
-//! `conda-meta/.envhook.lock` before they look at what to change, so
+//! `conda-meta/.envhook.lock` (in a venv, which has no `conda-meta/`,
+//! `.envhook.lock` in the prefix) before they look at what to change, so
 //! concurrent runs happen one after the other and each sees the state the
 //! previous one left. Readers (`show`, `check`, activation) never take it.
 //!
@@ -15,8 +16,15 @@ use std::time::{Duration, Instant};
 use crate::activation::confined::{self, Prefix};
 use crate::error::{Error, Result};
 
-/// The lock file, in `conda-meta/` (which every environment has).
-pub const LOCK_DIR: &str = "conda-meta";
+/// The lock file's directory, relative to the prefix: `conda-meta/`,
+/// which every conda environment has; a venv's prefix itself.
+pub fn lock_dir(prefix: &Prefix) -> &'static str {
+    if crate::discovery::is_venv(prefix.path()) {
+        ""
+    } else {
+        "conda-meta"
+    }
+}
 /// Its name there.
 pub const LOCK_NAME: &str = ".envhook.lock";
 
@@ -36,7 +44,7 @@ pub struct Lock {
 /// another envhook holds it.
 pub fn acquire(prefix: &Prefix) -> Result<Lock> {
     let dir = prefix
-        .dir(LOCK_DIR, false)?
+        .dir(lock_dir(prefix), false)?
         .ok_or_else(|| Error::NotAnEnv {
             path: prefix.path().to_path_buf(),
             why: "no conda-meta/ directory",
@@ -79,7 +87,7 @@ impl Lock {
     /// Remove the lock file (by `uninstall`, which leaves nothing behind),
     /// keeping the lock until `self` is dropped.
     pub fn remove_file(&self, prefix: &Prefix) -> Result<()> {
-        if let Some(dir) = prefix.dir(LOCK_DIR, false)? {
+        if let Some(dir) = prefix.dir(lock_dir(prefix), false)? {
             dir.remove_file(LOCK_NAME)?;
         }
         let _ = &self.file;

@@ -16,6 +16,8 @@
 //! and [`takeover`] (moving them aside, and the finding that proposes it;
 //! `plan` names the moved scripts in the header and `install` moves them,
 //! so those two import it, and it imports only `foreign` and `shell`).
+//! A venv has no activate.d: [`venv`] appends to its own activation
+//! scripts the block that runs the same hooks, and takes it out again.
 //! `tests/it/architecture.rs` holds these rooms to having no circle.
 //! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
@@ -31,3 +33,4 @@ pub mod spec;
 pub mod stamp;
 pub mod status;
 pub mod takeover;
+pub mod venv;

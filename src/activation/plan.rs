@@ -47,6 +47,9 @@ pub struct Plan {
     /// Dialects asked for that cannot express this environment's hooks,
     /// with the reason (no hook is better than a broken one).
     pub skipped: Vec<(Dialect, String)>,
+    /// Dialects asked for whose activation scripts a venv has but envhook
+    /// does not hook (see [`shell::venv::script`]): no hooks for them.
+    pub venv_unhooked: Vec<Dialect>,
 }
 
 fn file_name(dialect: Dialect) -> String {
@@ -83,7 +86,13 @@ impl Plan {
         let header = header(&spec, replaced);
         let mut files = Vec::new();
         let mut skipped = Vec::new();
+        let mut venv_unhooked = Vec::new();
+        let venv = crate::discovery::is_venv(&prefix);
         for &dialect in dialects {
+            if venv && shell::venv::script(dialect).is_none() {
+                venv_unhooked.push(dialect);
+                continue;
+            }
             if let Some(why) = dialect.unsupported(&dirs) {
                 skipped.push((dialect, why));
                 continue;
@@ -120,6 +129,7 @@ impl Plan {
             files,
             take_over,
             skipped,
+            venv_unhooked,
         }
     }
 }

@@ -64,8 +64,13 @@ pub struct InstalledHooks {
 }
 
 /// Read the header of the installed activate hook (POSIX, else fish);
-/// `None` when envhook's hooks are not installed.
+/// `None` when envhook's hooks are not installed. In a venv, hooks count
+/// only while one of its activation scripts runs them (holds envhook's
+/// block, unedited): hook files nothing sources change nothing.
 pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
+    if crate::discovery::is_venv(prefix) && !crate::activation::venv::is_wired(prefix) {
+        return None;
+    }
     let read = |d| paths::read_regular(&hook_path(prefix, d, Phase::Activate), paths::MAX_TEXT);
     let bytes = read(Dialect::Posix).or_else(|_| read(Dialect::Fish)).ok()?;
     let text = String::from_utf8_lossy(&bytes);

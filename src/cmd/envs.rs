@@ -5,7 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::cli::EnvsArgs;
-use crate::discovery::{Context, Discovery};
+use crate::discovery::{Context, Discovery, EnvKind};
 use crate::error::{Error, Result};
 use crate::exit::ExitStatus;
 
@@ -15,8 +15,9 @@ struct Doc<'a> {
     schema: &'static str,
     #[serde(flatten)]
     discovery: &'a Discovery,
-    /// The prefix of the active environment (`CONDA_PREFIX`) when it is one
-    /// of `envs`, as `conda env list` marks it with `*`.
+    /// The prefix of the active environment (`VIRTUAL_ENV`, `CONDA_PREFIX`,
+    /// a `.venv`: the one commands use without -n/-p) when it is one of
+    /// `envs`, as `conda env list` marks it with `*`.
     #[serde(serialize_with = "crate::paths::serialize_opt")]
     active: Option<std::path::PathBuf>,
 }
@@ -73,9 +74,16 @@ fn render(
         } else {
             ' '
         };
+        // A venv says so: it is activated by its own bin/activate, not by
+        // conda.
+        let venv = if env.kind == EnvKind::Venv {
+            "venv; "
+        } else {
+            ""
+        };
         writeln!(
             out,
-            "{:<width$} {mark} {}  ({})",
+            "{:<width$} {mark} {}  ({venv}{})",
             env.name.as_deref().unwrap_or("-"),
             env.prefix.display(),
             env.found_via.join(", ")

@@ -5,9 +5,10 @@ use std::io::Write;
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
-use crate::activation::shell::Dialect;
+use crate::activation::shell::{Dialect, Phase};
 use crate::activation::spec::HookSpec;
 use crate::activation::takeover;
+use crate::activation::venv;
 use crate::cli::InstallArgs;
 use crate::data::matrix::Matrix;
 use crate::discovery::{self, Context};
@@ -68,6 +69,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let mut shown: &mut dyn Write = if quiet { &mut sink } else { out };
     writeln!(shown, "{name}: {}", prefix.display()).map_err(w)?;
     describe(&mut shown, &plan).map_err(w)?;
+    venv_notes(&mut shown, &prefix, &plan).map_err(w)?;
     let changes = install::install(&plan, args.dry_run)?;
     // The plan first; the hooks' texts (long) only when asked for.
     print_changes(&mut shown, &changes, args.dry_run).map_err(w)?;
@@ -100,17 +102,40 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     Ok(status(&findings))
 }
 
-/// The environment to write hooks into: a conda one (a venv has no
-/// activate.d), with its absolute prefix.
+/// What a venv's activation does not get: no script to run the hooks
+/// from, or scripts of shells envhook does not hook.
+fn venv_notes(out: &mut impl Write, prefix: &std::path::Path, plan: &Plan) -> std::io::Result<()> {
+    if discovery::is_venv(prefix)
+        && !["activate", "activate.fish"]
+            .iter()
+            .any(|s| prefix.join("bin").join(s).is_file())
+    {
+        writeln!(
+            out,
+            "  note         no bin/activate or bin/activate.fish to run the hooks from: commands \
+             get the libraries through `envhook run`"
+        )?;
+    }
+    if !plan.venv_unhooked.is_empty() {
+        let names: Vec<String> = plan.venv_unhooked.iter().map(ToString::to_string).collect();
+        writeln!(
+            out,
+            "  note         a venv's {} activation scripts are not hooked (its deactivate there \
+             cannot be wrapped): activate it from bash, zsh or fish, or run commands through \
+             `envhook run`",
+            names.join(" and ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The environment to write hooks into, with its absolute prefix.
 fn selected(
     args: &InstallArgs,
     ctx: &Context,
 ) -> Result<(discovery::KnownEnv, std::path::PathBuf)> {
     let env = discovery::select(ctx, &args.env.selector())?;
     let prefix = std::path::absolute(&env.prefix).map_err(|e| Error::read(&env.prefix, e))?;
-    if discovery::is_venv(&prefix) {
-        return Err(Error::VenvNoHooks { prefix });
-    }
     Ok((env, prefix))
 }
 
@@ -160,11 +185,21 @@ fn shell_unsupported(prefix: &std::path::Path, dialect: Dialect, why: &str) -> P
     }
 }
 
-/// `--dry-run`: the hooks that would be written, each after its path.
+/// `--show-hooks`: the hooks that would be written, each after its path,
+/// and in a venv the block appended to each activation script.
 fn print_files(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
     for file in &plan.files {
         writeln!(out, "\n==> {} <==", file.path.display())?;
         out.write_all(file.text.as_bytes())?;
+    }
+    if discovery::is_venv(&plan.spec.prefix) {
+        let activate = plan.files.iter().filter(|f| f.phase == Phase::Activate);
+        for file in activate {
+            if let Some((script, block)) = venv::block_for(&plan.spec.prefix, file.dialect) {
+                writeln!(out, "\n==> {} (appended) <==", script.display())?;
+                out.write_all(block.as_bytes())?;
+            }
+        }
     }
     writeln!(out)
 }
@@ -193,10 +228,12 @@ pub fn print_changes(
             waited.as_secs_f64()
         )?;
     }
-    let groups: [(&str, &str, &[std::path::PathBuf]); 3] = [
+    let groups: [(&str, &str, &[std::path::PathBuf]); 5] = [
         ("cleaned", "would clean", &changes.clean),
         ("wrote", "would write", &changes.write),
         ("removed", "would remove", &changes.remove),
+        ("hooked", "would hook", &changes.wire),
+        ("unhooked", "would unhook", &changes.unwire),
     ];
     for (done, dry, paths) in groups {
         let verb = if dry_run { dry } else { done };

@@ -12,14 +12,17 @@
 //! * `~/.conda/environments.txt` adds environments created elsewhere;
 //! * pixi projects contribute `.pixi/envs/*` when their directory is given.
 //!
-//! A directory is an environment when it has a `conda-meta/` directory.
-//! Nothing here writes anything.
+//! A directory is an environment when it has a `conda-meta/` directory,
+//! or is a Python venv (`pyvenv.cfg`, no `conda-meta/`): those are found
+//! where they are given, listed or active, and in the directories named
+//! (see [`venv`] for which one is active). Nothing here writes anything.
 
+mod builder;
 mod condarc;
 mod context;
 mod environments_txt;
+pub mod venv;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -28,6 +31,7 @@ pub use context::Context;
 
 use crate::error::{Error, Result};
 use crate::paths;
+use builder::Builder;
 
 /// How an environment was found; shown by `envhook envs`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,6 +47,9 @@ pub enum EnvKind {
     Pixi,
     /// Given directly with `-p` or `CONDA_PREFIX`.
     Given,
+    /// A Python virtual environment (venv, virtualenv, uv, Poetry): a
+    /// `pyvenv.cfg` and no `conda-meta/`, wherever it was found.
+    Venv,
 }
 
 /// An environment envhook knows about.
@@ -105,7 +112,8 @@ pub enum Selector {
     Name(String),
     /// `-p PREFIX`.
     Prefix(PathBuf),
-    /// Neither: the active environment (`CONDA_PREFIX`).
+    /// Neither: the active environment (`VIRTUAL_ENV`, `CONDA_PREFIX`, a
+    /// `.venv`: see [`venv`]).
     Active,
 }
 
@@ -119,24 +127,24 @@ pub fn pixi_envs(project: &Path) -> Vec<PathBuf> {
     child_envs(&project.join(".pixi").join("envs"))
 }
 
-/// The subdirectories of `dir` that are environments, sorted; nothing when
-/// `dir` cannot be read (a missing envs directory is normal).
+/// The subdirectories of `dir` that are environments (conda's or venvs),
+/// sorted; nothing when `dir` cannot be read (a missing envs directory is
+/// normal).
 fn child_envs(dir: &Path) -> Vec<PathBuf> {
     let mut envs = paths::dir_entries(dir);
-    envs.retain(|p| is_env(p));
+    envs.retain(|p| is_env(p) || is_venv(p));
     envs
 }
 
-/// Common install locations under the home directory, for machines where
-/// conda's shell integration is not loaded (cron jobs, `ssh host cmd`).
-const HOME_ROOT_GUESSES: &[&str] = &[
-    "miniconda3",
-    "anaconda3",
-    "miniforge3",
-    "mambaforge",
-    "micromamba",
-    ".local/share/mamba",
-];
+/// The kind of an environment found in a directory of environments: a
+/// venv is one wherever it lies.
+fn kind_of(prefix: &Path, otherwise: EnvKind) -> EnvKind {
+    if is_venv(prefix) {
+        EnvKind::Venv
+    } else {
+        otherwise
+    }
+}
 
 impl Discovery {
     /// Discover every environment reachable from `ctx`, plus the extra
@@ -147,12 +155,16 @@ impl Discovery {
         let listed = d.roots(ctx);
         d.envs_dirs(ctx);
         d.environments(listed, extra_dirs);
+        d.active_venv(ctx);
         d.out
     }
 
-    /// The active environment (`CONDA_PREFIX`), when it is one of `envs`.
+    /// The active environment (by [`venv::active`]'s rule), when it is one
+    /// of `envs`.
     pub fn active(&self, ctx: &Context) -> Option<&KnownEnv> {
-        let prefix = canonical(&ctx.var_path(crate::env_vars::CONDA_PREFIX)?);
+        let cwd = std::env::current_dir().ok();
+        let (prefix, _) = venv::active(ctx, cwd.as_deref()).ok()??;
+        let prefix = canonical(&prefix);
         self.envs.iter().find(|e| canonical(&e.prefix) == prefix)
     }
 
@@ -196,166 +208,6 @@ impl Discovery {
     }
 }
 
-impl Builder {
-    /// Root prefixes, most explicit first; the environments
-    /// environments.txt lists.
-    fn roots(&mut self, ctx: &Context) -> Vec<PathBuf> {
-        for (var, label) in [
-            (crate::env_vars::CONDA_ROOT, "CONDA_ROOT"),
-            (crate::env_vars::MAMBA_ROOT_PREFIX, "MAMBA_ROOT_PREFIX"),
-        ] {
-            if let Some(root) = ctx.var_path(var) {
-                self.root(root, label);
-            }
-        }
-        if let Some(exe) = ctx.var_path(crate::env_vars::CONDA_EXE)
-            && let Some(root) = root_of_executable(&exe)
-        {
-            self.root(root, "CONDA_EXE");
-        }
-        for tool in ["conda", "mamba"] {
-            if let Some(exe) = ctx.which(tool)
-                && let Some(root) = root_of_executable(&exe)
-            {
-                self.root(root, &format!("{tool} on PATH"));
-            }
-        }
-        if let Some(home) = ctx.home() {
-            for guess in HOME_ROOT_GUESSES {
-                self.root(home.join(guess), &format!("~/{guess}"));
-            }
-        }
-        // environments.txt lists roots too, and `<root>/envs/<name>` entries
-        // name their root: a machine without conda's shell integration
-        // still has every installation that ever created an env.
-        let listed = read_environments_txt(ctx, &mut self.out);
-        for prefix in &listed {
-            if looks_like_root(prefix) {
-                self.root(prefix.clone(), "~/.conda/environments.txt");
-            } else if let Some(root) = prefix
-                .parent()
-                .filter(|p| p.file_name() == Some("envs".as_ref()))
-                .and_then(Path::parent)
-            {
-                self.root(root.to_path_buf(), "~/.conda/environments.txt");
-            }
-        }
-        listed
-    }
-
-    /// Envs directories, in conda's lookup order.
-    fn envs_dirs(&mut self, ctx: &Context) {
-        for var in [
-            crate::env_vars::CONDA_ENVS_DIRS,
-            crate::env_vars::CONDA_ENVS_PATH,
-        ] {
-            if let Some(value) = ctx.var(var) {
-                for dir in std::env::split_paths(value) {
-                    if !dir.as_os_str().is_empty() {
-                        self.envs_dir(dir, var.to_string());
-                    }
-                }
-            }
-        }
-        let roots = self.out.roots.clone();
-        for file in condarc::search_path(ctx, &roots) {
-            match condarc::read_envs_dirs(&file, ctx) {
-                Ok(dirs) => {
-                    for dir in dirs {
-                        self.envs_dir(dir, format!("envs_dirs in {}", file.display()));
-                    }
-                }
-                Err(reason) => self.out.warnings.push(format!(
-                    "ignoring {}: {reason}; its envs_dirs are not searched",
-                    file.display()
-                )),
-            }
-        }
-        for root in &roots {
-            self.envs_dir(root.join("envs"), format!("{}/envs", root.display()));
-        }
-        if let Some(home) = ctx.home() {
-            self.envs_dir(home.join(".conda").join("envs"), "~/.conda/envs".into());
-        }
-    }
-
-    /// The environments themselves: roots, the envs directories' children,
-    /// environments.txt's entries and the directories given.
-    fn environments(&mut self, listed: Vec<PathBuf>, extra_dirs: &[PathBuf]) {
-        let roots = self.out.roots.clone();
-        for (root, origin) in roots.iter().zip(self.root_origins.clone()) {
-            self.env(root.clone(), Some("base".into()), EnvKind::Root, &origin);
-        }
-        let dirs: Vec<EnvsDir> = self.out.envs_dirs.clone();
-        for dir in &dirs {
-            for env in child_envs(&dir.path) {
-                let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-                self.env(env, name, EnvKind::Named, &dir.origin);
-            }
-        }
-        for prefix in listed {
-            self.env(prefix, None, EnvKind::Listed, "~/.conda/environments.txt");
-        }
-        for dir in extra_dirs {
-            self.extra(dir);
-        }
-    }
-}
-
-/// The environments `~/.conda/environments.txt` lists; entries that lead
-/// nowhere are recorded as stale.
-fn read_environments_txt(ctx: &Context, out: &mut Discovery) -> Vec<PathBuf> {
-    let Some(home) = ctx.home() else {
-        return Vec::new();
-    };
-    let file = home.join(".conda").join("environments.txt");
-    let lines = match environments_txt::read(&file) {
-        Ok(Some(lines)) => lines,
-        Ok(None) => return Vec::new(),
-        Err(e) => {
-            out.warnings
-                .push(format!("ignoring {}: {e}", file.display()));
-            return Vec::new();
-        }
-    };
-    let mut envs = Vec::new();
-    for line in lines {
-        let (entry, reason) = match line {
-            environments_txt::Line::Env(prefix) if is_env(&prefix) => {
-                envs.push(prefix);
-                continue;
-            }
-            environments_txt::Line::Env(prefix) => {
-                let reason = if prefix.exists() {
-                    "no conda-meta/ directory"
-                } else {
-                    "no longer exists"
-                };
-                (prefix.display().to_string(), reason)
-            }
-            environments_txt::Line::Foreign(entry) => {
-                (entry, "a path for another operating system")
-            }
-        };
-        out.stale.push(StaleEntry {
-            entry,
-            file: file.clone(),
-            reason,
-        });
-    }
-    envs
-}
-
-/// Whether an environment is the root of an installation: it has conda's
-/// `condabin/`, a conda/mamba executable, or an `envs/` directory.
-fn looks_like_root(prefix: &Path) -> bool {
-    prefix.join("condabin").is_dir()
-        || prefix.join("envs").is_dir()
-        || ["conda", "mamba", "micromamba"]
-            .iter()
-            .any(|exe| prefix.join("bin").join(exe).is_file())
-}
-
 /// Resolve a selector to one environment prefix.
 pub fn select(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
     let env = select_quietly(ctx, selector)?;
@@ -376,34 +228,38 @@ fn select_quietly(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
             }
             discovery.find_by_name(name).cloned()
         }
-        Selector::Prefix(path) => given_prefix(path, false),
-        Selector::Active => match ctx.var_path(crate::env_vars::CONDA_PREFIX) {
-            Some(path) => given_prefix(&path, true),
-            None => Err(Error::NoEnvSelected),
-        },
+        Selector::Prefix(path) => given_prefix(path, None),
+        Selector::Active => {
+            let cwd = std::env::current_dir().ok();
+            match venv::active(ctx, cwd.as_deref())? {
+                Some((path, origin)) => given_prefix(&path, Some(&origin)),
+                None => Err(Error::NoEnvSelected),
+            }
+        }
     }
 }
 
-/// A prefix given directly: an environment, or a pixi project whose
-/// `default` (or only) environment is meant.
 /// Whether `path` is a Python virtual environment without conda: its
 /// `pyvenv.cfg`, which venv, virtualenv and uv write, and no `conda-meta/`.
 pub fn is_venv(path: &Path) -> bool {
     path.join("pyvenv.cfg").is_file() && !path.join("conda-meta").exists()
 }
 
-fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
+/// A prefix given directly (`origin` `None`: with `-p`) or found active:
+/// an environment, a venv, or a pixi project whose `default` (or only)
+/// environment is meant.
+fn given_prefix(path: &Path, origin: Option<&venv::Origin>) -> Result<KnownEnv> {
     let meta = path.join("conda-meta");
-    let via = if from_conda_prefix {
-        "CONDA_PREFIX"
-    } else {
-        "-p"
-    };
+    let via = origin.map_or_else(|| "-p".to_string(), venv::Origin::describe);
+    let via = via.as_str();
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::PrefixMissing {
                 path: path.to_path_buf(),
-                from_conda_prefix,
+                from_var: match origin {
+                    Some(venv::Origin::Var(var)) => Some(var),
+                    _ => None,
+                },
             });
         }
         Err(e) => return Err(Error::read(path, e)),
@@ -439,7 +295,7 @@ fn given_prefix(path: &Path, from_conda_prefix: bool) -> Result<KnownEnv> {
         return Ok(KnownEnv {
             prefix: path.to_path_buf(),
             name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
-            kind: EnvKind::Given,
+            kind: EnvKind::Venv,
             found_via: vec![via.into(), "pyvenv.cfg".into()],
         });
     }
@@ -484,92 +340,6 @@ pub fn root_of_executable(exe: &Path) -> Option<PathBuf> {
     }
     let root = dir.parent()?;
     is_env(root).then(|| root.to_path_buf())
-}
-
-/// Accumulates discovery results, de-duplicating by canonical path.
-#[derive(Default)]
-struct Builder {
-    out: Discovery,
-    /// canonical prefix -> index in `out.envs`.
-    seen_envs: HashMap<PathBuf, usize>,
-    seen_dirs: HashMap<PathBuf, usize>,
-    /// Where each of `out.roots` was first found, same order.
-    root_origins: Vec<String>,
-}
-
-impl Builder {
-    fn root(&mut self, root: PathBuf, origin: &str) {
-        if !is_env(&root) {
-            return;
-        }
-        let canon = canonical(&root);
-        if self.out.roots.iter().all(|r| canonical(r) != canon) {
-            self.out.roots.push(root);
-            self.root_origins.push(format!("root prefix via {origin}"));
-        }
-    }
-
-    fn envs_dir(&mut self, path: PathBuf, origin: String) {
-        let canon = canonical(&path);
-        if self.seen_dirs.contains_key(&canon) {
-            return;
-        }
-        self.seen_dirs.insert(canon, self.out.envs_dirs.len());
-        self.out.envs_dirs.push(EnvsDir { path, origin });
-    }
-
-    fn env(&mut self, prefix: PathBuf, name: Option<String>, kind: EnvKind, via: &str) {
-        let canon = canonical(&prefix);
-        if let Some(&i) = self.seen_envs.get(&canon) {
-            let env = &mut self.out.envs[i];
-            // A root found through environments.txt is listed there too:
-            // one source, named once.
-            if !env
-                .found_via
-                .iter()
-                .any(|v| v == via || v.strip_prefix("root prefix via ") == Some(via))
-            {
-                env.found_via.push(via.to_string());
-            }
-            return;
-        }
-        self.seen_envs.insert(canon, self.out.envs.len());
-        self.out.envs.push(KnownEnv {
-            prefix,
-            name,
-            kind,
-            found_via: vec![via.to_string()],
-        });
-    }
-
-    /// A directory given on the command line: an environment, a pixi
-    /// project, or an envs directory.
-    fn extra(&mut self, dir: &Path) {
-        let via = format!("given {}", dir.display());
-        if is_env(dir) {
-            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-            self.env(dir.to_path_buf(), name, EnvKind::Given, &via);
-            return;
-        }
-        let pixi = pixi_envs(dir);
-        if !pixi.is_empty() {
-            for env in pixi {
-                let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-                self.env(
-                    env,
-                    name,
-                    EnvKind::Pixi,
-                    &format!("pixi project {}", dir.display()),
-                );
-            }
-            return;
-        }
-        self.envs_dir(dir.to_path_buf(), via.clone());
-        for env in child_envs(dir) {
-            let name = env.file_name().map(|n| n.to_string_lossy().into_owned());
-            self.env(env, name, EnvKind::Named, &via);
-        }
-    }
 }
 
 /// The path with symlinks resolved, or the path itself when that fails

@@ -13,7 +13,7 @@ use super::Facts;
 use super::for_gpu::{CudnnFit, above_cap, build_fix, ccs, cudnn_fit};
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{major, major_minor, version};
-use crate::finding::{Cmd, Fix, quoted_path};
+use crate::finding::{Cmd, Fix};
 use crate::inventory::needs::needs;
 use crate::inventory::{FrameworkBuild, Installer};
 
@@ -297,15 +297,10 @@ pub fn refresh(prefix: &Path) -> Cmd {
 }
 
 /// `cmd && envhook install -p PREFIX`, to end a fix that changes the
-/// library set; `cmd` alone for a plain venv, which conda never activates
-/// and which has no hooks to write (`envhook install` refuses it;
-/// `envhook run` reaches its libraries each time).
+/// library set (a venv's hooks too: `install` hooks its activation
+/// scripts).
 pub fn then_refresh(cmd: Cmd, prefix: &Path) -> Cmd {
-    if crate::discovery::is_venv(prefix) {
-        cmd
-    } else {
-        cmd.and(refresh(prefix))
-    }
+    cmd.and(refresh(prefix))
 }
 
 /// `export LD_LIBRARY_PATH='DIR'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}`:
@@ -318,25 +313,9 @@ pub fn export_first(dir: &Path) -> Cmd {
 }
 
 /// The fix where only envhook's hook puts a library on the loader's path:
-/// the hooks; for a plain venv, which has none, commands run through
-/// `envhook run`, or its `bin/activate` exporting the path.
+/// the hooks (in a venv, run from its own activation scripts).
 pub fn hook_fix(prefix: &Path) -> Fix {
-    if !crate::discovery::is_venv(prefix) {
-        return Fix::Command(refresh(prefix));
-    }
-    let line = format!("eval \"$(envhook export -p {})\"", quoted_path(prefix));
-    Fix::Choose {
-        advice: "a Python venv has no activation hooks: run its commands through envhook run, or \
-                 have its bin/activate export the library path"
-            .into(),
-        commands: vec![
-            Cmd::new("envhook run -p").path(prefix).raw("-- python"),
-            Cmd::new("printf '%s\\n'")
-                .arg(line)
-                .raw(">>")
-                .path(prefix.join("bin/activate")),
-        ],
-    }
+    Fix::Command(refresh(prefix))
 }
 
 /// The installer fixes use: the one the environment's CUDA stack already

@@ -100,7 +100,10 @@ fn environments_txt_as_real_ones_look() {
                 "a path for another operating system"
             ),
             (gone.as_str(), "no longer exists"),
-            (not_env.as_str(), "no conda-meta/ directory"),
+            (
+                not_env.as_str(),
+                "no conda-meta/ directory (nor a venv's pyvenv.cfg)"
+            ),
         ]
     );
     // The env outside any envs dir has no name conda's -n reaches (#42):

@@ -250,6 +250,7 @@ fn templates_are_real_scripts() {
         "key",
         "profile",
         "apptainer",
+        "venv",
     ] {
         let sh = hooks.join(format!("{name}.sh"));
         quiet(

@@ -13,6 +13,7 @@
 mod copy;
 pub mod messages;
 pub mod quote;
+pub mod venv;
 
 use std::fmt;
 use std::path::Path;

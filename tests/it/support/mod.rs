@@ -11,6 +11,7 @@ pub mod paddle;
 pub mod pip_spec;
 pub mod source;
 pub mod terminal;
+pub mod venvs;
 
 pub use envhook::demo as demo_layout;
 
