@@ -546,10 +546,8 @@ const ROWS: &[Row] = &[
         cite: "https://github.com/fudan-generative-vision/hallo/issues/203 (onnxruntime-gpu 1.18.0 is a CUDA 11 build; the CUDA 12 one fixed it, as in fudan-generative-vision/champ#95)",
         env: ort_cuda11_build,
         machine: A100,
-        want: Want::Cause("onnxruntime"),
-        gap: Some(
-            "explain finds the provider NEEDs libcublasLt.so.11 beside CUDA 12's (\"which the build cannot use\") but has no fix: it does not know the onnxruntime-gpu build for CUDA 12",
-        ),
+        want: Want::Cause("'onnxruntime-gpu>=1.2"),
+        gap: None,
     },
     // ------------------------------------------------------------- CuPy ----
     Row {
@@ -737,10 +735,8 @@ const ROWS: &[Row] = &[
         cite: "https://github.com/stepfun-ai/Step-Audio-EditX/issues/3 (onnxruntime-gpu 1.17.0; upgrading to 1.23.2 fixed it)",
         env: ort_cuda11_build,
         machine: A100,
-        want: Want::Cause("onnxruntime"),
-        gap: Some(
-            "as fudan-generative-vision/hallo#203: no fix names onnxruntime-gpu's build for CUDA 12",
-        ),
+        want: Want::Cause("'onnxruntime-gpu>=1.2"),
+        gap: None,
     },
 ];
 
