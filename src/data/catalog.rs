@@ -224,6 +224,54 @@ impl FrameworkAbiRow {
     }
 }
 
+/// A pip distribution that opens the driver's library by its own search,
+/// with no CUDA build envhook reads: it needs a driver all the same.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverUserRow {
+    /// The pip distribution, normalised.
+    pub name: String,
+    /// The names it opens, in its order.
+    pub loads: Vec<String>,
+    /// Where the facts come from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
+/// A pip distribution that ships one CUDA object per CUDA release and
+/// loads the one for the CUDA of the framework build it runs on.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PickedLibraryRow {
+    /// The pip distribution, normalised.
+    pub name: String,
+    /// The framework whose build's CUDA picks the object.
+    pub framework: Framework,
+    /// The objects' file names, `{cuda}` standing for that CUDA's major
+    /// and minor as digits (`11.8` -> `118`).
+    pub files: Vec<String>,
+    /// Where the facts come from.
+    #[allow(dead_code)] // read by the catalogue test; kept for reviewers
+    pub source: String,
+}
+
+impl PickedLibraryRow {
+    /// The file names it loads for a framework build made with `cuda`
+    /// (`11.8`).
+    pub fn files_for(&self, cuda: &str) -> Vec<String> {
+        let mut parts = cuda.split('.');
+        let digits = format!(
+            "{}{}",
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or("0")
+        );
+        self.files
+            .iter()
+            .map(|f| f.replace("{cuda}", &digits))
+            .collect()
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
@@ -235,6 +283,10 @@ struct CatalogFile {
     workload: Vec<WorkloadRow>,
     #[serde(default)]
     framework_abi: Vec<FrameworkAbiRow>,
+    #[serde(default)]
+    driver_user: Vec<DriverUserRow>,
+    #[serde(default)]
+    picked_library: Vec<PickedLibraryRow>,
 }
 
 /// The parsed catalogue with lookup tables.
@@ -247,6 +299,8 @@ pub struct Catalog {
     core: Vec<CoreLibraryRow>,
     workloads: Vec<WorkloadRow>,
     abi: Vec<FrameworkAbiRow>,
+    driver_users: Vec<DriverUserRow>,
+    picked: Vec<PickedLibraryRow>,
 }
 
 /// The catalogue shipped in the binary, parsed once on first use.
@@ -271,6 +325,8 @@ impl Catalog {
             core: file.core_library,
             workloads: file.workload,
             abi: file.framework_abi,
+            driver_users: file.driver_user,
+            picked: file.picked_library,
         })
     }
 
@@ -282,6 +338,17 @@ impl Catalog {
     /// The C++ API row of one framework.
     pub fn framework_abi(&self, framework: Framework) -> Option<&FrameworkAbiRow> {
         self.abi.iter().find(|r| r.framework == framework)
+    }
+
+    /// The distributions that open the driver by their own search.
+    pub fn driver_users(&self) -> &[DriverUserRow] {
+        &self.driver_users
+    }
+
+    /// The row of a distribution that loads one of its objects by the
+    /// CUDA of the framework it runs on.
+    pub fn picked_library(&self, normalized: &str) -> Option<&PickedLibraryRow> {
+        self.picked.iter().find(|r| r.name == normalized)
     }
 
     /// The packages that run on a framework without declaring it.

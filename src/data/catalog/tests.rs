@@ -188,3 +188,16 @@ fn torch_namespaces_by_their_mangled_names() {
     assert!(tf.is_library("libtensorflow_framework.so.2"));
     assert!(torch.is_library("libtorch_cpu.so") && !torch.is_library("libcudart.so.12"));
 }
+
+#[test]
+fn the_cuda_is_written_as_bitsandbytes_writes_it() {
+    let row = PickedLibraryRow {
+        name: "bitsandbytes".into(),
+        framework: Framework::Pytorch,
+        files: vec!["libbitsandbytes_cuda{cuda}.so".into()],
+        source: String::new(),
+    };
+    assert_eq!(row.files_for("11.8"), ["libbitsandbytes_cuda118.so"]);
+    assert_eq!(row.files_for("12.4"), ["libbitsandbytes_cuda124.so"]);
+    assert_eq!(row.files_for("12"), ["libbitsandbytes_cuda120.so"]);
+}
