@@ -17,7 +17,7 @@ use support::{Env, FileSpec, PipDist, Sandbox, cc_shared, cc_source};
 
 /// What the thread settled on.
 #[derive(Clone, Copy, PartialEq, Debug)]
-enum Want {
+pub enum Want {
     /// The cause is here; the fix the thread used contains this.
     Cause(&'static str),
     /// Nothing here causes it: another environment, machine or copy.
@@ -28,18 +28,18 @@ enum Want {
     NotEnvironment,
 }
 
-struct Row {
+pub struct Row {
     /// The message, as printed.
-    message: &'static str,
+    pub message: &'static str,
     /// The thread or source that shows it.
-    cite: &'static str,
+    pub cite: &'static str,
     /// The environment the thread shows.
-    env: fn(&Path) -> Env,
+    pub env: fn(&Path) -> Env,
     /// The machine it shows (`--driver-version`, `--gpu`).
-    machine: &'static [&'static str],
-    want: Want,
+    pub machine: &'static [&'static str],
+    pub want: Want,
     /// Why envhook still answers otherwise, for a row it gets wrong.
-    gap: Option<&'static str>,
+    pub gap: Option<&'static str>,
 }
 
 const R470: &[&str] = &["--driver-version", "470.199.02"];
@@ -831,7 +831,11 @@ fn the_corpus_of_real_messages() {
     let mut right = 0;
     let mut wrong: Vec<String> = Vec::new();
     let mut unexpected: Vec<String> = Vec::new();
-    for (i, row) in ROWS.iter().enumerate() {
+    let rows: Vec<&Row> = ROWS
+        .iter()
+        .chain(super::explain_corpus_more::ROWS)
+        .collect();
+    for (i, row) in rows.iter().enumerate() {
         assert!(
             row.cite.contains("github.com/") || row.cite.contains('@'),
             "row {i} cites no thread or source: {}",
@@ -852,7 +856,7 @@ fn the_corpus_of_real_messages() {
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n\n"));
     eprintln!(
         "{right} of {} real messages tied to the thread's cause; wrong: {wrong:#?}",
-        ROWS.len()
+        rows.len()
     );
-    assert_eq!(right + wrong.len(), ROWS.len());
+    assert_eq!(right + wrong.len(), rows.len());
 }

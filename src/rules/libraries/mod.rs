@@ -239,13 +239,18 @@ impl Checker<'_> {
     /// and dependency classified.
     fn framework(&mut self, fw: &FrameworkBuild, findings: &mut Vec<Problem>) {
         let f = self.f;
-        let read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
+        let mut read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
             .into_iter()
             .map(|object| {
                 let (info, readable) = read_object(&object, findings);
                 (object, info, readable)
             })
             .collect();
+        // A package of Python code alone (numba-cuda) loads through
+        // cuda-pathfinder from the environment's Python, which asks.
+        if read.is_empty() {
+            read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
+        }
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
