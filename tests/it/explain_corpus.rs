@@ -292,65 +292,8 @@ fn tf_29(p: &Path) -> Env {
 
 /// bitsandbytes-foundation/bitsandbytes#1483: torch 2.x for CUDA 11.8 (so
 /// bitsandbytes loads its cuda118 library) on a machine with CUDA 12.2.
-/// The wheel's objects as the real ones are (bitsandbytes 0.45.0 from PyPI,
-/// readelf -d): cuda118 needs CUDA 11's sonames, cuda124 CUDA 12's.
 fn bnb_cuda118(p: &Path) -> Env {
-    let mut env = Env::new(p);
-    env.python("3.8.10");
-    env.pip(
-        PipDist::new("torch", "2.0.1+cu118")
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                "__version__ = '2.0.1+cu118'\ncuda: Optional[str] = '11.8'\nhip: Optional[str] = None\n",
-            ),
-    );
-    let objects = [
-        (
-            "libbitsandbytes_cuda118.so",
-            [
-                "libcudart.so.11.0",
-                "libcublas.so.11",
-                "libcublasLt.so.11",
-                "libcusparse.so.11",
-            ],
-        ),
-        (
-            "libbitsandbytes_cuda124.so",
-            [
-                "libcudart.so.12",
-                "libcublas.so.12",
-                "libcublasLt.so.12",
-                "libcusparse.so.12",
-            ],
-        ),
-    ];
-    env.pip(PipDist::new("bitsandbytes", "0.41.1").files(vec![
-        FileSpec::File("bitsandbytes/libbitsandbytes_cuda118.so"),
-        FileSpec::File("bitsandbytes/libbitsandbytes_cuda124.so"),
-    ]));
-    let scratch = p.with_extension("scratch");
-    std::fs::create_dir_all(&scratch).unwrap();
-    for (object, needs) in objects {
-        let deps: Vec<std::path::PathBuf> = needs
-            .iter()
-            .map(|n| {
-                let dep = scratch.join(n);
-                cc_shared(&dep, n, &[], None, false);
-                dep
-            })
-            .collect();
-        let deps: Vec<&Path> = deps.iter().map(|d| d.as_path()).collect();
-        cc_shared(
-            &env.site().join("bitsandbytes").join(object),
-            object,
-            &deps,
-            None,
-            false,
-        );
-    }
-    std::fs::remove_dir_all(&scratch).unwrap();
-    env
+    super::explain_corpus_more::bitsandbytes_on(p, "2.0.1+cu118", "11.8")
 }
 
 /// cupy/cupy#9252: cupy-cuda11x from pip, the machine's driver unknown.

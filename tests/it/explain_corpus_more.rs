@@ -39,6 +39,54 @@ fn needing(env: &Env, rel: &str, needs: &[&str]) {
     std::fs::remove_dir_all(&scratch).unwrap();
 }
 
+/// bitsandbytes 0.41.1 over torch `version` built for `cuda`, with two of
+/// its per-CUDA objects as the real ones are (bitsandbytes 0.45.0 from
+/// PyPI, readelf -d): cuda118 needs CUDA 11's sonames, cuda124 CUDA 12's.
+pub fn bitsandbytes_on(p: &Path, version: &'static str, cuda: &str) -> Env {
+    let mut env = Env::new(p);
+    env.python("3.8.10");
+    env.pip(
+        PipDist::new("torch", version)
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                format!("__version__ = '{version}'\ncuda: Optional[str] = '{cuda}'\nhip: Optional[str] = None\n"),
+            ),
+    );
+    let objects = [
+        (
+            "cuda118",
+            [
+                "libcudart.so.11.0",
+                "libcublas.so.11",
+                "libcublasLt.so.11",
+                "libcusparse.so.11",
+            ],
+        ),
+        (
+            "cuda124",
+            [
+                "libcudart.so.12",
+                "libcublas.so.12",
+                "libcublasLt.so.12",
+                "libcusparse.so.12",
+            ],
+        ),
+    ];
+    env.pip(PipDist::new("bitsandbytes", "0.41.1").files(vec![
+        FileSpec::File("bitsandbytes/libbitsandbytes_cuda118.so"),
+        FileSpec::File("bitsandbytes/libbitsandbytes_cuda124.so"),
+    ]));
+    for (cuda, needs) in objects {
+        needing(
+            &env,
+            &format!("bitsandbytes/libbitsandbytes_{cuda}.so"),
+            &needs,
+        );
+    }
+    env
+}
+
 /// A pip wheel of one CUDA library: its distribution, version and file
 /// under site-packages, a real ELF named by the file.
 fn cuda_wheel(env: &mut Env, dist: &'static str, version: &'static str, rel: &'static str) {
@@ -286,7 +334,57 @@ fn numba_cuda_bare(p: &Path) -> Env {
     env
 }
 
+/// sxyu/plenoctree#22: jax 0.3.9 under jaxlib 0.1.57.
+fn jax_039_jaxlib_0157(p: &Path) -> Env {
+    jax_pair(p, "0.3.9", "0.1.57")
+}
+
+/// torch `version` from the PyTorch index, built for CUDA `cuda`.
+fn torch_build(p: &Path, version: &'static str, cuda: &str) -> Env {
+    let mut env = Env::new(p);
+    env.python("3.8.10");
+    env.pip(
+        PipDist::new("torch", version)
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                format!("__version__ = '{version}'\ncuda: Optional[str] = '{cuda}'\nhip: Optional[str] = None\n"),
+            ),
+    );
+    env
+}
+
+/// MRzzm/DINet#100: torch 1.7.1+cu101, DINet's requirement.
+fn torch_171_cu101(p: &Path) -> Env {
+    torch_build(p, "1.7.1+cu101", "10.1")
+}
+
+/// niuchuangnn/SPICE#26: a torch for CUDA 10.2, whose architectures the
+/// message lists (sm_37 to sm_75 and compute_37: the cu102 builds').
+fn torch_cu102(p: &Path) -> Env {
+    torch_build(p, "1.7.1+cu102", "10.2")
+}
+
+const RTX3090: &[&str] = &["--driver-version", "535.104.05", "--gpu", "RTX 3090"];
+
 pub const ROWS: &[Row] = &[
+    // ------------------------------------------------------------ torch ----
+    Row {
+        message: "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.",
+        cite: "https://github.com/MRzzm/DINet/issues/100 (torch==1.7.1+cu101 on an RTX 3090; a torch built with CUDA 11 fixed it)",
+        env: torch_171_cu101,
+        machine: RTX3090,
+        want: Want::Cause("download.pytorch.org/whl/cu1"),
+        gap: None,
+    },
+    Row {
+        message: "UserWarning: NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_61 sm_70 sm_75 compute_37.\nIf you want to use the NVIDIA GeForce RTX 3090 GPU with PyTorch, please check the instructions at https://pytorch.org/get-started/locally/",
+        cite: "https://github.com/niuchuangnn/SPICE/issues/26 (\"I can run the code using pytorch 1.7.0 with CUDA 11.0\")",
+        env: torch_cu102,
+        machine: RTX3090,
+        want: Want::Cause("download.pytorch.org/whl/cu1"),
+        gap: None,
+    },
     // ----------------------------------------------------------- Triton ----
     Row {
         message: "AssertionError: libcuda.so cannot found!\nPlease make sure GPU is set up and then run \"/sbin/ldconfig\" (requires sudo) to refresh the linker cache.",
@@ -352,6 +450,14 @@ pub const ROWS: &[Row] = &[
         want: Want::Cause("jax==0.4.7"),
         gap: None,
     },
+    Row {
+        message: "RuntimeError: jaxlib is version 0.1.57, but this version of jax requires version >= 0.3.7.",
+        cite: "https://github.com/sxyu/plenoctree/issues/22 (jax 0.3.9 with jaxlib 0.1.57; the message's own fix, as google-deepmind/weathernext#48)",
+        env: jax_039_jaxlib_0157,
+        machine: NONE,
+        want: Want::Cause("jaxlib>=0.3.7"),
+        gap: None,
+    },
     // ----------------------------------------------------- ONNX Runtime ----
     Row {
         message: "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory",
@@ -395,3 +501,100 @@ pub const ROWS: &[Row] = &[
         gap: None,
     },
 ];
+
+// What the corpus rows rest on, as `check` says it: explain's answers and
+// check's findings come from the same rules.
+
+/// numba's own driver search (data/packages.toml `driver_user`): an
+/// environment with numba-cuda or numba and nothing else of CUDA's still
+/// needs a driver, and on this machine (none) check says there is none;
+/// one without them does not.
+#[test]
+fn a_package_that_opens_the_driver_itself_needs_one() {
+    let sb = support::Sandbox::new();
+    for (name, env) in [
+        ("numba-cuda", numba_cuda_cu12(&sb.path("envs/nc"))),
+        ("numba-cuda bare", numba_cuda_bare(&sb.path("envs/bare"))),
+    ] {
+        let (json, _) = support::check_json(&sb, &env.prefix, &[]);
+        assert!(
+            !support::findings_of(&json, "no-driver").is_empty(),
+            "{name}: {:#}",
+            json["findings"]
+        );
+    }
+    let mut plain = Env::new(&sb.path("envs/plain"));
+    plain.python("3.11.2");
+    plain.pip(PipDist::new("requests", "2.32.3"));
+    let (json, _) = support::check_json(&sb, &plain.prefix, &[]);
+    assert!(
+        support::findings_of(&json, "no-driver").is_empty(),
+        "{json:#}"
+    );
+}
+
+/// bitsandbytes loads the object for its torch's CUDA (data/packages.toml
+/// `picked_library`): under torch cu124 its cuda118 object, whose CUDA 11
+/// libraries nothing here has, is not read; under torch cu118 it is the
+/// one read, and its missing cuSPARSE 11 is a finding with CUDA 11.8's fix.
+#[test]
+fn bitsandbytes_is_read_for_the_cuda_of_its_torch() {
+    let sb = support::Sandbox::new();
+    let cu124 = bitsandbytes_on(&sb.path("envs/cu124"), "2.5.1+cu124", "12.4");
+    let (json, _) = support::check_json(&sb, &cu124.prefix, A100);
+    let text = json.to_string();
+    assert!(
+        !text.contains("libcusparse.so.11"),
+        "{:#}",
+        json["findings"]
+    );
+    assert!(text.contains("libcusparse.so.12"), "{:#}", json["findings"]);
+    let cu118 = bitsandbytes_on(&sb.path("envs/cu118"), "2.0.1+cu118", "11.8");
+    let (json, _) = support::check_json(&sb, &cu118.prefix, A100);
+    let missing = support::findings_of(&json, "library-not-found");
+    let bnb = missing
+        .iter()
+        .find(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("bitsandbytes 0.41.1")
+        })
+        .unwrap_or_else(|| panic!("{:#}", json["findings"]));
+    assert!(
+        bnb["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcusparse.so.11"),
+        "{bnb:#}"
+    );
+    assert!(
+        !bnb["message"].as_str().unwrap().contains(".so.12"),
+        "{bnb:#}"
+    );
+    assert!(bnb["fix"].to_string().contains("11.8"), "{bnb:#}");
+}
+
+/// onnxruntime-gpu 1.18 (CUDA 11.8 on PyPI) among CUDA 12's wheels: check's
+/// fix is its CUDA 12 build from PyPI (1.19 on), in place of the old one,
+/// not CUDA 11's libraries beside CUDA 12's.
+#[test]
+fn a_cuda11_build_among_cuda12_wheels_is_replaced_by_its_cuda12_build() {
+    let sb = support::Sandbox::new();
+    let env = ort_118_over_cuda12(&sb.path("envs/ort"));
+    let (json, _) = support::check_json(&sb, &env.prefix, A100);
+    let missing = support::findings_of(&json, "library-not-found");
+    let ort = missing
+        .iter()
+        .find(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("onnxruntime-gpu 1.18.0")
+        })
+        .unwrap_or_else(|| panic!("{:#}", json["findings"]));
+    let fix = ort["fix"].to_string();
+    assert!(fix.contains("uninstall -y 'onnxruntime-gpu'"), "{fix}");
+    assert!(fix.contains("'onnxruntime-gpu>=1.2"), "{fix}");
+    assert!(!fix.contains("cu11"), "{fix}");
+}

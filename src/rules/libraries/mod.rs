@@ -247,8 +247,9 @@ impl Checker<'_> {
             })
             .collect();
         // A package of Python code alone (numba-cuda) loads through
-        // cuda-pathfinder from the environment's Python, which asks.
-        if read.is_empty() {
+        // cuda-pathfinder from the environment's Python, which asks. A
+        // framework's objects not found ask nothing.
+        if read.is_empty() && fw.framework == Framework::Other {
             read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
         }
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
