@@ -2,11 +2,11 @@
 
 use std::io::Write;
 
+use crate::activation::decide::{self, Decision};
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
 use crate::activation::shell::{Dialect, Phase};
-use crate::activation::spec::HookSpec;
 use crate::activation::takeover;
 use crate::activation::venv;
 use crate::cli::InstallArgs;
@@ -36,26 +36,37 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         .collect();
     let w = |e| Error::Output(e);
 
-    let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
-        return no_hooks(args, ctx, &inv, &foreign, findings, out);
+    let (take_over, held) = match args.replace_handwritten {
+        true => takeover::scripts(&foreign),
+        false => (Vec::new(), Vec::new()),
     };
-    // Hooks nobody needs are not written unasked; ones already there are
-    // refreshed (whoever installed them asked).
-    if let Some(lacking) = unneeded(args, &prefix, &inv, ctx)? {
-        findings.extend(lacking);
-        return not_needed(&prefix, &findings, out);
-    }
-    findings.extend(spec.notes.iter().cloned());
-    let take_over = if args.replace_handwritten {
-        let (moves, held) = takeover::scripts(&foreign);
-        findings.extend(held);
-        moves
-    } else {
-        Vec::new()
+    let request = decide::Request {
+        mode: args.mode,
+        shells: &shells,
+        take_over,
+        always: args.always,
     };
-    let mut replaced = takeover::moved_aside(&prefix);
-    replaced.extend(take_over.iter().cloned());
-    let plan = Plan::new(spec, &shells, take_over, &replaced);
+    // Judged only where the decision turns on it; what the environment
+    // lacks (which no hook provides) is said with "not needed".
+    let mut lacking = Vec::new();
+    let decision = decide::decide(&inv, request, || {
+        let report = judged(&inv, ctx)?;
+        let needed = !report.hook_not_needed();
+        if !needed {
+            lacking = missing(report);
+        }
+        Ok(needed)
+    })?;
+    let plan = match decision {
+        Decision::Remove => return no_hooks(args, ctx, &inv, &foreign, findings, out),
+        Decision::NotNeeded => {
+            findings.extend(lacking);
+            return not_needed(&prefix, &findings, out);
+        }
+        Decision::Write(plan) => *plan,
+    };
+    findings.extend(plan.spec.notes.iter().cloned());
+    findings.extend(held);
     findings.extend(
         plan.skipped
             .iter()
@@ -319,31 +330,6 @@ fn not_needed(
     .map_err(w)?;
     print_findings(out, findings).map_err(w)?;
     Ok(status(findings))
-}
-
-/// Whether envhook's hooks are in the environment.
-fn has_hooks(prefix: &std::path::Path) -> bool {
-    ["sh", "fish", "ps1", "csh"].iter().any(|ext| {
-        prefix
-            .join(format!("etc/conda/activate.d/envhook.{ext}"))
-            .exists()
-    })
-}
-
-/// Whether the hooks are not needed (not asked for with `--always`, none
-/// there to refresh, and the rules find no library a hook would change),
-/// with what the environment lacks, which no hook provides.
-fn unneeded(
-    args: &InstallArgs,
-    prefix: &std::path::Path,
-    inv: &Inventory,
-    ctx: &Context,
-) -> Result<Option<Vec<Problem>>> {
-    if args.always || has_hooks(prefix) {
-        return Ok(None);
-    }
-    let report = judged(inv, ctx)?;
-    Ok(report.hook_not_needed().then(|| missing(report)))
 }
 
 /// The rules' report on the environment, judged without a driver:

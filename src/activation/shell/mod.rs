@@ -36,8 +36,9 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// Every dialect, in the order hooks are written.
-    #[cfg(test)]
+    /// Every dialect, in the order hooks are written: `install`'s default
+    /// (its `--shells` default names them; a test holds the two together)
+    /// and what `audit --fix` writes.
     pub const ALL: [Dialect; 4] = [
         Dialect::Posix,
         Dialect::Fish,
