@@ -4,6 +4,11 @@
 
 use super::{HookValues, substitute};
 
+/// The first line of an Apptainer section's details: it is not a hook,
+/// and nothing rewrites or removes it but the user.
+const EXPORTED: &str =
+    "written by `envhook export --format apptainer`: export again after the environment changes";
+
 /// What an export renders from: its directories and header lines only
 /// (no state, no staleness: nothing is ever deactivated).
 fn values<'a>(dirs: &'a [String], header: &'a [String]) -> HookValues<'a> {
@@ -28,7 +33,7 @@ pub fn profile(dirs: &[String], header: &[String]) -> String {
     substitute(include_str!("../../../hooks/profile.sh"), |token| {
         Some(match token {
             "HEADER" => super::header_text(),
-            "DETAILS" => super::details_text(&v),
+            "DETAILS" => super::details_text(&v, super::INSTALLED),
             "DIRS" => super::quote::posix(&dirs.join(":")),
             "STRIP" => super::fragment(super::Dialect::Posix, super::Fragment::Strip),
             _ => return None,
@@ -51,14 +56,7 @@ pub fn dockerfile(dirs: &[String], install_prefix: Option<&str>) -> String {
             super::quote::posix(prefix)
         )
     });
-    let escaped: String = dirs
-        .join(":")
-        .chars()
-        .flat_map(|c| match c {
-            '\\' | '"' | '$' => vec!['\\', c],
-            c => vec![c],
-        })
-        .collect();
+    let escaped = super::quote::dockerfile_inner(&dirs.join(":"));
     format!("{run}ENV LD_LIBRARY_PATH=\"{escaped}${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n")
 }
 
@@ -75,12 +73,7 @@ pub fn apptainer(dirs: &[String], header: &[String], install_prefix: Option<&str
     let body = substitute(include_str!("../../../hooks/apptainer.sh"), |token| {
         Some(match token {
             "HEADER" => super::header_text(),
-            // Not a hook: nothing rewrites or removes it but the user.
-            "DETAILS" => super::details_text(&v).replacen(
-                "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it",
-                "written by `envhook export --format apptainer`: export again after the environment changes",
-                1,
-            ),
+            "DETAILS" => super::details_text(&v, EXPORTED),
             "DIRS" => super::quote::apptainer(&dirs.join(":")),
             _ => return None,
         })

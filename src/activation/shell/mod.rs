@@ -258,7 +258,7 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
     let q = |s: &str| dialect.quote(s);
     Some(match token {
         "HEADER" => header_text(),
-        "DETAILS" => details_text(v),
+        "DETAILS" => details_text(v, INSTALLED),
         "ID" => v.id.to_string(),
         "DIRS" => q(&v.dirs.join(":")),
         "CONDA_META" => q(v.conda_meta),
@@ -410,10 +410,8 @@ fn header_text() -> String {
 
 /// What the hook was written from, the last lines: the template's last
 /// line is `# __ENVHOOK_DETAILS__`.
-fn details_text(v: &HookValues<'_>) -> String {
-    let mut text =
-        "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it"
-            .to_string();
+fn details_text(v: &HookValues<'_>, provenance: &str) -> String {
+    let mut text = provenance.to_string();
     for line in v.header {
         debug_assert!(!line.contains('\n'));
         text.push_str("\n# ");
@@ -421,6 +419,10 @@ fn details_text(v: &HookValues<'_>) -> String {
     }
     text
 }
+
+/// The first line of a hook's details: who writes it and what removes it.
+const INSTALLED: &str =
+    "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it";
 
 /// Replace every `__ENVHOOK_<NAME>__` in `template` in one pass, so that a
 /// value that happens to contain a placeholder's spelling (a prefix named
