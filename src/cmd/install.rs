@@ -24,9 +24,6 @@ use crate::rules;
 pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let (env, prefix) = selected(args, ctx)?;
     let inv = Inventory::read(&prefix)?;
-    let mut shells = args.shells.clone();
-    shells.sort();
-    shells.dedup();
     let foreign = foreign::scan(&prefix);
     let mut findings: Vec<Problem> = inv
         .problems
@@ -36,27 +33,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         .collect();
     let w = |e| Error::Output(e);
 
-    let (take_over, held) = match args.replace_handwritten {
-        true => takeover::scripts(&foreign),
-        false => (Vec::new(), Vec::new()),
-    };
-    let request = decide::Request {
-        mode: args.mode,
-        shells: &shells,
-        take_over,
-        always: args.always,
-    };
-    // Judged only where the decision turns on it; what the environment
-    // lacks (which no hook provides) is said with "not needed".
-    let mut lacking = Vec::new();
-    let decision = decide::decide(&inv, request, || {
-        let report = judged(&inv, ctx)?;
-        let needed = !report.hook_not_needed();
-        if !needed {
-            lacking = missing(report);
-        }
-        Ok(needed)
-    })?;
+    let (decision, lacking, held) = decided(args, ctx, &inv, &foreign)?;
     let plan = match decision {
         Decision::Remove => return no_hooks(args, ctx, &inv, &foreign, findings, out),
         Decision::NotNeeded => {
@@ -111,6 +88,41 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         .map_err(w)?;
     }
     Ok(status(&findings))
+}
+
+/// The decision for `inv` (activation's, shared with `audit --fix`), what
+/// the environment lacks where no hooks are needed (no hook provides it),
+/// and the hand-written hooks `--replace-handwritten` holds back.
+fn decided(
+    args: &InstallArgs,
+    ctx: &Context,
+    inv: &Inventory,
+    foreign: &[ForeignHook],
+) -> Result<(Decision, Vec<Problem>, Vec<Problem>)> {
+    let mut shells = args.shells.clone();
+    shells.sort();
+    shells.dedup();
+    let (take_over, held) = match args.replace_handwritten {
+        true => takeover::scripts(foreign),
+        false => (Vec::new(), Vec::new()),
+    };
+    let request = decide::Request {
+        mode: args.mode,
+        shells: &shells,
+        take_over,
+        always: args.always,
+    };
+    // Judged only where the decision turns on it.
+    let mut lacking = Vec::new();
+    let decision = decide::decide(inv, request, || {
+        let report = judged(inv, ctx)?;
+        let needed = !report.hook_not_needed();
+        if !needed {
+            lacking = missing(report);
+        }
+        Ok(needed)
+    })?;
+    Ok((decision, lacking, held))
 }
 
 /// What a venv's activation does not get: no script to run the hooks
