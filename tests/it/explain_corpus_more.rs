@@ -523,7 +523,7 @@ fn a_package_that_opens_the_driver_itself_needs_one() {
             json["findings"]
         );
     }
-    let mut plain = Env::new(&sb.path("envs/plain"));
+    let mut plain = Env::new(sb.path("envs/plain"));
     plain.python("3.11.2");
     plain.pip(PipDist::new("requests", "2.32.3"));
     let (json, _) = support::check_json(&sb, &plain.prefix, &[]);
