@@ -43,16 +43,7 @@ fn needing(env: &Env, rel: &str, needs: &[&str]) {
 /// its per-CUDA objects as the real ones are (bitsandbytes 0.45.0 from
 /// PyPI, readelf -d): cuda118 needs CUDA 11's sonames, cuda124 CUDA 12's.
 pub fn bitsandbytes_on(p: &Path, version: &'static str, cuda: &str) -> Env {
-    let mut env = Env::new(p);
-    env.python("3.8.10");
-    env.pip(
-        PipDist::new("torch", version)
-            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
-            .text(
-                "torch/version.py",
-                format!("__version__ = '{version}'\ncuda: Optional[str] = '{cuda}'\nhip: Optional[str] = None\n"),
-            ),
-    );
+    let mut env = torch_build(p, version, cuda);
     let objects = [
         (
             "cuda118",
@@ -298,38 +289,40 @@ fn jax_0325_jaxlib_047(p: &Path) -> Env {
     jax_pair(p, "0.3.25", "0.4.7")
 }
 
-/// numba-cuda 0.30.4 with its `cu12` extra, as PyPI installs it (the
-/// real environment that printed the driver row here).
-fn numba_cuda_cu12(p: &Path) -> Env {
+/// numba-cuda 0.30.4 over numba 0.68.1 from pip, with `requires` (its
+/// METADATA's lines that matter here).
+fn numba_cuda(p: &Path, requires: Vec<&'static str>) -> Env {
     let mut env = Env::new(p);
     env.python("3.11.2");
     env.pip(PipDist::new("numba", "0.68.1"));
-    env.pip(PipDist::new("numba-cuda", "0.30.4").requires(vec![
-        "numba>=0.60.0",
-        "cuda-toolkit[cccl,cudart,nvcc,nvrtc]==12.*; extra == \"cu12\"",
-    ]));
-    env.pip(PipDist::new("cuda-toolkit", "12.9.2.0"));
-    cuda_wheel(
-        &mut env,
-        "nvidia-cuda-runtime-cu12",
-        "12.9.79",
-        "nvidia/cuda_runtime/lib/libcudart.so.12",
+    env.pip(PipDist::new("numba-cuda", "0.30.4").requires(requires));
+    env
+}
+
+/// numba-cuda 0.30.4 with its `cu12` extra, as PyPI installs it (the
+/// real environment that printed the driver row here).
+fn numba_cuda_cu12(p: &Path) -> Env {
+    let mut env = numba_cuda(
+        p,
+        vec!["cuda-toolkit[cccl,cudart,nvcc,nvrtc]==12.*; extra == \"cu12\""],
     );
+    env.pip(PipDist::new("cuda-toolkit", "12.9.2.0"));
+    let rel = "nvidia/cuda_runtime/lib/libcudart.so.12";
+    cuda_wheel(&mut env, "nvidia-cuda-runtime-cu12", "12.9.79", rel);
     env
 }
 
 /// numba-cuda 0.30.4 without either CUDA extra, as `pip install
 /// numba-cuda` leaves it: no CUDA runtime wheel.
 fn numba_cuda_bare(p: &Path) -> Env {
-    let mut env = Env::new(p);
-    env.python("3.11.2");
-    env.pip(PipDist::new("numba", "0.68.1"));
-    env.pip(PipDist::new("numba-cuda", "0.30.4").requires(vec![
-        "numba>=0.60.0",
-        "cuda-pathfinder<2.0.0,>=1.4.0",
-        "cuda-toolkit[cccl,cudart,nvcc,nvrtc]==12.*; extra == \"cu12\"",
-        "cuda-toolkit[cccl,cudart,nvrtc,nvvm]==13.*; extra == \"cu13\"",
-    ]));
+    let mut env = numba_cuda(
+        p,
+        vec![
+            "cuda-pathfinder<2.0.0,>=1.4.0",
+            "cuda-toolkit[cccl,cudart,nvcc,nvrtc]==12.*; extra == \"cu12\"",
+            "cuda-toolkit[cccl,cudart,nvrtc,nvvm]==13.*; extra == \"cu13\"",
+        ],
+    );
     env.pip(PipDist::new("cuda-pathfinder", "1.9.1"));
     env
 }
