@@ -30,17 +30,16 @@ use crate::loading::asked::plan;
 pub use crate::loading::loaded::{Loaded, Use};
 use crate::loading::pathfinder::Pathfinder;
 use crate::loading::run::run;
+use crate::loading::searches::Searches;
 use crate::machine::elf::{self, ElfInfo};
 use crate::machine::loader::Objects;
 use crate::machine::resolve::Found;
 use closure::Closure;
 pub use closure::DependencyCheck;
-use searches::Searches;
 use tally::Tally;
 
 mod closure;
 mod major;
-mod searches;
 mod tally;
 
 /// How one name resolves with and without envhook's hook.

@@ -7,25 +7,25 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::Facts;
 use crate::machine::resolve::{Search, SearchDir};
-use crate::rules::Facts;
 
 /// The two searches: with envhook's hook (simulated when not installed)
 /// and without it.
-pub(super) struct Searches<'a> {
-    pub(super) with: Search<'a>,
-    pub(super) without: Search<'a>,
+pub struct Searches<'a> {
+    pub with: Search<'a>,
+    pub without: Search<'a>,
     /// Whether the hooks are installed.
-    pub(super) installed: bool,
+    pub installed: bool,
     /// Why the loader cache (`ld.so.cache`) could not be read.
-    pub(super) cache_error: Option<String>,
+    pub cache_error: Option<String>,
     /// Driver stub directories on `LD_LIBRARY_PATH` (a link-time
     /// `libcuda.so` that programs would load).
-    pub(super) stubs: Vec<PathBuf>,
+    pub stubs: Vec<PathBuf>,
 }
 
 impl<'a> Searches<'a> {
-    pub(super) fn new(f: &Facts<'a>, sysroot: &'a Path) -> Searches<'a> {
+    pub fn new(f: &Facts<'a>, sysroot: &'a Path) -> Searches<'a> {
         let cache_error = f.machine.cache.as_ref().err().cloned();
         let cache = f.machine.cache.as_ref().ok().and_then(Option::as_ref);
         let installed = f.installed.is_some();
