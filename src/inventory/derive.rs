@@ -135,6 +135,44 @@ impl Inventory {
         }
     }
 
+    /// A distribution that loads the object for the CUDA of the framework
+    /// it runs on (bitsandbytes on torch) is a build for that CUDA: a CPU
+    /// build under a CPU framework, unknown where the framework's CUDA is.
+    pub(super) fn derive_picked(&mut self) {
+        let builds: Vec<(Framework, Variant)> = self
+            .frameworks
+            .iter()
+            .map(|fw| (fw.framework, fw.build.variant.clone()))
+            .collect();
+        for fw in self.frameworks.iter_mut() {
+            let Some(row) = CATALOG.picked_library(&fw.package) else {
+                continue;
+            };
+            let Some((_, variant)) = builds.iter().find(|(f, _)| *f == row.framework) else {
+                continue;
+            };
+            let evidence = match variant {
+                Variant::Cuda { cuda: Some(c), .. } => format!(
+                    "it loads {} for the {} build's CUDA {c}",
+                    row.files_for(c).join(" or "),
+                    row.framework.display_name()
+                ),
+                _ => format!(
+                    "it loads its object for the {} build",
+                    row.framework.display_name()
+                ),
+            };
+            let variant = match variant {
+                Variant::Cuda { cuda, .. } => Variant::Cuda {
+                    cuda: cuda.clone(),
+                    cudnn: None,
+                },
+                other => other.clone(),
+            };
+            fw.build = BuildInfo::new(variant, evidence);
+        }
+    }
+
     pub(super) fn derive_library_dirs(&mut self) {
         let mut dirs: Vec<LibraryDir> = Vec::new();
         let mut add = |dir: &Path, component: Option<&str>, pkg: &Package, symlink: bool| {

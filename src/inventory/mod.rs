@@ -400,6 +400,7 @@ impl Inventory {
         inv.check_libraries();
         inv.derive_claims();
         inv.derive_frameworks(&sites);
+        inv.derive_picked();
         inv.derive_library_dirs();
         inv.check_consistency();
         inv.problems.sort_by_key(|p| std::cmp::Reverse(p.severity));

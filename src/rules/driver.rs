@@ -4,6 +4,7 @@
 //! build) asks nothing of the driver.
 
 use super::{Facts, Loaded, finding, sourced};
+use crate::data::catalog::CATALOG;
 use crate::data::matrix::{DriverFloor, Matrix, major, major_minor, version};
 use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::inventory::Stack;
@@ -24,7 +25,13 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
             .frameworks
             .iter()
             .any(|fw| needs(fw, f.matrix).is_some_and(|n| n.cuda.is_some()));
-        return if major_only {
+        // A package that opens the driver by its own search (numba's CUDA
+        // target) needs one as much as a build does.
+        let opens_driver = CATALOG
+            .driver_users()
+            .iter()
+            .any(|r| f.inv.distributions.contains_key(&r.name));
+        return if major_only || opens_driver {
             no_driver(d).into_iter().collect()
         } else {
             Vec::new()

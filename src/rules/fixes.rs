@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::Facts;
-use super::for_gpu::{CudnnFit, above_cap, build_fix, ccs, cudnn_fit};
+use super::for_gpu::{CudnnFit, above_cap, build_fix, build_for_major, ccs, cudnn_fit};
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{major, major_minor, version};
 use crate::finding::{Cmd, Fix};
@@ -349,6 +349,14 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Fix
             .unwrap_or_default();
         return build_fix(f, fw, &sm).fix;
     }
+    // The environment's own copies of them are all another CUDA major's:
+    // the build for that major, not a second CUDA line beside it.
+    if let Some(cmd) = held_major(f, components)
+        .filter(|m| n.cuda.as_deref().and_then(major) != Some(*m))
+        .and_then(|m| build_for_major(f, fw, m))
+    {
+        return Fix::Command(cmd.1);
+    }
     let installer = stack_installer(f, fw);
     if want.pinned.is_empty()
         && installer == Installer::Pip
@@ -412,6 +420,34 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<Cmd> {
         .arg(&fw.package)
         .and(py().raw("install").arg(format!("{other}=={}", fw.version)));
     Some(then_refresh(swap, &f.inv.prefix))
+}
+
+/// The CUDA major of every package in the environment that provides one
+/// of `components`, where they agree and say (a pip wheel's `-cu12`, a
+/// conda package's `cuda-version`); `None` where none is held.
+fn held_major(f: &Facts, components: &[&str]) -> Option<u32> {
+    let mut majors = f
+        .inv
+        .packages
+        .iter()
+        .filter(|p| {
+            p.component
+                .as_deref()
+                .is_some_and(|c| components.contains(&c))
+        })
+        .map(|p| p.cuda_major);
+    let first = majors.next()??;
+    majors.all(|m| m == Some(first)).then_some(first)
+}
+
+/// The command that replaces a build of one CUDA major with one of
+/// `cuda_major`, the major the environment's libraries are: the same
+/// release under the name of that major ([`rebuilt_for`]), else the
+/// framework's newest build made with it ([`build_for_major`]).
+pub fn for_major(f: &Facts, fw: &FrameworkBuild, cuda_major: u32) -> Option<Cmd> {
+    rebuilt_for(f, fw, cuda_major).or_else(|| {
+        build_for_major(f, fw, cuda_major).map(|(_, cmd)| then_refresh(cmd, &f.inv.prefix))
+    })
 }
 
 /// The framework's own requirement on the distribution that provides

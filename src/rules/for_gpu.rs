@@ -84,7 +84,7 @@ pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow
     if ccs(f).is_empty() {
         return None;
     }
-    newest(f, fw, true)
+    newest(f, fw, true, |_| true)
 }
 
 /// [`build`] for a driver too old for `fw`'s CUDA, GPUs known or not: the
@@ -94,7 +94,25 @@ pub fn build<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow
 /// it supports outright, as [`build`] prefers: on a CUDA 11.4 driver that
 /// is torch 1.12 (cu113) where torch 2.7's cu118 build runs.
 pub fn build_for_driver<'m>(f: &Facts<'m>, fw: &FrameworkBuild) -> Option<(&'m FrameworkRow, Cmd)> {
-    newest(f, fw, false)
+    newest(f, fw, false, |_| true)
+}
+
+/// [`build`] made with CUDA `cuda_major` on the framework's default
+/// index, GPUs known or not: the fix for a build of another CUDA major
+/// than the libraries the environment holds, where the framework's
+/// releases on PyPI moved from one CUDA major to the next (onnxruntime-gpu
+/// 1.18 is CUDA 11.8's there and 1.19 on CUDA 12's: beside CUDA 12's
+/// cuBLAS, 1.19 on is the fix, not CUDA 11's libraries beside CUDA
+/// 12's). Builds on an index of their own (Paddle's cu129, torch's cu118)
+/// are not taken: there the release stays and the libraries follow it.
+pub fn build_for_major<'m>(
+    f: &Facts<'m>,
+    fw: &FrameworkBuild,
+    cuda_major: u32,
+) -> Option<(&'m FrameworkRow, Cmd)> {
+    newest(f, fw, true, |row| {
+        row.tag == "default" && major(&row.cuda) == Some(cuda_major)
+    })
 }
 
 /// The newest build of `fw`'s framework, other than the installed one,
@@ -105,6 +123,7 @@ fn newest<'m>(
     f: &Facts<'m>,
     fw: &FrameworkBuild,
     natively: bool,
+    keep: impl Fn(&FrameworkRow) -> bool,
 ) -> Option<(&'m FrameworkRow, Cmd)> {
     let ccs = ccs(f);
     // The installed build's own row, by its tag or by its CUDA: never the
@@ -121,6 +140,7 @@ fn newest<'m>(
         .builds_newest_first(fw.framework)
         .into_iter()
         .filter(|row| !own.iter().flatten().any(|o| std::ptr::eq(*o, *row)))
+        .filter(|row| keep(row))
         .filter(|row| {
             ccs.iter()
                 .all(|cc| f.matrix.row_runs_on(row, cc) == Some(true))

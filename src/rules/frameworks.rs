@@ -2,7 +2,7 @@
 //! environment holds: another major (different sonames: not found), an
 //! older minor ("undefined symbol"), or none at all.
 
-use super::fixes::{for_framework, rebuilt_for};
+use super::fixes::{for_framework, for_major};
 use super::libraries::Libraries;
 use super::{Facts, Loaded, finding, sourced};
 use crate::data::matrix::{major, major_minor};
@@ -181,7 +181,7 @@ fn runtime(
                     "{name} is built for {built}; this environment has CUDA {} ({} {}). {why}",
                     rt.version, rt.package, rt.package_version
                 ),
-                rebuilt_for(f, fw, have).map(Fix::Command).or_else(fix),
+                for_major(f, fw, have).map(Fix::Command).or_else(fix),
             )]
         }
         Some(rt) if older_minor(&rt.version, cuda) => vec![finding(

@@ -24,6 +24,7 @@ mod explain;
 mod explain_causes;
 mod explain_contradictions;
 mod explain_corpus;
+mod explain_corpus_more;
 mod explain_families;
 mod explain_large;
 mod explain_machine;

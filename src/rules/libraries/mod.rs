@@ -206,13 +206,19 @@ impl Checker<'_> {
     /// and dependency classified.
     fn framework(&mut self, fw: &FrameworkBuild, findings: &mut Vec<Problem>) {
         let f = self.f;
-        let read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
+        let mut read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
             .into_iter()
             .map(|object| {
                 let (info, readable) = read_object(&object, findings);
                 (object, info, readable)
             })
             .collect();
+        // A package of Python code alone (numba-cuda) loads through
+        // cuda-pathfinder from the environment's Python, which asks. A
+        // framework's objects not found ask nothing.
+        if read.is_empty() && fw.framework == Framework::Other {
+            read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
+        }
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
@@ -388,6 +394,7 @@ pub(super) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
         .filter(|p| fw.framework != Framework::Other || p.name == fw.package)
         .flat_map(|p| p.libraries.iter())
         .filter(|l| l.status == LibStatus::Ok)
+        .filter(|l| picked(fw, &l.path))
         .filter_map(|l| {
             let name = l.path.file_name()?.to_str()?;
             let rank = match fw.framework {
@@ -400,6 +407,22 @@ pub(super) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
     found.sort();
     found.dedup_by(|a, b| a.1 == b.1);
     found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Whether `object` is one `fw` loads: of a distribution that loads the
+/// object for its framework's CUDA (bitsandbytes), only that one.
+fn picked(fw: &FrameworkBuild, object: &Path) -> bool {
+    let Some(row) = CATALOG.picked_library(&fw.package) else {
+        return true;
+    };
+    let Variant::Cuda {
+        cuda: Some(cuda), ..
+    } = &fw.build.variant
+    else {
+        return false;
+    };
+    let name = object.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    row.files_for(cuda).iter().any(|f| f == name)
 }
 
 /// An object's ELF facts; an object that cannot be parsed still dlopens

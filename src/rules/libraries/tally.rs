@@ -141,7 +141,11 @@ impl Tally {
         how: Consequence,
     ) {
         let label = format!("{} {}", fw.package, fw.version);
-        let other = fw.framework == crate::data::catalog::Framework::Other;
+        // The object a package picks for its framework's CUDA
+        // (bitsandbytes') is what its import loads: its needs are the
+        // package's, as a framework's core library's are.
+        let other = fw.framework == crate::data::catalog::Framework::Other
+            && CATALOG.picked_library(&fw.package).is_none();
         let expected = !other
             || CATALOG.library_component(name).is_some_and(|c| {
                 crate::rules::fixes::pin_for(fw, c).is_some()

@@ -57,7 +57,7 @@ pub(super) fn hook_shadows(f: &Facts, label: &str, shadows: &[&Seen]) -> Problem
         }
     }
     let fix = framework(f, label)
-        .and_then(|fw| crate::rules::fixes::rebuilt_for(f, fw, env_major))
+        .and_then(|fw| crate::rules::fixes::for_major(f, fw, env_major))
         .map(Fix::Command)
         .unwrap_or_else(|| {
             Fix::advice(format!(
