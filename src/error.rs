@@ -43,6 +43,16 @@ pub enum Error {
         why: &'static str,
     },
 
+    /// A kernelspec's kernel.json envhook will not edit: changed by hand
+    /// since envhook set its `LD_LIBRARY_PATH`, or not JSON it can edit.
+    #[error("{path}: envhook will not edit it: {why}", path = .path.display())]
+    Kernelspec {
+        /// The kernel.json (or envhook's record beside it).
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
+
     /// `-n NAME` matched nothing.
     #[error("no environment named '{name}'")]
     UnknownEnv {
@@ -479,6 +489,13 @@ impl Error {
                  it wrote, unchanged: remove the lines from `# >>> envhook >>>` to \
                  `# <<< envhook <<<` in {} yourself (the rest is the venv's), then run envhook \
                  again",
+                path.display()
+            )),
+            Error::Kernelspec { path, .. } => Some(format!(
+                "envhook sets LD_LIBRARY_PATH in a kernelspec's env, and puts the file back, only \
+                 where it can do so exactly: make {} what you want the kernel to get (its env's \
+                 LD_LIBRARY_PATH included), delete kernel.json.envhook beside it, then run \
+                 envhook again",
                 path.display()
             )),
             Error::PlantedLink { link, .. } => Some(format!(

@@ -73,6 +73,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     let changes = install::install(&plan, args.dry_run)?;
     // The plan first; the hooks' texts (long) only when asked for.
     print_changes(&mut shown, &changes, args.dry_run).map_err(w)?;
+    super::jupyter::install(&plan.spec, args.jupyter, args.dry_run, ctx, shown)?;
     // What was moved aside no longer runs: nothing to report about it.
     let foreign: Vec<ForeignHook> = foreign
         .into_iter()
@@ -157,6 +158,7 @@ fn no_hooks(
         prefix.display()
     )
     .map_err(w)?;
+    super::jupyter::uninstall(prefix, args.dry_run, out)?;
     let changes = install::uninstall(prefix, args.dry_run)?;
     // A CUDA build of a framework without CUDA libraries: check says
     // so with its fix (install them, then install the hooks), and so
