@@ -34,6 +34,7 @@ mod fix_lines;
 mod hooks;
 mod install;
 mod judged;
+mod jupyter;
 mod loading;
 mod man;
 mod monitoring;
