@@ -11,22 +11,38 @@ use crate::activation::spec::HookSpec;
 use crate::discovery::Context;
 use crate::error::{Error, Result};
 
-/// Set `spec`'s directories in the prefix's kernelspecs: every one with
-/// `add`, else those envhook set before; then name the kernelspecs
-/// outside the prefix that run its python without them.
-pub fn install(
-    spec: &HookSpec,
-    add: bool,
-    dry_run: bool,
-    ctx: &Context,
-    out: &mut dyn Write,
-) -> Result<()> {
+/// What setting `spec`'s directories in the prefix's kernelspecs
+/// changes: every one with `add`, else those envhook set before. Found
+/// before `install` writes anything, so a kernel.json edited by hand stops
+/// it there.
+pub fn plan(spec: &HookSpec, add: bool) -> Result<Planned> {
     let prefix = Prefix::open(&spec.prefix)?;
     let dirs: Vec<String> = spec.dirs.iter().map(|d| d.display().to_string()).collect();
     let dirs = dirs.join(":");
     let changes = kernelspec::plan(&prefix, Some(&dirs), add)?;
+    Ok(Planned { dirs, add, changes })
+}
+
+/// The kernelspecs' changes, planned.
+pub struct Planned {
+    dirs: String,
+    add: bool,
+    changes: Vec<Change>,
+}
+
+/// Carry `planned` out (unless `dry_run`) and say so; with `--jupyter`,
+/// also name the kernelspecs outside the prefix that run its python
+/// without the directories.
+pub fn apply(
+    spec: &HookSpec,
+    planned: Planned,
+    dry_run: bool,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let Planned { dirs, add, changes } = planned;
     if !dry_run {
-        kernelspec::apply(&prefix, &changes)?;
+        kernelspec::apply(&Prefix::open(&spec.prefix)?, &changes)?;
     }
     print(out, &changes, dry_run).map_err(Error::Output)?;
     if !add {

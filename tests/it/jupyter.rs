@@ -186,6 +186,14 @@ fn rewritten_edited_outside_and_linked_kernelspecs() {
     // envhook's value edited by hand: refused, nothing removed.
     let set = fs::read_to_string(&plain).unwrap();
     fs::write(&plain, set.replace("/cuda\"", "/cuda:/mine\"")).unwrap();
+    // install stops before it writes: the hook it would put back stays
+    // missing.
+    let fish = prefix.join("etc/conda/activate.d/envhook.fish");
+    fs::remove_file(&fish).unwrap();
+    let (code, out, err) = sb.run_on(&["install"], &prefix);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("envhook will not edit it"), "{err}");
+    assert!(!fish.exists());
     let (code, out, err) = sb.run_on(&["uninstall"], &prefix);
     assert_eq!(code, 2, "{out}\n{err}");
     assert!(
