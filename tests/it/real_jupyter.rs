@@ -6,7 +6,8 @@
 //! and jupyter_client's `KernelManager` starts the kernel from it, nothing
 //! activated: the kernel loads the venv's libcudart (`/proc/self/maps`).
 //! `envhook uninstall` gives kernel.json back byte for byte, and the
-//! kernel no longer finds the library. A few MB from PyPI; `PIP_INDEX_URL`
+//! kernel no longer finds the library. The kernelspec `ipykernel install
+//! --user` writes for it is named, and left as it is. A few MB from PyPI; `PIP_INDEX_URL`
 //! as pip reads it.
 
 use crate::support;
@@ -79,6 +80,12 @@ fn real_kernel() {
     run(Command::new(&python)
         .args(["-m", "ipykernel", "install", "--prefix"])
         .arg(&prefix));
+    // The user's kernelspec for the venv, outside it: named, not written.
+    run(Command::new(&python)
+        .args(["-m", "ipykernel", "install", "--user", "--name", "v"])
+        .env("HOME", sb.home()));
+    let user = sb.home().join(".local/share/jupyter/kernels/v/kernel.json");
+    let user_was = fs::read(&user).unwrap();
     let spec_dir = prefix.join("share/jupyter/kernels/python3");
     let spec = spec_dir.join("kernel.json");
     let was = fs::read(&spec).unwrap();
@@ -90,6 +97,14 @@ fn real_kernel() {
         "{out}"
     );
     let link = prefix.join("lib/envhook/cuda");
+    assert!(
+        out.contains(&format!(
+            "  note         {} starts this environment's python but lies outside it",
+            user.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(fs::read(&user).unwrap(), user_was);
     let seen = kernel(&sb, &python);
     assert_eq!(
         seen,
