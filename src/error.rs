@@ -501,7 +501,7 @@ impl Error {
                  where it can do so exactly: make {} what you want the kernel to get (its env's \
                  LD_LIBRARY_PATH included), delete kernel.json.envhook beside it, then run \
                  envhook again",
-                path.display()
+                path.with_file_name("kernel.json").display()
             )),
             Error::PlantedLink { link, .. } => Some(format!(
                 "envhook writes only through real directories inside the environment and never \

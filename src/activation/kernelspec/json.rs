@@ -79,6 +79,9 @@ fn located(text: &str) -> Result<(Current, Span), &'static str> {
 pub fn value(dirs: &str, own: Option<&str>) -> String {
     let ours = dirs.replace('$', "$$");
     match own {
+        // Already first (put there by hand, or by `ipykernel install --env`
+        // as `install` advises for a kernelspec outside the prefix).
+        Some(v) if v == ours || v.starts_with(&format!("{ours}:")) => v.to_string(),
         Some(v) if !v.is_empty() => format!("{ours}:{v}"),
         _ => ours,
     }
@@ -197,6 +200,9 @@ mod tests {
             "\"a\\\"b\\\\c\\u00e9\\ud83d\\ude00\\n\""
         );
         assert_eq!(value("/o/$HOME/x", None), "/o/$$HOME/x");
+        assert_eq!(value("/p/c", Some("/p/c:/q")), "/p/c:/q");
+        assert_eq!(value("/p/c", Some("/p/cuda")), "/p/c:/p/cuda");
+        assert_eq!(value("/p/c", Some("")), "/p/c");
         assert_eq!(current("[1]"), Err("it is not a JSON object"));
         assert_eq!(current("{\"env\": 3}"), Err("its \"env\" is not an object"));
     }

@@ -104,6 +104,10 @@ fn fresh(found: &Found, text: &str, dirs: &str, verb: Verb) -> Result<Option<Cha
     };
     let value = json::value(dirs, own.as_deref());
     let new = json::with_value(text, &value).map_err(refuse)?;
+    // Nothing to add to a file the user gave the value already.
+    if new == text && found.record.is_none() {
+        return Ok(None);
+    }
     if new == found.text && found.record.as_ref().is_some_and(|(v, _)| *v == value) {
         return Ok(None);
     }
