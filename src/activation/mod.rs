@@ -25,6 +25,7 @@
 
 pub mod conda_vars;
 pub mod confined;
+pub mod decide;
 pub mod foreign;
 pub mod install;
 pub mod kernelspec;

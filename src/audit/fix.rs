@@ -4,10 +4,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::activation::decide::{Decision, Request, decide};
 use crate::activation::install;
-use crate::activation::plan::Plan;
-use crate::activation::shell::Dialect;
-use crate::activation::spec::{HookSpec, Mode};
 use crate::finding::{Code, Fix, Problem, Severity};
 use crate::inventory::Inventory;
 
@@ -108,24 +106,24 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
                 continue;
             }
         };
-        let spec = match HookSpec::from_inventory(&inv, Mode::Isolated) {
-            Ok(spec) => spec,
+        // The rows acted on are those whose hooks are wanted: audit's own
+        // verdict (not-needed rows are not here).
+        let plan = match decide(&inv, Request::fix(), || Ok(true)) {
+            Ok(Decision::Write(plan)) => *plan,
+            Ok(Decision::Remove) if matches!(r.hook, Hook::Stale | Hook::Moved) => {
+                match install::uninstall(&inv.prefix, true) {
+                    Ok(changes) => plans.push(entry(FixAction::Remove {
+                        paths: changes.touched(),
+                    })),
+                    Err(e) => plans.push(entry(FixAction::refused(&e))),
+                }
+                continue;
+            }
+            Ok(Decision::Remove | Decision::NotNeeded) => continue,
             Err(e) => {
                 plans.push(entry(FixAction::refused(&e)));
                 continue;
             }
-        };
-        let Some(spec) = spec else {
-            if !matches!(r.hook, Hook::Stale | Hook::Moved) {
-                continue;
-            }
-            match install::uninstall(&inv.prefix, true) {
-                Ok(changes) => plans.push(entry(FixAction::Remove {
-                    paths: changes.touched(),
-                })),
-                Err(e) => plans.push(entry(FixAction::refused(&e))),
-            }
-            continue;
         };
         let blocking = inv
             .problems
@@ -150,7 +148,7 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
             }));
             continue;
         }
-        match install::install(&hooks_plan(&inv, spec), true) {
+        match install::install(&plan, true) {
             Ok(changes) => plans.push(entry(FixAction::Write {
                 paths: changes.touched(),
             })),
@@ -160,36 +158,21 @@ pub fn plan_fixes(a: &Audit) -> Vec<FixPlan> {
     plans
 }
 
-/// The shells `--fix` writes hooks for: `install`'s default.
-const FIX_DIALECTS: [Dialect; 4] = [
-    Dialect::Posix,
-    Dialect::Fish,
-    Dialect::Powershell,
-    Dialect::Csh,
-];
-
-/// The hooks `--fix` writes for an environment: `install`'s default
-/// shells, keeping the record of hand-written hooks moved aside earlier.
-fn hooks_plan(inv: &Inventory, spec: HookSpec) -> Plan {
-    let replaced = crate::activation::takeover::moved_aside(&inv.prefix);
-    Plan::new(spec, &FIX_DIALECTS, Vec::new(), &replaced)
-}
-
 /// Carry out one planned fix (a real run: under the environment's lock,
 /// surveyed again); what it wrote or removed.
 fn apply_fix(plan: &FixPlan) -> crate::error::Result<Vec<std::path::PathBuf>> {
-    let inv = Inventory::read(&plan.prefix)?;
-    match (
-        &plan.action,
-        HookSpec::from_inventory(&inv, Mode::Isolated)?,
+    if matches!(
+        plan.action,
+        FixAction::Skip { .. } | FixAction::Refused { .. }
     ) {
-        (FixAction::Skip { .. } | FixAction::Refused { .. }, _) => Ok(Vec::new()),
-        (FixAction::Remove { .. }, _) | (_, None) => {
-            Ok(install::uninstall(&inv.prefix, false)?.touched())
+        return Ok(Vec::new());
+    }
+    let inv = Inventory::read(&plan.prefix)?;
+    match (&plan.action, decide(&inv, Request::fix(), || Ok(true))?) {
+        (FixAction::Write { .. }, Decision::Write(hooks)) => {
+            Ok(install::install(&hooks, false)?.touched())
         }
-        (FixAction::Write { .. }, Some(spec)) => {
-            Ok(install::install(&hooks_plan(&inv, spec), false)?.touched())
-        }
+        _ => Ok(install::uninstall(&inv.prefix, false)?.touched()),
     }
 }
 

@@ -395,3 +395,21 @@ pub struct EnvsArgs {
     #[arg(long = "envs-dir", value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub envs_dirs: Vec<PathBuf>,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// `--shells`'s default is every dialect, in order: the one list
+    /// `audit --fix` writes too.
+    #[test]
+    fn install_writes_every_dialect_by_default() {
+        let cli = Cli::try_parse_from(["envhook", "install", "-p", "/e"]).unwrap();
+        let Command::Install(args) = cli.command else {
+            panic!("not install");
+        };
+        assert_eq!(args.shells, Dialect::ALL);
+    }
+}

@@ -2,11 +2,11 @@
 
 use std::io::Write;
 
+use crate::activation::decide::{self, Decision};
 use crate::activation::foreign::{self, ForeignHook};
 use crate::activation::install::{self, Changes};
 use crate::activation::plan::Plan;
 use crate::activation::shell::{Dialect, Phase};
-use crate::activation::spec::HookSpec;
 use crate::activation::takeover;
 use crate::activation::venv;
 use crate::cli::InstallArgs;
@@ -24,9 +24,6 @@ use crate::rules;
 pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
     let (env, prefix) = selected(args, ctx)?;
     let inv = Inventory::read(&prefix)?;
-    let mut shells = args.shells.clone();
-    shells.sort();
-    shells.dedup();
     let foreign = foreign::scan(&prefix);
     let mut findings: Vec<Problem> = inv
         .problems
@@ -36,26 +33,17 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         .collect();
     let w = |e| Error::Output(e);
 
-    let Some(spec) = HookSpec::from_inventory(&inv, args.mode)? else {
-        return no_hooks(args, ctx, &inv, &foreign, findings, out);
+    let (decision, lacking, held) = decided(args, ctx, &inv, &foreign)?;
+    let plan = match decision {
+        Decision::Remove => return no_hooks(args, ctx, &inv, &foreign, findings, out),
+        Decision::NotNeeded => {
+            findings.extend(lacking);
+            return not_needed(&prefix, &findings, out);
+        }
+        Decision::Write(plan) => *plan,
     };
-    // Hooks nobody needs are not written unasked; ones already there are
-    // refreshed (whoever installed them asked).
-    if let Some(lacking) = unneeded(args, &prefix, &inv, ctx)? {
-        findings.extend(lacking);
-        return not_needed(&prefix, &findings, out);
-    }
-    findings.extend(spec.notes.iter().cloned());
-    let take_over = if args.replace_handwritten {
-        let (moves, held) = takeover::scripts(&foreign);
-        findings.extend(held);
-        moves
-    } else {
-        Vec::new()
-    };
-    let mut replaced = takeover::moved_aside(&prefix);
-    replaced.extend(take_over.iter().cloned());
-    let plan = Plan::new(spec, &shells, take_over, &replaced);
+    findings.extend(plan.spec.notes.iter().cloned());
+    findings.extend(held);
     findings.extend(
         plan.skipped
             .iter()
@@ -115,6 +103,41 @@ fn write(
     print_changes(&mut out, &changes, args.dry_run).map_err(Error::Output)?;
     super::jupyter::apply(&plan.spec, kernels, args.dry_run, ctx, out)?;
     Ok(changes)
+}
+
+/// The decision for `inv` (activation's, shared with `audit --fix`), what
+/// the environment lacks where no hooks are needed (no hook provides it),
+/// and the hand-written hooks `--replace-handwritten` holds back.
+fn decided(
+    args: &InstallArgs,
+    ctx: &Context,
+    inv: &Inventory,
+    foreign: &[ForeignHook],
+) -> Result<(Decision, Vec<Problem>, Vec<Problem>)> {
+    let mut shells = args.shells.clone();
+    shells.sort();
+    shells.dedup();
+    let (take_over, held) = match args.replace_handwritten {
+        true => takeover::scripts(foreign),
+        false => (Vec::new(), Vec::new()),
+    };
+    let request = decide::Request {
+        mode: args.mode,
+        shells: &shells,
+        take_over,
+        always: args.always,
+    };
+    // Judged only where the decision turns on it.
+    let mut lacking = Vec::new();
+    let decision = decide::decide(inv, request, || {
+        let report = judged(inv, ctx)?;
+        let needed = !report.hook_not_needed();
+        if !needed {
+            lacking = missing(report);
+        }
+        Ok(needed)
+    })?;
+    Ok((decision, lacking, held))
 }
 
 /// What a venv's activation does not get: no script to run the hooks
@@ -335,31 +358,6 @@ fn not_needed(
     .map_err(w)?;
     print_findings(out, findings).map_err(w)?;
     Ok(status(findings))
-}
-
-/// Whether envhook's hooks are in the environment.
-fn has_hooks(prefix: &std::path::Path) -> bool {
-    ["sh", "fish", "ps1", "csh"].iter().any(|ext| {
-        prefix
-            .join(format!("etc/conda/activate.d/envhook.{ext}"))
-            .exists()
-    })
-}
-
-/// Whether the hooks are not needed (not asked for with `--always`, none
-/// there to refresh, and the rules find no library a hook would change),
-/// with what the environment lacks, which no hook provides.
-fn unneeded(
-    args: &InstallArgs,
-    prefix: &std::path::Path,
-    inv: &Inventory,
-    ctx: &Context,
-) -> Result<Option<Vec<Problem>>> {
-    if args.always || has_hooks(prefix) {
-        return Ok(None);
-    }
-    let report = judged(inv, ctx)?;
-    Ok(report.hook_not_needed().then(|| missing(report)))
 }
 
 /// The rules' report on the environment, judged without a driver:

@@ -730,6 +730,73 @@ fn a_framework_that_falls_back_to_the_cpu_is_an_error() {
     assert_eq!(code, 1);
 }
 
+/// cupy-cuda11x beside torch's CUDA 12 wheels, with its cuBLAS module:
+/// `libcublas.so.11` is nowhere (an error: CuPy's matmul needs it), and
+/// the fix is still CuPy's CUDA 12 build, never CUDA 11's libraries
+/// beside CUDA 12's (which a plain "install what is missing" fix gave).
+/// Measured on cupy-cuda11x 13.3.0 beside torch 2.5.1: after the printed
+/// fix, CuPy's own `cupy_backends.cuda.libs` imports load the wheels'
+/// libcublas.so.12, libnvrtc.so.12 and libcurand.so.10 (/proc/self/maps).
+#[test]
+fn a_build_for_another_major_missing_its_libraries_is_replaced_not_completed() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/cupy11");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    wheel(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.4.127",
+        &["nvidia/cuda_runtime/lib/libcudart.so.12"],
+    );
+    wheel(
+        &mut env,
+        "nvidia-cublas-cu12",
+        "12.4.5.8",
+        &["nvidia/cublas/lib/libcublas.so.12"],
+    );
+    let module = "cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so";
+    env.pip(PipDist::new("cupy-cuda11x", "13.3.0").files(vec![FileSpec::File(module)]));
+    // Linked against a CUDA 11 cuBLAS that is then gone, as on a machine
+    // with no CUDA 11.
+    let elsewhere = sb.path("build/libcublas.so.11");
+    support::cc_shared(&elsewhere, "libcublas.so.11", &[], None, false);
+    let site = env.site();
+    support::cc_shared(
+        &site.join(module),
+        "cublas.cpython-312-x86_64-linux-gnu.so",
+        &[&elsewhere],
+        None,
+        false,
+    );
+    std::fs::remove_file(&elsewhere).unwrap();
+    let (json, code) = check(&sb, &prefix, &[]);
+    assert_eq!(code, 1);
+    let py = prefix.join("bin/python");
+    let rebuilt = format!(
+        "'{py}' -m pip uninstall -y 'cupy-cuda11x' && '{py}' -m pip install 'cupy-cuda12x==13.3.0' && envhook install -p '{}'",
+        prefix.display(),
+        py = py.display()
+    );
+    let missing = of(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
+    assert!(
+        missing[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("libcublas.so.11"),
+        "{:#}",
+        missing[0]
+    );
+    assert_eq!(missing[0]["fix"]["command"], rebuilt, "{:#}", missing[0]);
+    // No fix anywhere installs CUDA 11's libraries.
+    let text = json["findings"].to_string();
+    assert!(
+        !text.contains("-cu11") && !text.contains(">=11,<12"),
+        "{text}"
+    );
+}
+
 /// cupy-cuda11x beside torch's CUDA 12 wheels: CuPy links its runtime in,
 /// and the CUDA 12 `libcurand.so.10` has the soname its CUDA 11 build asks
 /// for, but is another build. The hook that would expose it is no fix

@@ -11,6 +11,7 @@
 //! hold.
 
 mod copy;
+pub mod export;
 pub mod messages;
 pub mod quote;
 pub mod venv;
@@ -36,8 +37,9 @@ pub enum Dialect {
 }
 
 impl Dialect {
-    /// Every dialect, in the order hooks are written.
-    #[cfg(test)]
+    /// Every dialect, in the order hooks are written: `install`'s default
+    /// (its `--shells` default names them; a test holds the two together)
+    /// and what `audit --fix` writes.
     pub const ALL: [Dialect; 4] = [
         Dialect::Posix,
         Dialect::Fish,
@@ -120,123 +122,6 @@ impl std::str::FromStr for Dialect {
                 "unknown shell '{other}' (expected sh, bash, zsh, fish, powershell or csh)"
             )),
         }
-    }
-}
-
-/// Text for deployments that never activate: a login-shell snippet, a
-/// Dockerfile `ENV` line, an env-file line. `dirs` must not contain `:` or
-/// newlines (see [`crate::activation::spec::check_prefix`]).
-pub mod export {
-    use super::{HookValues, substitute};
-
-    /// What an export renders from: its directories and header lines only
-    /// (no state, no staleness: nothing is ever deactivated).
-    fn values<'a>(dirs: &'a [String], header: &'a [String]) -> HookValues<'a> {
-        HookValues {
-            id: "0",
-            dirs,
-            conda_meta: "",
-            self_path: "",
-            watch: &[],
-            stale_message: "",
-            prefix: "",
-            moved_format: "",
-            foreign_message: "",
-            header,
-            copy_marks: &[],
-        }
-    }
-
-    /// An `/etc/profile.d` snippet (POSIX sh): idempotent prepend.
-    pub fn profile(dirs: &[String], header: &[String]) -> String {
-        let v = values(dirs, header);
-        substitute(include_str!("../../../hooks/profile.sh"), |token| {
-            Some(match token {
-                "HEADER" => super::header_text(),
-                "DETAILS" => super::details_text(&v),
-                "DIRS" => super::quote::posix(&dirs.join(":")),
-                "STRIP" => super::fragment(super::Dialect::Posix, super::Fragment::Strip),
-                _ => return None,
-            })
-        })
-    }
-
-    /// A Dockerfile `ENV` line. The value is double-quoted with `\`, `"`
-    /// and `$` escaped (Dockerfile escaping), then Docker's own
-    /// `${LD_LIBRARY_PATH:+:...}` keeps an existing value without leaving an
-    /// empty element when there is none.
-    pub fn dockerfile(dirs: &[String], install_prefix: Option<&str>) -> String {
-        // The link directory exists only where `envhook install` ran: in
-        // an image, that RUN line creates it (and fails the build loudly
-        // when envhook is not there, instead of a path to nothing).
-        let run = install_prefix.map_or_else(String::new, |prefix| {
-            format!(
-                "# lib/envhook/cuda is created by envhook install: run it in the image \
-                 (envhook must be on PATH there)\nRUN envhook install -p {}\n",
-                super::quote::posix(prefix)
-            )
-        });
-        let escaped: String = dirs
-            .join(":")
-            .chars()
-            .flat_map(|c| match c {
-                '\\' | '"' | '$' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
-        format!(
-            "{run}ENV LD_LIBRARY_PATH=\"{escaped}${{LD_LIBRARY_PATH:+:${{LD_LIBRARY_PATH}}}}\"\n"
-        )
-    }
-
-    /// An Apptainer/Singularity definition-file `%environment` section
-    /// (`hooks/apptainer.sh`, indented). Apptainer copies it into the
-    /// image's `/.singularity.d/env/90-environment.sh` and runs it at every
-    /// start in its embedded interpreter, so an inherited `LD_LIBRARY_PATH`
-    /// (`APPTAINERENV_LD_LIBRARY_PATH`, `--env`) stays after the
-    /// environment's directories. For the link directory, the lines before
-    /// the section say which `%post` line creates it in the image: they are
-    /// comments, harmless wherever the section is pasted.
-    pub fn apptainer(dirs: &[String], header: &[String], install_prefix: Option<&str>) -> String {
-        let v = values(dirs, header);
-        let body = substitute(include_str!("../../../hooks/apptainer.sh"), |token| {
-            Some(match token {
-                "HEADER" => super::header_text(),
-                // Not a hook: nothing rewrites or removes it but the user.
-                "DETAILS" => super::details_text(&v).replacen(
-                    "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it",
-                    "written by `envhook export --format apptainer`: export again after the environment changes",
-                    1,
-                ),
-                "DIRS" => super::quote::apptainer(&dirs.join(":")),
-                _ => return None,
-            })
-        });
-        let mut text = String::new();
-        if let Some(prefix) = install_prefix {
-            text.push_str(&format!(
-                "# lib/envhook/cuda is created by envhook install: in %post, after the\n\
-                 # environment is created (envhook must be on PATH there):\n\
-                 #     envhook install -p {}\n",
-                super::quote::posix(prefix)
-            ));
-        }
-        text.push_str("%environment\n");
-        for line in body.lines() {
-            if !line.is_empty() {
-                text.push_str("    ");
-            }
-            text.push_str(line);
-            text.push('\n');
-        }
-        text
-    }
-
-    /// A `KEY=VALUE` env-file line (docker `--env-file`, Kubernetes
-    /// ConfigMaps): no quoting or expansion exists there, so the value is
-    /// the directories alone.
-    pub fn env_file(dirs: &[String]) -> String {
-        format!("LD_LIBRARY_PATH={}\n", dirs.join(":"))
     }
 }
 
@@ -373,7 +258,7 @@ fn value(dialect: Dialect, v: &HookValues<'_>, token: &str) -> Option<String> {
     let q = |s: &str| dialect.quote(s);
     Some(match token {
         "HEADER" => header_text(),
-        "DETAILS" => details_text(v),
+        "DETAILS" => details_text(v, INSTALLED),
         "ID" => v.id.to_string(),
         "DIRS" => q(&v.dirs.join(":")),
         "CONDA_META" => q(v.conda_meta),
@@ -525,10 +410,8 @@ fn header_text() -> String {
 
 /// What the hook was written from, the last lines: the template's last
 /// line is `# __ENVHOOK_DETAILS__`.
-fn details_text(v: &HookValues<'_>) -> String {
-    let mut text =
-        "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it"
-            .to_string();
+fn details_text(v: &HookValues<'_>, provenance: &str) -> String {
+    let mut text = provenance.to_string();
     for line in v.header {
         debug_assert!(!line.contains('\n'));
         text.push_str("\n# ");
@@ -536,6 +419,10 @@ fn details_text(v: &HookValues<'_>) -> String {
     }
     text
 }
+
+/// The first line of a hook's details: who writes it and what removes it.
+const INSTALLED: &str =
+    "written by envhook: `envhook install` rewrites it, `envhook uninstall` removes it";
 
 /// Replace every `__ENVHOOK_<NAME>__` in `template` in one pass, so that a
 /// value that happens to contain a placeholder's spelling (a prefix named

@@ -21,6 +21,20 @@ pub fn apptainer(s: &str) -> String {
     format!("'{}'", s.replace('\'', r#"'"'"'"#))
 }
 
+/// The inside of a Dockerfile double-quoted value (`ENV K="..."`): `\`,
+/// `"` and `$` escaped with a backslash, Dockerfile's own escaping; the
+/// caller writes the quotes and any `${VAR}` it means to expand.
+pub fn dockerfile_inner(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | '"' | '$') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// fish: single quotes, where only `\` and `'` are special and are
 /// escaped with a backslash. (fish's single quotes are not POSIX's:
 /// `\\` stands for one backslash, so POSIX quoting would change the value.)

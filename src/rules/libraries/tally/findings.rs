@@ -5,7 +5,9 @@ use std::path::Path;
 
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
+use crate::data::matrix::major;
 use crate::finding::{Cmd, Code, Fix, Problem, Severity};
+use crate::inventory::needs::needs;
 use crate::machine::resolve::Rule;
 use crate::rules::libraries::Via;
 use crate::rules::{Facts, finding};
@@ -173,11 +175,15 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                 s.name
             )
         },
-        CATALOG.library_component(&s.name).map(|c| match c {
-            crate::data::catalog::TENSORRT => super::tensorrt::fix(f, label, &s.name),
-            _ => framework(f, label)
-                .map(|fw| crate::rules::fixes::for_framework(f, fw, &[c]))
-                .unwrap_or_else(|| Fix::advice(format!("install {c}"))),
+        CATALOG.library_component(&s.name).and_then(|c| match c {
+            crate::data::catalog::TENSORRT => Some(super::tensorrt::fix(f, label, &s.name)),
+            _ => match framework(f, label) {
+                // Its build for the environment's major is the error's
+                // fix; this major's library would be the wrong one.
+                Some(fw) if rebuilt(f, fw).is_some() => None,
+                Some(fw) => Some(crate::rules::fixes::for_framework(f, fw, &[c])),
+                None => Some(Fix::advice(format!("install {c}"))),
+            },
         }),
     )
 }
@@ -324,7 +330,12 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     // set, so the hooks are written (or refreshed) after it; they also
     // provide the unversioned names that come only from -dev packages.
     let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
-    let hint = match fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components)) {
+    let rebuilt = fw.and_then(|fw| rebuilt(f, fw));
+    let rebuilt_fix = rebuilt.is_some();
+    let framework_fix = || fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components));
+    let hint = match rebuilt.map(Fix::Command).or_else(framework_fix) {
+        // rebuilt_for's command ends with the hooks' refresh already.
+        Some(fix) if rebuilt_fix => fix,
         Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
         Some(choose) => choose,
         None if crate::discovery::is_venv(&f.inv.prefix) => Fix::advice(format!(
@@ -513,6 +524,21 @@ pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> Cmd {
         }
     }
     Cmd::all(links)
+}
+
+/// For a build named for another CUDA major than the environment's
+/// runtime (cupy-cuda11x beside torch's CUDA 12 wheels), the same release
+/// built for this major, as cuda-mismatch's fix: the other major's
+/// libraries installed beside would share sonames with this one's
+/// (libcurand.so.10 is both CUDA 11's and 12's). Ends with the hooks'
+/// refresh.
+fn rebuilt(f: &Facts, fw: &crate::inventory::FrameworkBuild) -> Option<Cmd> {
+    let have = f.inv.cuda.first().and_then(|rt| major(&rt.version))?;
+    let built = needs(fw, f.matrix).and_then(|n| n.cuda)?;
+    if major(&built) == Some(have) {
+        return None;
+    }
+    crate::rules::fixes::rebuilt_for(f, fw, have)
 }
 
 /// The framework build a tally label (`package version`) names.
