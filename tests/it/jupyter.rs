@@ -176,12 +176,20 @@ fn rewritten_edited_outside_and_linked_kernelspecs() {
     // `ipykernel install` again rewrites the file: a plain install sets
     // the value again, and the file it recorded is the new one.
     fs::write(&plain, &was).unwrap();
+    let (json, _) = support::check_json(&sb, &prefix, &[]);
+    let lost = support::findings_of(&json, "kernelspec-without-path");
+    assert_eq!(lost.len(), 1, "{json:#}");
+    assert_eq!(lost[0]["path"], plain.display().to_string());
+    let fix = format!("envhook install -p '{}'", prefix.display());
+    assert_eq!(lost[0]["fix"]["command"], fix.as_str());
     let out = install(&sb, &prefix, &[]);
     assert!(
         out.contains(&format!("  set          {}", plain.display())),
         "{out}"
     );
     assert!(fs::read_to_string(&plain).unwrap().contains(&link));
+    let (json, _) = support::check_json(&sb, &prefix, &[]);
+    assert!(support::findings_of(&json, "kernelspec-without-path").is_empty());
 
     // envhook's value edited by hand: refused, nothing removed.
     let set = fs::read_to_string(&plain).unwrap();

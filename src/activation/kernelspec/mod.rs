@@ -271,6 +271,26 @@ pub fn apply(prefix: &Prefix, changes: &[Change]) -> Result<()> {
     Ok(())
 }
 
+/// The kernelspecs of the prefix in which envhook set the path and which
+/// were rewritten since without it (for `check`: kernels started from them
+/// do not get it). Unreadable ones are not counted.
+pub fn rewritten(prefix: &Path) -> Vec<PathBuf> {
+    let Ok(found) = Prefix::open(prefix).and_then(|p| scan(&p)) else {
+        return Vec::new();
+    };
+    found
+        .into_iter()
+        .filter(|f| f.record.is_some())
+        .filter(|f| {
+            matches!(
+                json::current(&f.text),
+                Ok(json::Current::NoEnv | json::Current::Unset)
+            )
+        })
+        .map(|f| f.path)
+        .collect()
+}
+
 /// A kernelspec outside the prefix whose kernel runs this environment's
 /// python, lacking envhook's value: envhook does not write there.
 #[derive(Debug, Clone)]
