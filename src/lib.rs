@@ -13,11 +13,13 @@
 //! 4. `machine` (driver, loader, ELF) and `inventory` (what one environment
 //!    holds)
 //! 5. `activation`: the hooks envhook writes, and reading them back
-//! 6. `rules`: the verdicts, one file per family
-//! 7. `explain` (an error message, answered) and `audit` (every environment)
-//! 8. `report`: tables, JSON and Prometheus text
-//! 9. `manual` and `cli` (clap only)
-//! 10. `cmd`: one thin file per verb
+//! 6. `loading`: the loader simulation (what each framework's import asks
+//!    for and gets), data for the rules
+//! 7. `rules`: the verdicts, one file per family
+//! 8. `explain` (an error message, answered) and `audit` (every environment)
+//! 9. `report`: tables, JSON and Prometheus text
+//! 10. `manual` and `cli` (clap only)
+//! 11. `cmd`: one thin file per verb
 //!
 //! A newcomer starts at `inventory::Inventory::read`, then `rules::run`,
 //! then `activation` (its module doc says where to go next).
@@ -40,6 +42,7 @@ pub mod exit;
 pub mod explain;
 pub mod finding;
 pub mod inventory;
+pub mod loading;
 pub mod machine;
 pub mod manual;
 pub mod notice;

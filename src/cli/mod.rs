@@ -285,6 +285,9 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExportFormat::Sh)]
     pub format: ExportFormat,
+    /// Print the export as JSON (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
     /// isolated: the link directory `envhook install` created; dirs: the
     /// library directories, as they are. Default: the link directory; without
     /// one, the library directories only when they hold CUDA libraries only
@@ -363,9 +366,10 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The error message or whole traceback, as pasted; `-` or nothing:
-    /// read it from standard input.
-    #[arg(value_name = "ERROR TEXT")]
-    pub message: Option<String>,
+    /// read it from standard input. Quoting it keeps it whole; words
+    /// given unquoted are joined with spaces.
+    #[arg(value_name = "ERROR TEXT", num_args = 0..)]
+    pub message: Vec<String>,
     #[command(flatten)]
     pub env: EnvSelection,
     #[command(flatten)]

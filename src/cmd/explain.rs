@@ -15,9 +15,16 @@ const MAX_MESSAGE: u64 = 1 << 20;
 
 /// Run `explain`.
 pub fn run(args: &ExplainArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
-    let message = match args.message.as_deref() {
-        Some(m) if m != "-" => m.to_string(),
-        _ => {
+    // A message pasted without quotes arrives as words: joined again,
+    // its line breaks lost (the shell took them), its words kept.
+    let message = match &args.message[..] {
+        [] => None,
+        [dash] if dash == "-" => None,
+        words => Some(words.join(" ")),
+    };
+    let message = match message {
+        Some(m) => m,
+        None => {
             if std::io::stdin().is_terminal() {
                 return Err(Error::NoMessage {
                     stdin: "is a terminal",

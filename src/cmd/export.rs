@@ -122,6 +122,11 @@ fn header(prefix: &std::path::Path, mode: Mode) -> Vec<String> {
 
 /// Run `export`.
 pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<ExitStatus> {
+    let format = if args.json {
+        ExportFormat::Json
+    } else {
+        args.format
+    };
     let Matched {
         prefix,
         mode,
@@ -133,7 +138,7 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
     // image; what is exported for this machine needs it run here first.
     if planned
         && matches!(
-            args.format,
+            format,
             ExportFormat::Sh | ExportFormat::Env | ExportFormat::Json
         )
     {
@@ -146,14 +151,14 @@ pub fn run(args: &ExportArgs, ctx: &Context, out: &mut impl Write) -> Result<Exi
     }
     let text: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let w = Error::Output;
-    if dirs.is_empty() && args.format != ExportFormat::Json {
+    if dirs.is_empty() && format != ExportFormat::Json {
         crate::notice::warn(&format!(
             "{}: no CUDA libraries from conda or pip; nothing to export",
             prefix.display()
         ));
         return Ok(ExitStatus::Success);
     }
-    match args.format {
+    match format {
         ExportFormat::Sh => {
             out.write_all(shell::export::profile(&text, &header(&prefix, mode)).as_bytes())
                 .map_err(w)?;

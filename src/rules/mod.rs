@@ -44,7 +44,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::activation::spec::{HookSpec, Mode};
-use crate::activation::status::{self, HookStatus, InstalledHooks};
+use crate::activation::status::{self, HookStatus};
 use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
 use crate::finding::{Code, Fix, Problem, Severity};
@@ -52,6 +52,7 @@ use crate::inventory::{Claim, FrameworkBuild, Inventory, Stack};
 use crate::machine::Machine;
 use crate::machine::driver::Driver;
 
+pub use crate::loading::Facts;
 pub use libraries::{LibraryCheck, Loaded, Use};
 
 /// Identifies the JSON document of `envhook check --json`.
@@ -121,23 +122,6 @@ impl Report {
                 .iter()
                 .all(|d| fine(&d.with_hook, &d.without_hook))
     }
-}
-
-/// Everything the rules look at, gathered once.
-pub struct Facts<'a> {
-    /// The environment.
-    pub inv: &'a Inventory,
-    /// The compatibility data.
-    pub matrix: &'a Matrix,
-    /// The driver, GPUs and loader cache.
-    pub machine: &'a Machine,
-    /// Environment variables and the sysroot.
-    pub ctx: &'a Context,
-    /// What envhook's isolating hook would expose (`None`: nothing to
-    /// expose, or a prefix no hook can carry).
-    pub spec: Option<HookSpec>,
-    /// What the installed hooks record.
-    pub installed: Option<InstalledHooks>,
 }
 
 /// What the rules judge, owned: one environment's inventory, the data and

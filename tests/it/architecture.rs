@@ -22,6 +22,7 @@ const FLOORS: &[&[&str]] = &[
     &["discovery"],
     &["machine", "inventory"],
     &["activation"],
+    &["loading"],
     &["rules"],
     &["explain", "audit"],
     &["report"],

@@ -83,6 +83,7 @@ fn identical_findings_are_one_line_with_their_fix() {
     assert_eq!(code, 1);
     assert!(!text.contains("ENV "), "{text}");
     assert!(!text.contains("fix:"), "{text}");
+    assert!(!text.starts_with('\n'), "no blank line first: {text:?}");
     assert!(
         text.contains("warning[needs-hook] 3 environments"),
         "{text}"

@@ -368,6 +368,29 @@ fn the_message_comes_from_standard_input_and_must_be_there() {
     let traceback = "Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    \
                      import paddle\nOSError: libcudart.so.11.0: cannot open shared object file: \
                      No such file or directory\n";
+    // Pasted without quotes, the words arrive one by one (#42 item 6):
+    // joined, they are the message.
+    let words: Vec<&str> =
+        "OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory"
+            .split(' ')
+            .collect();
+    let out = sb
+        .envhook()
+        .arg("explain")
+        .args(&words)
+        .args(A100)
+        .arg("-p")
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  libcudart.so.11.0\n"), "{text}");
     for args in [&["explain", "-"][..], &["explain"][..]] {
         let out = sb
             .envhook()

@@ -81,6 +81,20 @@ fn profile_snippet_round_trips_in_real_shells() {
     assert!(!sb.path("x").exists());
 }
 
+/// `--json` is `--format json`, as for audit (#42 item 6).
+#[test]
+fn json_flag_is_the_json_format() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    let (code, flag, err) = sb.run_on(&["export", "--mode", "dirs", "--json"], &env.prefix);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(flag, export(&sb, &env.prefix, "json"));
+    let doc: serde_json::Value = serde_json::from_str(&flag).unwrap();
+    assert_eq!(doc["schema"], "envhook.export/1");
+    let (code, _, err) = sb.run_on(&["export", "--json", "--format", "sh"], &env.prefix);
+    assert_eq!(code, 2, "{err}");
+}
+
 #[test]
 fn dockerfile_env_line() {
     let sb = Sandbox::new();

@@ -229,6 +229,22 @@ fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
     let (_, text, _) = envhook(&sb, "uninstall", &env.prefix, &["--dry-run"]);
     assert!(text.contains("would remove"), "{text}");
     assert_eq!(support::snapshot(&env.prefix), before);
+    // uninstall -q removes and prints nothing (#42 item 6), twice.
+    for _ in 0..2 {
+        let out = sb
+            .envhook()
+            .args(["-q", "uninstall", "-p"])
+            .arg(&env.prefix)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    assert!(!env.path("etc/conda/activate.d/envhook.sh").exists());
 }
 
 #[test]

@@ -153,7 +153,10 @@ pub(super) fn findings(a: &Audit, layout: Layout, out: &mut String) {
         return;
     }
     let width = layout.width.unwrap_or(usize::MAX).max(40);
-    out.push('\n');
+    // A blank line after the table; `--summary` has none above it.
+    if !out.is_empty() {
+        out.push('\n');
+    }
     for g in groups {
         let style = if g.severity == Severity::Error {
             RED

@@ -252,6 +252,43 @@ fn cell(text: &str, width: usize) -> String {
     out
 }
 
+/// `text` cut in the middle to `width` display columns, padded: an
+/// environment's name or prefix keeps its start and its end, where two
+/// long prefixes differ (`/shared/conda/…/envs/paddle-a`), so two rows
+/// never read the same.
+fn cell_middle(text: &str, width: usize) -> String {
+    if text.width() <= width || width < 5 {
+        return cell(text, width);
+    }
+    let keep = width - 1;
+    let (head_cols, tail_cols) = (keep / 3, keep - keep / 3);
+    let col = |c: char| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+    let mut head = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        if used + col(c) > head_cols {
+            break;
+        }
+        head.push(c);
+        used += col(c);
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used_tail = 0;
+    for c in text.chars().rev() {
+        if used_tail + col(c) > tail_cols {
+            break;
+        }
+        tail.push(c);
+        used_tail += col(c);
+    }
+    let mut out = head;
+    out.push('…');
+    out.extend(tail.into_iter().rev());
+    let pad = width.saturating_sub(out.width());
+    out.extend(std::iter::repeat_n(' ', pad));
+    out
+}
+
 fn rows(a: &Audit, layout: Layout, out: &mut String) {
     let cells: Vec<[String; 6]> = a
         .envs
@@ -282,7 +319,10 @@ fn rows(a: &Audit, layout: Layout, out: &mut String) {
         for (i, text) in texts.iter().enumerate() {
             let Some(width) = w[i] else { continue };
             let last = (i + 1..6).all(|j| w[j].is_none());
-            let mut c = cell(text, width);
+            let mut c = match i {
+                0 => cell_middle(text, width),
+                _ => cell(text, width),
+            };
             if last {
                 c = c.trim_end().to_string();
             }
@@ -350,13 +390,28 @@ fn summary(a: &Audit, layout: Layout, out: &mut String) {
         plural(t.errors, "error"),
         plural(t.warnings, "warning"),
     );
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     wrap(out, "", &text, layout.width.unwrap_or(usize::MAX).max(40));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_cut_in_the_middle_and_stay_apart() {
+        let a = cell_middle("/shared/conda/installations/team-a/envs/paddle-a", 24);
+        let b = cell_middle("/shared/conda/installations/team-a/envs/paddle-b", 24);
+        assert_ne!(a, b);
+        assert_eq!(a.width(), 24);
+        assert!(
+            a.starts_with("/shared") && a.trim_end().ends_with("envs/paddle-a"),
+            "{a}"
+        );
+        assert_eq!(cell_middle("short", 10), "short     ");
+    }
 
     #[test]
     fn cells_are_cut_and_padded_to_their_width() {

@@ -1,10 +1,12 @@
 //! The loader's view of the frameworks: each framework's import run in a
 //! simulated process ([`crate::machine::loader`]), with and without
-//! envhook's hook. Its steps follow how the framework really reaches its
-//! CUDA libraries ([`asked`]): what its Python code loads by path (torch's
-//! preloader, JAX's) or through cuda-pathfinder ([`pathfinder`]), its
-//! objects with what they need (DT_NEEDED), what it dlopens by name from
-//! the object whose code calls dlopen ([`mod@run`]). Every library loaded pulls
+//! envhook's hook, by the simulation of [`crate::loading`]. Its steps
+//! follow how the framework really reaches its CUDA libraries
+//! ([`crate::loading::asked`]): what its Python code loads by path
+//! (torch's preloader, JAX's) or through cuda-pathfinder
+//! ([`crate::loading::pathfinder`]), its objects with what they need
+//! (DT_NEEDED), what it dlopens by name from the object whose code calls
+//! dlopen ([`crate::loading::run`]). Every library loaded pulls
 //! in its own dependencies, searched from itself, and their symbols are
 //! looked up in the copy the loader binds ([`closure`]).
 //!
@@ -23,58 +25,23 @@ use crate::data::catalog::{CATALOG, Framework};
 use crate::finding::{Code, Problem, Severity};
 use crate::inventory::builds::Variant;
 use crate::inventory::{FrameworkBuild, LibStatus};
+pub use crate::loading::Via;
+use crate::loading::asked::plan;
+pub use crate::loading::loaded::{Loaded, Use};
+use crate::loading::pathfinder::Pathfinder;
+use crate::loading::run::run;
 use crate::machine::elf::{self, ElfInfo};
 use crate::machine::loader::Objects;
 use crate::machine::resolve::Found;
-use asked::plan;
 use closure::Closure;
 pub use closure::DependencyCheck;
-pub use loaded::{Loaded, Use};
-use pathfinder::Pathfinder;
-use run::run;
 use searches::Searches;
 use tally::Tally;
 
-mod asked;
 mod closure;
-mod loaded;
 mod major;
-mod pathfinder;
-mod run;
 mod searches;
 mod tally;
-
-/// How a library is asked for: the loader simulation's vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Via {
-    /// A framework object's DT_NEEDED entry.
-    Needed,
-    /// Loaded by name at run time (dlopen).
-    Dlopen,
-    /// Loaded through cuda-pathfinder.
-    Pathfinder,
-    /// A DT_NEEDED entry of a library the framework loads.
-    Dependency,
-}
-
-impl Via {
-    /// The name JSON and check's list print.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Via::Needed => "needed",
-            Via::Dlopen => "dlopen",
-            Via::Pathfinder => "pathfinder",
-            Via::Dependency => "dependency",
-        }
-    }
-}
-
-impl std::fmt::Display for Via {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// How one name resolves with and without envhook's hook.
 #[derive(Debug, Clone, Serialize)]

@@ -20,17 +20,17 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Facts;
 use crate::machine::elf::ElfInfo;
 use crate::machine::loader::{Dependency, Objects, Process};
 use crate::machine::resolve::{Found, Rule};
-use crate::rules::Facts;
 
 /// Dependencies are loaded first, recursively; the catalogue's chains are
 /// two deep (cuSOLVER -> cuSPARSE -> nvJitLink): more is a loop.
 const MAX_DEPTH: usize = 4;
 
 /// The environment's cuda-pathfinder.
-pub(super) struct Pathfinder<'a> {
+pub struct Pathfinder<'a> {
     f: &'a Facts<'a>,
     /// Its version, if installed.
     release: Option<&'a str>,
@@ -42,7 +42,7 @@ pub(super) struct Pathfinder<'a> {
 }
 
 impl<'a> Pathfinder<'a> {
-    pub(super) fn new(f: &'a Facts<'a>, caller: &'a ElfInfo) -> Self {
+    pub fn new(f: &'a Facts<'a>, caller: &'a ElfInfo) -> Self {
         let var = |name: &str| {
             f.ctx
                 .var_os_raw(name)
@@ -65,7 +65,7 @@ impl<'a> Pathfinder<'a> {
     /// data cannot say how (no cuda-pathfinder installed, a release or a
     /// library no row covers); `Some(None)` when it finds nothing (the
     /// package raises `DynamicLibNotFoundError`).
-    pub(super) fn load(
+    pub fn load(
         &self,
         stem: &str,
         process: &mut Process,

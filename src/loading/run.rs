@@ -5,26 +5,26 @@
 
 use std::path::PathBuf;
 
+use super::Via;
 use super::asked::{Plan, Step};
 use super::pathfinder::Pathfinder;
 use crate::data::catalog::CATALOG;
 use crate::machine::elf::ElfInfo;
 use crate::machine::loader::{Dependency, Objects, Process};
 use crate::machine::resolve::{Found, Rule, Search};
-use crate::rules::libraries::Via;
 
 /// What one run settled.
-pub(super) struct Run {
+pub struct Run {
     /// Each asked name's answer (`None`: nothing the data can say, such
     /// as a cuda-pathfinder release no row covers; `Some(None)`: not
     /// found).
-    pub(super) found: Vec<Option<Option<Found>>>,
+    pub found: Vec<Option<Option<Found>>>,
     /// Every dependency of a loaded CUDA library, as the loader settled it
     /// (those of the framework's own objects are asked names).
-    pub(super) deps: Vec<Dependency>,
+    pub deps: Vec<Dependency>,
     /// Every file the import loaded: its objects, what they need, what it
     /// loads by path or by name, and their closures.
-    pub(super) files: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
 }
 
 /// Whether the closure follows a name: the CUDA stack's libraries.
@@ -34,7 +34,7 @@ fn cuda(name: &str) -> bool {
 
 /// Run `plan` for the framework objects `paths` (their facts `infos`)
 /// with `search` as the loader's.
-pub(super) fn run(
+pub fn run(
     plan: &Plan,
     paths: &[PathBuf],
     infos: &[&ElfInfo],

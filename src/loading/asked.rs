@@ -8,39 +8,39 @@
 
 use std::path::PathBuf;
 
+use super::Facts;
 use super::Via;
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::{By, DlopenRow, major};
 use crate::inventory::needs::{loading_rows, needs};
 use crate::inventory::{FrameworkBuild, Installer};
 use crate::machine::elf::ElfInfo;
-use crate::rules::Facts;
 
 /// One name an object asks for.
-pub(super) struct Asked {
+pub struct Asked {
     /// Which of the framework's objects asks.
-    pub(super) object: usize,
-    pub(super) name: String,
+    pub object: usize,
+    pub name: String,
     /// `needed`, `dlopen` or `pathfinder`.
-    pub(super) kind: Via,
+    pub kind: Via,
     /// Without it the framework runs on the CPU.
-    pub(super) falls_back_to_cpu: bool,
+    pub falls_back_to_cpu: bool,
     /// What the framework loses without it, where it runs without it (the
     /// row's `optional`).
-    pub(super) loses: Option<String>,
+    pub loses: Option<String>,
     /// What fails without it, where the framework needs it for nearly
     /// every operation (a row's `required`), whichever way it is reached.
-    pub(super) required: Option<String>,
+    pub required: Option<String>,
     /// The directory the framework tries by path when the loader finds
     /// nothing (the row's `then_dir`).
-    pub(super) then_dir: Option<String>,
+    pub then_dir: Option<String>,
     /// For an unversioned name, the soname of the build's own major it
     /// must reach ([`crate::inventory::needs::bound_soname`]).
-    pub(super) bound: Option<String>,
+    pub bound: Option<String>,
 }
 
 /// One step of a framework's import.
-pub(super) enum Step {
+pub enum Step {
     /// A file loaded by absolute path (a wheel's copy, preloaded).
     Path(PathBuf),
     /// A library (stem) loaded through cuda-pathfinder; the index of its
@@ -53,16 +53,16 @@ pub(super) enum Step {
 }
 
 /// A framework's import, as steps, and the names it asks for.
-pub(super) struct Plan {
-    pub(super) steps: Vec<Step>,
-    pub(super) asked: Vec<Asked>,
+pub struct Plan {
+    pub steps: Vec<Step>,
+    pub asked: Vec<Asked>,
     /// The CUDA major the build was made for, if known.
-    pub(super) cuda_major: Option<u32>,
+    pub cuda_major: Option<u32>,
 }
 
 /// The plan of one framework build whose objects are `infos` (catalogue
 /// order: the first is the one loaded first).
-pub(super) fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
+pub fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
     // The build's own CUDA and cuDNN name what it loads (TSL and ONNX
     // Runtime build `lib<name>.so.<version>` from them).
     let (cuda, cudnn) = needs(fw, f.matrix).map_or((None, None), |n| (n.cuda, n.cudnn));
@@ -97,7 +97,7 @@ pub(super) fn plan(f: &Facts, fw: &FrameworkBuild, infos: &[&ElfInfo]) -> Plan {
 impl Plan {
     /// Whether the import asks for any CUDA library: a name, a file by
     /// path, one through cuda-pathfinder.
-    pub(super) fn asks(&self) -> bool {
+    pub fn asks(&self) -> bool {
         !self.asked.is_empty()
             || self
                 .steps

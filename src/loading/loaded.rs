@@ -2,7 +2,7 @@
 //! file each framework's import takes, with envhook's hook and without it,
 //! by the loader or by the framework's own scheme (preloads by path,
 //! cuda-pathfinder, dlopen by name, the closure of each). Computed once by
-//! the import runs ([`super::check`]) and handed to the rules that judge
+//! the import runs ([`crate::rules::libraries::check`]) and handed to the rules that judge
 //! one copy of a library (its GPU code, its CUDA against the driver, a
 //! release NVIDIA names as broken): a cuDNN wheel that nothing loads has
 //! no kernels to miss, beside an ONNX Runtime built for CUDA 11 that asks
@@ -72,7 +72,7 @@ impl Loaded {
     /// Record the files one framework build's import loads (`asks`: it
     /// asks for some CUDA library); `found` is each as the loader found
     /// it, `on_disk` the file that is.
-    pub(super) fn record(
+    pub fn record(
         &mut self,
         (framework, asks): (String, bool),
         found: &[PathBuf],
