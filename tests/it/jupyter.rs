@@ -220,3 +220,30 @@ fn rewritten_edited_outside_and_linked_kernelspecs() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(fs::read(&plain).unwrap(), was);
 }
+
+#[test]
+fn an_environment_that_lost_its_cuda_libraries_gets_its_kernelspecs_back() {
+    let sb = Sandbox::new();
+    let (prefix, cudart) = venv(&sb.path("v"));
+    let plain = kernelspec(&prefix, "python3", IPYKERNEL);
+    let was = fs::read(&plain).unwrap();
+    install(&sb, &prefix, &["--jupyter"]);
+    assert_ne!(fs::read(&plain).unwrap(), was);
+    // `pip uninstall nvidia-cuda-runtime-cu12`: its dist-info and library
+    // go; install then removes the hooks and gives the kernelspec back.
+    let site = cudart.ancestors().nth(4).unwrap();
+    for entry in fs::read_dir(site).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("nvidia_cuda_runtime") || name == "nvidia" {
+            fs::remove_dir_all(&path).unwrap();
+        }
+    }
+    let out = install(&sb, &prefix, &[]);
+    assert!(
+        out.contains(&format!("  restored     {}", plain.display())),
+        "{out}"
+    );
+    assert_eq!(fs::read(&plain).unwrap(), was);
+    assert!(!prefix.join("etc/conda/activate.d/envhook.sh").exists());
+}
