@@ -66,6 +66,15 @@ fn kernelspec(prefix: &Path, name: &str, template: &str) -> PathBuf {
     path
 }
 
+/// A venv with ipykernel's kernelspec: the prefix, its libcudart, the
+/// kernel.json and its bytes.
+fn plain_venv(sb: &Sandbox) -> (PathBuf, PathBuf, PathBuf, Vec<u8>) {
+    let (prefix, cudart) = venv(&sb.path("v"));
+    let plain = kernelspec(&prefix, "python3", IPYKERNEL);
+    let was = fs::read(&plain).unwrap();
+    (prefix, cudart, plain, was)
+}
+
 fn install(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> String {
     let (code, out, err) = sb.run_on(&[&["install"], extra].concat(), prefix);
     assert!(code == 0 || code == 1, "{code}\n{out}\n{err}");
@@ -143,9 +152,7 @@ fn a_kernel_loads_the_library_without_activation_and_its_file_comes_back() {
 #[test]
 fn rewritten_edited_outside_and_linked_kernelspecs() {
     let sb = Sandbox::new();
-    let (prefix, _) = venv(&sb.path("v"));
-    let plain = kernelspec(&prefix, "python3", IPYKERNEL);
-    let was = fs::read(&plain).unwrap();
+    let (prefix, _, plain, was) = plain_venv(&sb);
     // ipykernel install --user --name v: outside the prefix, reported.
     let user = sb.home().join(".local/share/jupyter/kernels/v/kernel.json");
     fs::create_dir_all(user.parent().unwrap()).unwrap();
@@ -224,9 +231,7 @@ fn rewritten_edited_outside_and_linked_kernelspecs() {
 #[test]
 fn an_environment_that_lost_its_cuda_libraries_gets_its_kernelspecs_back() {
     let sb = Sandbox::new();
-    let (prefix, cudart) = venv(&sb.path("v"));
-    let plain = kernelspec(&prefix, "python3", IPYKERNEL);
-    let was = fs::read(&plain).unwrap();
+    let (prefix, cudart, plain, was) = plain_venv(&sb);
     install(&sb, &prefix, &["--jupyter"]);
     assert_ne!(fs::read(&plain).unwrap(), was);
     // `pip uninstall nvidia-cuda-runtime-cu12`: its dist-info and library
