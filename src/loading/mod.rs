@@ -2,13 +2,14 @@
 //! loader for, in the order it asks ([`asked`]), what the loader (and
 //! cuda-pathfinder, [`pathfinder`]) finds for each ask with and without
 //! envhook's hook ([`run`]), and which copies of a library that loads
-//! ([`loaded`]). Data only, from the facts below; the rules a floor up
-//! turn it into findings.
+//! ([`loaded`]), through the two searches of [`searches`]. Data only,
+//! from the facts below; the rules a floor up turn it into findings.
 
 pub mod asked;
 pub mod loaded;
 pub mod pathfinder;
 pub mod run;
+pub mod searches;
 
 use serde::Serialize;
 

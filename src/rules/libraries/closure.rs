@@ -112,35 +112,65 @@ impl Closure {
     }
 
     /// The versioned symbols each library needs that the provider the
-    /// loader binds lacks, in the scenario the user has: with the hook if
-    /// it is installed, else without.
+    /// loader binds lacks, as findings.
     pub(super) fn symbols(&self, f: &Facts, installed: bool) -> Vec<Problem> {
-        let mut out = Vec::new();
-        for e in &self.edges {
-            let (now, other) = if installed {
-                (&e.with_hook, &e.without_hook)
-            } else {
-                (&e.without_hook, &e.with_hook)
-            };
-            let Some(provider) = now else { continue };
-            let consumer = on_disk(f, &e.needed_by);
-            let Some(lacking) =
-                lacking(&consumer, &on_disk(f, &provider.path), &e.name).filter(|l| !l.is_empty())
-            else {
-                continue;
-            };
-            // The hook binds another provider that has them all: it is the
-            // fix.
-            let hook_fixes = !installed
-                && other.as_ref().is_some_and(|o| {
-                    let theirs = on_disk(f, &o.path);
-                    theirs != on_disk(f, &provider.path)
-                        && lacking_none(&consumer, &theirs, &e.name, &lacking)
-                });
-            out.push(missing_symbol(f, e, provider, &lacking, hook_fixes));
-        }
-        out
+        symbol_gaps(f, &self.edges, installed)
+            .iter()
+            .map(|gap| missing_symbol(f, gap))
+            .collect()
     }
+}
+
+/// One library whose provider lacks symbols it needs.
+pub struct SymbolGap<'e> {
+    /// The dependency: who needs which name.
+    pub edge: &'e DependencyCheck,
+    /// The copy the loader binds for it.
+    pub provider: &'e Found,
+    /// The symbols (and versions) it lacks, in the consumer's order.
+    pub lacking: Vec<(String, String)>,
+    /// Whether the hook binds another provider that has them all.
+    pub hook_fixes: bool,
+}
+
+/// The versioned symbols each library of `edges` needs that the provider
+/// the loader binds lacks, in the scenario the user has: with the hook if
+/// it is `installed`, else without.
+pub fn symbol_gaps<'e>(
+    f: &Facts,
+    edges: &'e [DependencyCheck],
+    installed: bool,
+) -> Vec<SymbolGap<'e>> {
+    let mut out = Vec::new();
+    for e in edges {
+        let (now, other) = if installed {
+            (&e.with_hook, &e.without_hook)
+        } else {
+            (&e.without_hook, &e.with_hook)
+        };
+        let Some(provider) = now else { continue };
+        let consumer = on_disk(f, &e.needed_by);
+        let Some(lacking) =
+            lacking(&consumer, &on_disk(f, &provider.path), &e.name).filter(|l| !l.is_empty())
+        else {
+            continue;
+        };
+        // The hook binds another provider that has them all: it is the
+        // fix.
+        let hook_fixes = !installed
+            && other.as_ref().is_some_and(|o| {
+                let theirs = on_disk(f, &o.path);
+                theirs != on_disk(f, &provider.path)
+                    && lacking_none(&consumer, &theirs, &e.name, &lacking)
+            });
+        out.push(SymbolGap {
+            edge: e,
+            provider,
+            lacking,
+            hook_fixes,
+        });
+    }
+    out
 }
 
 /// The file a path names: itself, or, in the link directory the hook
@@ -198,13 +228,8 @@ fn owner<'a>(f: &'a Facts, path: &Path) -> Option<&'a crate::inventory::Package>
 }
 
 /// One library whose provider lacks symbols it needs: the load fails.
-fn missing_symbol(
-    f: &Facts,
-    e: &DependencyCheck,
-    provider: &Found,
-    lacking: &[(String, String)],
-    hook_fixes: bool,
-) -> Problem {
+fn missing_symbol(f: &Facts, gap: &SymbolGap) -> Problem {
+    let (e, provider, lacking) = (gap.edge, gap.provider, &gap.lacking);
     let consumer = e
         .needed_by
         .file_name()
@@ -216,7 +241,7 @@ fn missing_symbol(
         n => format!(" and {} more", n - 1),
     };
     let inside = provider.path.starts_with(&f.inv.prefix);
-    let fix = if hook_fixes {
+    let fix = if gap.hook_fixes {
         crate::rules::fixes::hook_fix(&f.inv.prefix)
     } else if !inside {
         Fix::advice(format!(

@@ -30,17 +30,16 @@ use crate::loading::asked::plan;
 pub use crate::loading::loaded::{Loaded, Use};
 use crate::loading::pathfinder::Pathfinder;
 use crate::loading::run::run;
+use crate::loading::searches::Searches;
 use crate::machine::elf::{self, ElfInfo};
 use crate::machine::loader::Objects;
 use crate::machine::resolve::Found;
 use closure::Closure;
 pub use closure::DependencyCheck;
-use searches::Searches;
 use tally::Tally;
 
 mod closure;
 mod major;
-mod searches;
 mod tally;
 
 /// How one name resolves with and without envhook's hook.
@@ -125,7 +124,7 @@ enum Outcome {
 /// hook (simulated when it is not installed) and without it.
 pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
     let sysroot = f.ctx.sysroot();
-    let searches = Searches::new(f, &sysroot, &mut Vec::new());
+    let searches = Searches::new(f, &sysroot);
     let caller = python_caller(f);
     (
         searches.with.resolve(name, &caller),
@@ -155,7 +154,8 @@ pub struct Libraries {
 pub fn check(f: &Facts) -> Libraries {
     let mut findings = Vec::new();
     let sysroot = f.ctx.sysroot();
-    let searches = Searches::new(f, &sysroot, &mut findings);
+    let searches = Searches::new(f, &sysroot);
+    findings.extend(search_findings(&searches));
     let python = python_caller(f);
     let mut c = Checker {
         f,
@@ -332,6 +332,31 @@ fn by_major(
             other => other,
         },
     }
+}
+
+/// What the searches met that is a finding of its own: an unreadable
+/// loader cache (info), a driver stub on `LD_LIBRARY_PATH` (error).
+fn search_findings(s: &Searches) -> Vec<Problem> {
+    let cache = s
+        .cache_error
+        .iter()
+        .map(|e| finding(Severity::Info, Code::LdCacheUnreadable, e.clone(), None));
+    let stubs = s.stubs.iter().map(|dir| {
+        finding(
+            Severity::Error,
+            Code::StubOnPath,
+            format!(
+                "LD_LIBRARY_PATH contains {}, whose libcuda.so is a link-time stub: programs that \
+                 load it fail with \"CUDA driver version is insufficient\" or find no device",
+                dir.display()
+            ),
+            Some(crate::finding::Fix::advice(format!(
+                "remove {} from LD_LIBRARY_PATH",
+                dir.display()
+            ))),
+        )
+    });
+    cache.chain(stubs).collect()
 }
 
 /// The object whose dlopen the loader answers for code without RPATH of

@@ -1,37 +1,32 @@
 //! The two searches every name is resolved with: envhook's hook first on
 //! `LD_LIBRARY_PATH` (simulated when it is not installed, or stale) and
-//! the value as it is without envhook's directories.
+//! the value as it is without envhook's directories. Data only: what the
+//! rules make findings of (an unreadable loader cache, a driver stub on
+//! the path) is handed back with the searches.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::finding::{Code, Fix, Problem, Severity};
+use super::Facts;
 use crate::machine::resolve::{Search, SearchDir};
-use crate::rules::{Facts, finding};
 
 /// The two searches: with envhook's hook (simulated when not installed)
 /// and without it.
-pub(super) struct Searches<'a> {
-    pub(super) with: Search<'a>,
-    pub(super) without: Search<'a>,
+pub struct Searches<'a> {
+    pub with: Search<'a>,
+    pub without: Search<'a>,
     /// Whether the hooks are installed.
-    pub(super) installed: bool,
+    pub installed: bool,
+    /// Why the loader cache (`ld.so.cache`) could not be read.
+    pub cache_error: Option<String>,
+    /// Driver stub directories on `LD_LIBRARY_PATH` (a link-time
+    /// `libcuda.so` that programs would load).
+    pub stubs: Vec<PathBuf>,
 }
 
 impl<'a> Searches<'a> {
-    pub(super) fn new(
-        f: &Facts<'a>,
-        sysroot: &'a Path,
-        findings: &mut Vec<Problem>,
-    ) -> Searches<'a> {
-        if let Err(e) = &f.machine.cache {
-            findings.push(finding(
-                Severity::Info,
-                Code::LdCacheUnreadable,
-                e.clone(),
-                None,
-            ));
-        }
+    pub fn new(f: &Facts<'a>, sysroot: &'a Path) -> Searches<'a> {
+        let cache_error = f.machine.cache.as_ref().err().cloned();
         let cache = f.machine.cache.as_ref().ok().and_then(Option::as_ref);
         let installed = f.installed.is_some();
         // Hooks written for other packages are judged as the refresh the
@@ -59,7 +54,7 @@ impl<'a> Searches<'a> {
             .var_os_raw("LD_LIBRARY_PATH")
             .map(|v| v.split(':').map(PathBuf::from).collect())
             .unwrap_or_default();
-        findings.extend(current.iter().filter_map(|d| stub_on_path(d)));
+        let stubs = current.iter().filter(|d| is_stub_dir(d)).cloned().collect();
         let without: Vec<SearchDir> = current
             .iter()
             .filter(|d| !envhooks.contains(d))
@@ -89,29 +84,16 @@ impl<'a> Searches<'a> {
                 main_rpath,
             },
             installed,
+            cache_error,
+            stubs,
         }
     }
 }
 
-/// A driver stub directory on LD_LIBRARY_PATH: whatever loads libcuda
-/// through it gets the link-time stub.
-fn stub_on_path(dir: &Path) -> Option<Problem> {
-    if !(crate::paths::is_stub(dir) && dir.join("libcuda.so").exists()) {
-        return None;
-    }
-    Some(finding(
-        Severity::Error,
-        Code::StubOnPath,
-        format!(
-            "LD_LIBRARY_PATH contains {}, whose libcuda.so is a link-time stub: programs that \
-             load it fail with \"CUDA driver version is insufficient\" or find no device",
-            dir.display()
-        ),
-        Some(Fix::advice(format!(
-            "remove {} from LD_LIBRARY_PATH",
-            dir.display()
-        ))),
-    ))
+/// A driver stub directory: whatever loads libcuda through it gets the
+/// link-time stub.
+fn is_stub_dir(dir: &Path) -> bool {
+    crate::paths::is_stub(dir) && dir.join("libcuda.so").exists()
 }
 
 /// The directories the hook puts first: the installed hook's, or (not
