@@ -2,7 +2,8 @@
 //! loader for, in the order it asks ([`asked`]), what the loader (and
 //! cuda-pathfinder, [`pathfinder`]) finds for each ask with and without
 //! envhook's hook ([`run`]), and which copies of a library that loads
-//! ([`loaded`]), through the two searches of [`searches`]. Data only,
+//! ([`loaded`]), through the two searches of [`searches`], and the
+//! symbols the libraries lack from what binds ([`symbols`]). Data only,
 //! from the facts below; the rules a floor up turn it into findings.
 
 pub mod asked;
@@ -10,6 +11,7 @@ pub mod loaded;
 pub mod pathfinder;
 pub mod run;
 pub mod searches;
+pub mod symbols;
 
 use serde::Serialize;
 
