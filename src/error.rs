@@ -8,6 +8,11 @@
 use std::io;
 use std::path::PathBuf;
 
+mod conflict;
+
+pub use conflict::Conflict;
+use conflict::not_ours_message;
+
 /// Everything that can stop a command.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -38,6 +43,16 @@ pub enum Error {
     #[error("{path}: envhook will not edit it: {why}", path = .path.display())]
     VenvScript {
         /// The script.
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
+
+    /// A kernelspec's kernel.json envhook will not edit: changed by hand
+    /// since envhook set its `LD_LIBRARY_PATH`, or not JSON it can edit.
+    #[error("{path}: envhook will not edit it: {why}", path = .path.display())]
+    Kernelspec {
+        /// The kernel.json (or envhook's record beside it).
         path: PathBuf,
         /// Why.
         why: &'static str,
@@ -481,6 +496,13 @@ impl Error {
                  again",
                 path.display()
             )),
+            Error::Kernelspec { path, .. } => Some(format!(
+                "envhook sets LD_LIBRARY_PATH in a kernelspec's env, and puts the file back, only \
+                 where it can do so exactly: make {} what you want the kernel to get (its env's \
+                 LD_LIBRARY_PATH included), delete kernel.json.envhook beside it, then run \
+                 envhook again",
+                path.with_file_name("kernel.json").display()
+            )),
             Error::PlantedLink { link, .. } => Some(format!(
                 "envhook writes only through real directories inside the environment and never \
                  follows a symbolic link there; if the link is yours, replace it with what it \
@@ -539,27 +561,6 @@ impl Error {
             source,
         }
     }
-}
-
-/// A path where envhook would write that holds something not envhook's.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Conflict {
-    /// The path.
-    #[serde(serialize_with = "crate::paths::serialize")]
-    pub path: PathBuf,
-    /// What is there.
-    pub what: String,
-}
-
-fn not_ours_message(conflicts: &[Conflict]) -> String {
-    let mut text = match conflicts.len() {
-        1 => "a path where envhook writes holds something not envhook's:".to_string(),
-        n => format!("{n} paths where envhook writes hold something not envhook's:"),
-    };
-    for c in conflicts {
-        text.push_str(&format!("\n  {}: {}", c.path.display(), c.what));
-    }
-    text
 }
 
 /// Results in envhook.

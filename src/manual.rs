@@ -67,6 +67,13 @@ const FILES: &[(&str, Option<&[&str]>, &str)] = &[
         "a venv's lock (it has no conda-meta/)",
     ),
     (
+        "PREFIX/share/jupyter/kernels/NAME/kernel.json, kernel.json.envhook",
+        Some(&["install", "uninstall"]),
+        "the environment's Jupyter kernelspecs: install --jupyter sets LD_LIBRARY_PATH in the env \
+         of each kernel.json and keeps the file as it was in kernel.json.envhook beside it; \
+         uninstall writes it back byte for byte",
+    ),
+    (
         "PREFIX/conda-meta/*.json, site-packages/*.dist-info",
         None,
         "read: what the environment holds (conda records, pip metadata)",

@@ -13,7 +13,8 @@
 //! The rule, as documented in docs/shared-machines.md: **no symbolic link is followed
 //! below the prefix** on the paths envhook writes (`etc/conda/activate.d`,
 //! `etc/conda/deactivate.d`, `lib/envhook`, `conda-meta/.envhook.lock`;
-//! in a venv also `bin/activate`, `bin/activate.fish`, `.envhook.lock`),
+//! in a venv also `bin/activate`, `bin/activate.fish`, `.envhook.lock`;
+//! `share/jupyter/kernels/*/kernel.json` and `kernel.json.envhook`),
 //! whether it leads out of the environment or stays inside; links in the
 //! prefix's own path (`~/envs -> /data/envs`) are the user's choice and are
 //! followed. A refused link is reported with where it points.

@@ -19,6 +19,8 @@
 //! A venv has no activate.d: [`venv`] appends to its own activation
 //! scripts the block that runs the same hooks, and takes it out again.
 //! `tests/it/architecture.rs` holds these rooms to having no circle.
+//! Jupyter starts kernels from their kernelspecs, never activated:
+//! [`kernelspec`] sets the same path in their `env` and puts them back.
 //! A newcomer starts at `spec`, then `hooks/README.md` for the templates.
 
 pub mod conda_vars;
@@ -26,6 +28,7 @@ pub mod confined;
 pub mod decide;
 pub mod foreign;
 pub mod install;
+pub mod kernelspec;
 pub mod lock;
 pub mod plan;
 pub mod private;

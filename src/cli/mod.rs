@@ -168,6 +168,13 @@ pub struct InstallArgs {
     /// `envhook uninstall` puts them back.
     #[arg(long)]
     pub replace_handwritten: bool,
+    /// Also set LD_LIBRARY_PATH in the env of the environment's Jupyter
+    /// kernelspecs (PREFIX/share/jupyter/kernels/*/kernel.json), which
+    /// kernels started from them get without activation; `envhook
+    /// uninstall` puts each kernel.json back byte for byte. Once added, a
+    /// plain install keeps them current.
+    #[arg(long)]
+    pub jupyter: bool,
 }
 
 /// What `check` and `explain` check against.

@@ -58,9 +58,7 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
     writeln!(shown, "{name}: {}", prefix.display()).map_err(w)?;
     describe(&mut shown, &plan).map_err(w)?;
     venv_notes(&mut shown, &prefix, &plan).map_err(w)?;
-    let changes = install::install(&plan, args.dry_run)?;
-    // The plan first; the hooks' texts (long) only when asked for.
-    print_changes(&mut shown, &changes, args.dry_run).map_err(w)?;
+    let changes = write(&plan, args, ctx, shown)?;
     // What was moved aside no longer runs: nothing to report about it.
     let foreign: Vec<ForeignHook> = foreign
         .into_iter()
@@ -88,6 +86,23 @@ pub fn run(args: &InstallArgs, ctx: &Context, out: &mut impl Write) -> Result<Ex
         .map_err(w)?;
     }
     Ok(status(&findings))
+}
+
+/// Carry the plan out, and the Jupyter kernelspecs' part of it (planned
+/// first: one edited by hand stops the run before anything is written),
+/// printing what changed.
+fn write(
+    plan: &Plan,
+    args: &InstallArgs,
+    ctx: &Context,
+    mut out: &mut dyn Write,
+) -> Result<Changes> {
+    let kernels = super::jupyter::plan(&plan.spec, args.jupyter)?;
+    let changes = install::install(plan, args.dry_run)?;
+    // The plan first; the hooks' texts (long) only when asked for.
+    print_changes(&mut out, &changes, args.dry_run).map_err(Error::Output)?;
+    super::jupyter::apply(&plan.spec, kernels, args.dry_run, ctx, out)?;
+    Ok(changes)
 }
 
 /// The decision for `inv` (activation's, shared with `audit --fix`), what
@@ -180,6 +195,7 @@ fn no_hooks(
         prefix.display()
     )
     .map_err(w)?;
+    super::jupyter::uninstall(prefix, args.dry_run, out)?;
     let changes = install::uninstall(prefix, args.dry_run)?;
     // A CUDA build of a framework without CUDA libraries: check says
     // so with its fix (install them, then install the hooks), and so

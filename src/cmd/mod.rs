@@ -9,6 +9,7 @@ pub mod envs;
 pub mod explain;
 pub mod export;
 pub mod install;
+pub mod jupyter;
 pub mod man;
 pub mod output;
 pub mod show;

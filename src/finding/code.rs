@@ -90,6 +90,7 @@ codes! {
     StubLibcuda = "stub-libcuda",
     StaleHook = "stale-hook",
     MovedHooks = "moved-hooks",
+    KernelspecWithoutPath = "kernelspec-without-path",
     ShellUnsupported = "shell-unsupported",
     NotEnvhooks = "not-envhooks",
     PrefixUnsupported = "prefix-unsupported",

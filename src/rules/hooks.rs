@@ -1,5 +1,6 @@
 //! The state of the environment's `LD_LIBRARY_PATH` hooks: envhook's (stale
-//! or not), and the others, hand-written scripts and conda's own
+//! or not; and the Jupyter kernelspecs it set the path in, rewritten since
+//! without it), and the others, hand-written scripts and conda's own
 //! environment variables, checked for the known bugs.
 //!
 //! It reads `activation`, the floor below, rather than judging on its own:
@@ -9,6 +10,7 @@
 
 use super::{Facts, finding};
 use crate::activation::foreign;
+use crate::activation::kernelspec;
 use crate::activation::shell::messages;
 use crate::activation::status::HookStatus;
 use crate::activation::takeover;
@@ -40,6 +42,20 @@ pub fn check(f: &Facts, hook: &HookStatus) -> Vec<Problem> {
         )),
         _ => {}
     }
+    findings.extend(kernelspec::rewritten(&f.inv.prefix).into_iter().map(|path| {
+        let mut p = finding(
+            Severity::Warning,
+            Code::KernelspecWithoutPath,
+            format!(
+                "{} was rewritten without the LD_LIBRARY_PATH envhook set in its env: kernels \
+                 started from it do not get the environment's CUDA libraries",
+                path.display()
+            ),
+            Some(Fix::Command(super::fixes::refresh(&f.inv.prefix))),
+        );
+        p.path = Some(path);
+        p
+    }));
     let foreign = foreign::scan(&f.inv.prefix);
     findings.extend(
         foreign

@@ -9,50 +9,11 @@
 use crate::support;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::Value;
-use support::venvs::{INITS, assert_cycle, cycle, sha};
-use support::{FileSpec, PipDist, Sandbox};
-
-/// The version of the `python3` the venvs are made from, `3.X`.
-fn python_version() -> &'static str {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
-        .output()
-        .unwrap();
-    Box::leak(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .trim()
-            .to_string()
-            .into_boxed_str(),
-    )
-}
-
-/// A venv made by `python3 -m venv` over a prefix holding the
-/// nvidia-cuda-runtime-cu12 wheel as pip lays it out, its libcudart a real
-/// ELF object: returns the prefix and the library.
-fn venv(at: &Path) -> (PathBuf, PathBuf) {
-    let mut env = support::Env::new(at);
-    env.python(python_version());
-    env.pip(
-        PipDist::new("nvidia-cuda-runtime-cu12", "12.9.79").files(vec![FileSpec::File(
-            "nvidia/cuda_runtime/lib/libcudart.so.12",
-        )]),
-    );
-    fs::remove_dir_all(env.path("conda-meta")).unwrap();
-    let cudart = env.site().join("nvidia/cuda_runtime/lib/libcudart.so.12");
-    support::cc_shared(&cudart, "libcudart.so.12", &[], None, false);
-    let made = Command::new("python3")
-        .args(["-m", "venv", "--without-pip"])
-        .arg(at)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{made:?}");
-    (at.to_path_buf(), fs::canonicalize(cudart).unwrap())
-}
+use support::Sandbox;
+use support::venvs::{INITS, assert_cycle, cycle, sha, venv};
 
 fn json(out: std::process::Output) -> Value {
     assert!(out.status.code().unwrap() <= 1, "{out:?}");

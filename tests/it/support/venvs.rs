@@ -3,7 +3,7 @@
 //! tier (tests/it/real_venvs.rs: a real `uv venv` and the wheel from PyPI).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The initial states of `LD_LIBRARY_PATH`: unset, empty, and a value
@@ -104,4 +104,42 @@ pub fn assert_cycle(out: &str, prefix: &Path, cudart: &Path, init: Option<&str>,
 pub fn sha(path: &Path) -> Vec<u8> {
     use sha2::Digest;
     sha2::Sha256::digest(fs::read(path).unwrap()).to_vec()
+}
+
+/// The version of the `python3` the venvs are made from, `3.X`.
+pub fn python_version() -> &'static str {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print('%d.%d' % sys.version_info[:2])"])
+        .output()
+        .unwrap();
+    Box::leak(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .to_string()
+            .into_boxed_str(),
+    )
+}
+
+/// A venv made by `python3 -m venv` over a prefix holding the
+/// nvidia-cuda-runtime-cu12 wheel as pip lays it out, its libcudart a real
+/// ELF object: returns the prefix and the library.
+pub fn venv(at: &Path) -> (PathBuf, PathBuf) {
+    let mut env = super::Env::new(at);
+    env.python(python_version());
+    env.pip(
+        super::PipDist::new("nvidia-cuda-runtime-cu12", "12.9.79").files(vec![
+            super::FileSpec::File("nvidia/cuda_runtime/lib/libcudart.so.12"),
+        ]),
+    );
+    fs::remove_dir_all(env.path("conda-meta")).unwrap();
+    let cudart = env.site().join("nvidia/cuda_runtime/lib/libcudart.so.12");
+    super::cc_shared(&cudart, "libcudart.so.12", &[], None, false);
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(at)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    (at.to_path_buf(), fs::canonicalize(cudart).unwrap())
 }
