@@ -231,18 +231,8 @@ fn dry_run_prints_the_plan_and_scripts_and_writes_nothing() {
     assert_eq!(support::snapshot(&env.prefix), before);
     // uninstall -q removes and prints nothing (#42 item 6), twice.
     for _ in 0..2 {
-        let out = sb
-            .envhook()
-            .args(["-q", "uninstall", "-p"])
-            .arg(&env.prefix)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        assert!(
-            out.stdout.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        let (code, text, _) = sb.run_on(&["-q", "uninstall"], &env.prefix);
+        assert_eq!((code, text.as_str()), (0, ""));
     }
     assert!(!env.path("etc/conda/activate.d/envhook.sh").exists());
 }

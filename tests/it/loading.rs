@@ -730,6 +730,27 @@ fn a_framework_that_falls_back_to_the_cpu_is_an_error() {
     assert_eq!(code, 1);
 }
 
+/// cupy-cuda11x 13.3.0 with one `module`, beside CUDA 12's runtime wheel
+/// and one more CUDA 12 wheel (distribution, version, its library).
+fn cupy11_beside_cuda12(
+    sb: &Sandbox,
+    module: &'static str,
+    (dist, version, lib): (&'static str, &'static str, &'static str),
+) -> (std::path::PathBuf, Env) {
+    let prefix = sb.path("envs/cupy11");
+    let mut env = Env::new(&prefix);
+    env.python("3.12.4");
+    wheel(
+        &mut env,
+        "nvidia-cuda-runtime-cu12",
+        "12.4.127",
+        &["nvidia/cuda_runtime/lib/libcudart.so.12"],
+    );
+    wheel(&mut env, dist, version, &[lib]);
+    env.pip(PipDist::new("cupy-cuda11x", "13.3.0").files(vec![FileSpec::File(module)]));
+    (prefix, env)
+}
+
 /// cupy-cuda11x beside torch's CUDA 12 wheels, with its cuBLAS module:
 /// `libcublas.so.11` is nowhere (an error: CuPy's matmul needs it), and
 /// the fix is still CuPy's CUDA 12 build, never CUDA 11's libraries
@@ -740,23 +761,13 @@ fn a_framework_that_falls_back_to_the_cpu_is_an_error() {
 #[test]
 fn a_build_for_another_major_missing_its_libraries_is_replaced_not_completed() {
     let sb = Sandbox::new();
-    let prefix = sb.path("envs/cupy11");
-    let mut env = Env::new(&prefix);
-    env.python("3.12.4");
-    wheel(
-        &mut env,
-        "nvidia-cuda-runtime-cu12",
-        "12.4.127",
-        &["nvidia/cuda_runtime/lib/libcudart.so.12"],
-    );
-    wheel(
-        &mut env,
+    let module = "cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so";
+    let cublas = (
         "nvidia-cublas-cu12",
         "12.4.5.8",
-        &["nvidia/cublas/lib/libcublas.so.12"],
+        "nvidia/cublas/lib/libcublas.so.12",
     );
-    let module = "cupy_backends/cuda/libs/cublas.cpython-312-x86_64-linux-gnu.so";
-    env.pip(PipDist::new("cupy-cuda11x", "13.3.0").files(vec![FileSpec::File(module)]));
+    let (prefix, env) = cupy11_beside_cuda12(&sb, module, cublas);
     // Linked against a CUDA 11 cuBLAS that is then gone, as on a machine
     // with no CUDA 11.
     let elsewhere = sb.path("build/libcublas.so.11");
@@ -808,23 +819,13 @@ fn a_build_for_another_major_missing_its_libraries_is_replaced_not_completed() {
 #[test]
 fn a_library_of_another_cuda_major_under_the_same_soname() {
     let sb = Sandbox::new();
-    let prefix = sb.path("envs/cupy11");
-    let mut env = Env::new(&prefix);
-    env.python("3.12.4");
-    wheel(
-        &mut env,
-        "nvidia-cuda-runtime-cu12",
-        "12.4.127",
-        &["nvidia/cuda_runtime/lib/libcudart.so.12"],
-    );
-    wheel(
-        &mut env,
+    let module = "cupy_backends/cuda/libs/curand.cpython-312-x86_64-linux-gnu.so";
+    let curand = (
         "nvidia-curand-cu12",
         "10.3.5.147",
-        &["nvidia/curand/lib/libcurand.so.10"],
+        "nvidia/curand/lib/libcurand.so.10",
     );
-    let module = "cupy_backends/cuda/libs/curand.cpython-312-x86_64-linux-gnu.so";
-    env.pip(PipDist::new("cupy-cuda11x", "13.3.0").files(vec![FileSpec::File(module)]));
+    let (prefix, env) = cupy11_beside_cuda12(&sb, module, curand);
     let site = env.site();
     support::cc_shared(
         &site.join(module),
