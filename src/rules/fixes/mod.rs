@@ -7,15 +7,22 @@
 //! first: a pip fix for a component the framework's METADATA pins is that
 //! requirement, so the fix never breaks the pin it is judged by.
 
-use std::path::Path;
+mod commands;
+mod ranges;
 
 use super::Facts;
-use super::for_gpu::{CudnnFit, above_cap, build_fix, build_for_major, ccs, cudnn_fit};
+use super::for_gpu::{CudnnFit, build_fix, build_for_major, ccs, cudnn_fit};
 use crate::data::catalog::CATALOG;
-use crate::data::matrix::{major, major_minor, version};
+use crate::data::matrix::major;
 use crate::finding::{Cmd, Fix};
 use crate::inventory::needs::needs;
 use crate::inventory::{FrameworkBuild, Installer};
+pub use commands::{
+    conda_install, export_first, hook_fix, install, install_with, pip, pip_install, refresh,
+    then_refresh,
+};
+use commands::{conda_parts, pip_parts};
+use ranges::{cudnn_range, narrowed};
 
 /// What to install: the CUDA the libraries must belong to, the cuDNN when
 /// it is wanted, and the components.
@@ -34,288 +41,6 @@ pub struct Want<'a> {
     /// What the GPUs need of cuDNN (`<9.11` on Volta, `9.7` on Blackwell):
     /// ranges and pins are narrowed to it.
     pub cudnn_fit: CudnnFit,
-}
-
-/// The cuDNN range a fix installs: the build's major from its minor on,
-/// narrowed to what the GPUs need (`>=9.0,<9.11` on a V100). `None` when
-/// no release is both: the build needs cuDNN the GPU has no kernels in.
-fn cudnn_range(build: Option<&str>, fit: &CudnnFit) -> Option<String> {
-    let mut parts: Vec<String> = Vec::new();
-    let mut floor = build.map(|b| {
-        if b.contains('.') {
-            major_minor(b)
-        } else {
-            b.to_string()
-        }
-    });
-    if let Some(gpu) = &fit.floor {
-        match (&floor, build.and_then(major)) {
-            (Some(have), Some(m)) if version(gpu) > version(have) => {
-                if major(gpu) != Some(m) {
-                    return None;
-                }
-                floor = Some(gpu.clone());
-            }
-            (None, _) => floor = Some(gpu.clone()),
-            _ => {}
-        }
-    }
-    if let Some(low) = &floor {
-        parts.push(format!(">={low}"));
-    }
-    match (&fit.cap, &floor) {
-        (Some(cap), Some(low)) if above_cap(low, cap) => return None,
-        _ => {}
-    }
-    let cap = fit.cap.as_deref();
-    if let Some(m) = build.and_then(major) {
-        let end = format!("<{}", m + 1);
-        if cap.is_none_or(|c| !above_cap(&(m + 1).to_string(), c)) {
-            parts.push(end);
-        }
-    }
-    if let Some(cap) = cap
-        && build
-            .and_then(major)
-            .is_none_or(|m| above_cap(&(m + 1).to_string(), cap))
-    {
-        parts.push(cap.to_string());
-    }
-    Some(parts.join(","))
-}
-
-/// A framework's own cuDNN requirement narrowed to what the GPUs need:
-/// `nvidia-cudnn-cu12>=9.3.0.75,<10` plus `,<9.11` on Volta. `None` when
-/// its floor is past what the GPUs run.
-fn narrowed(requirement: &str, fit: &CudnnFit) -> Option<String> {
-    let mut out = requirement.replace(' ', "");
-    let floor = requirement_floor(requirement);
-    if let (Some(low), Some(cap)) = (floor, &fit.cap)
-        && above_cap(low, cap)
-    {
-        return None;
-    }
-    if let Some(gpu) = &fit.floor
-        && floor.is_none_or(|low| version(gpu) > version(low))
-    {
-        out.push_str(&format!(",>={gpu}"));
-    }
-    if let Some(cap) = &fit.cap {
-        out.push(',');
-        out.push_str(cap);
-    }
-    Some(out)
-}
-
-/// A cuDNN requirement open above (jax 0.4.23's `nvidia-cudnn-cu12>=8.9`)
-/// closed at the build's cuDNN major: cuDNN 9 has another soname
-/// (`libcudnn.so.9`) than the `libcudnn.so.8` a cuDNN 8 build loads.
-fn within_build_major(requirement: String, build: Option<&str>) -> String {
-    match build.and_then(major) {
-        Some(m) if !requirement.contains('<') && !requirement.contains("==") => {
-            format!("{requirement},<{}", m + 1)
-        }
-        _ => requirement,
-    }
-}
-
-/// The lower end a pip requirement states: `>=9.3.0.75` or `==9.26.0.51`.
-fn requirement_floor(requirement: &str) -> Option<&str> {
-    let at = requirement.find(">=").or_else(|| requirement.find("=="))?;
-    let rest = requirement[at + 2..].trim_start();
-    let end = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
-        .unwrap_or(rest.len());
-    Some(&rest[..end]).filter(|v| !v.is_empty())
-}
-
-/// `>=A.B,<A+1`: the floor a build needs, within its major.
-fn within_major(v: &str) -> Option<String> {
-    let m = major(v)?;
-    if v.contains('.') {
-        Some(format!(">={},<{}", major_minor(v), m + 1))
-    } else {
-        Some(format!(">={m},<{}", m + 1))
-    }
-}
-
-/// The components PyPI's `cuda-toolkit` metapackage installs as extras
-/// (`cuda-toolkit[cudart,cublas]==12.8.*`, from 11.8.0 on).
-const TOOLKIT_EXTRAS: &[&str] = &[
-    "cudart",
-    "cublas",
-    "cufft",
-    "curand",
-    "cusolver",
-    "cusparse",
-    "nvrtc",
-    "cupti",
-    "nvjitlink",
-    "nvtx",
-    "cufile",
-];
-
-/// The one command that installs `want` into the environment at `prefix`
-/// with `installer`.
-pub fn install(want: &Want, installer: Installer, prefix: &Path) -> Cmd {
-    match installer {
-        Installer::Pip => pip_install(prefix, pip_parts(want)),
-        Installer::Conda => conda_install(prefix, conda_parts(want)),
-    }
-}
-
-/// `'PREFIX/bin/python' -m pip install SPEC...`.
-pub fn pip_install<S: Into<String>>(prefix: &Path, specs: impl IntoIterator<Item = S>) -> Cmd {
-    pip(prefix).raw("install").args(specs)
-}
-
-/// `conda install -p PREFIX -c conda-forge SPEC...`.
-pub fn conda_install<S: Into<String>>(prefix: &Path, specs: impl IntoIterator<Item = S>) -> Cmd {
-    Cmd::new("conda install -p")
-        .path(prefix)
-        .raw("-c conda-forge")
-        .args(specs)
-}
-
-/// [`pip_install`] or [`conda_install`], by `installer`.
-pub fn install_with(installer: Installer, prefix: &Path, spec: String) -> Cmd {
-    match installer {
-        Installer::Pip => pip_install(prefix, [spec]),
-        Installer::Conda => conda_install(prefix, [spec]),
-    }
-}
-
-/// `'PREFIX/bin/python' -m pip`: pip as the environment's own Python runs
-/// it, whatever `pip` is first on `PATH`.
-pub fn pip(prefix: &Path) -> Cmd {
-    Cmd::default().path(prefix.join("bin/python")).raw("-m pip")
-}
-
-/// pip's requirements for `want`: the frameworks' own pins first, then
-/// the toolkit's extras, cuDNN and the libraries outside the toolkit.
-fn pip_parts(want: &Want) -> Vec<String> {
-    let cuda_major = want.cuda.and_then(major);
-    let wants = |c: &str| want.components.contains(&c);
-    let suffix = cuda_major.map(|m| format!("-cu{m}")).unwrap_or_default();
-    let mut parts: Vec<String> = Vec::new();
-    for (component, requirement) in &want.pinned {
-        let requirement = if *component == "cudnn" {
-            let r = narrowed(requirement, &want.cudnn_fit)
-                .unwrap_or_else(|| requirement.replace(' ', ""));
-            within_build_major(r, want.cudnn)
-        } else {
-            requirement.replace(' ', "")
-        };
-        if !parts.contains(&requirement) {
-            parts.push(requirement);
-        }
-    }
-    let wants = |c: &str| wants(c) && !want.pinned.iter().any(|(p, _)| *p == c);
-    let mut extras: Vec<&str> = TOOLKIT_EXTRAS
-        .iter()
-        .copied()
-        .filter(|c| wants(c))
-        .collect();
-    // libnvvm: in CUDA 12's nvcc wheel (nvidia/cuda_nvcc/nvvm/lib64), a
-    // wheel and an extra of its own from CUDA 13 on (PyPI cuda-toolkit
-    // 12.9.1 and 13.0.2 METADATA).
-    if wants("nvvm") {
-        extras.push(if cuda_major.is_some_and(|m| m <= 12) {
-            "nvcc"
-        } else {
-            "nvvm"
-        });
-    }
-    if !extras.is_empty() {
-        let version = match want.cuda {
-            Some(c) if c.contains('.') => format!("=={}.*", major_minor(c)),
-            Some(c) => within_major(c).unwrap_or_default(),
-            None => String::new(),
-        };
-        parts.push(format!("cuda-toolkit[{}]{version}", extras.join(",")));
-    }
-    if wants("cudnn") {
-        let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
-        parts.push(format!("nvidia-cudnn{suffix}{range}"));
-    }
-    for (component, dist) in [
-        ("nccl", "nvidia-nccl"),
-        ("cusparselt", "nvidia-cusparselt"),
-        ("cutensor", "cutensor"),
-    ] {
-        if wants(component) {
-            parts.push(format!("{dist}{suffix}"));
-        }
-    }
-    parts
-}
-
-/// conda's package specs for `want`: the CUDA line (cudatoolkit for 11,
-/// cuda-version and the split packages after), cuDNN, NCCL.
-fn conda_parts(want: &Want) -> Vec<String> {
-    let cuda_major = want.cuda.and_then(major);
-    let wants = |c: &str| want.components.contains(&c);
-    let mut parts = Vec::new();
-    let libraries: Vec<&str> = want
-        .components
-        .iter()
-        .copied()
-        .filter(|c| !matches!(*c, "cudnn" | "nccl"))
-        .collect();
-    match (want.cuda, cuda_major) {
-        _ if libraries.is_empty() => {}
-        (Some(c), Some(m)) if m <= 11 => {
-            parts.push(format!("cudatoolkit={}", major_minor(c)));
-        }
-        (cuda, _) => {
-            if let Some(c) = cuda {
-                parts.push(format!("cuda-version={}", major_minor(c)));
-            }
-            for component in libraries {
-                if let Some(pkg) = CATALOG.conda_package_for(component, cuda_major)
-                    && !parts.contains(&pkg)
-                {
-                    parts.push(pkg);
-                }
-            }
-        }
-    }
-    if wants("cudnn") {
-        let range = cudnn_range(want.cudnn, &want.cudnn_fit).unwrap_or_default();
-        parts.push(format!("cudnn{range}"));
-    }
-    if wants("nccl") {
-        parts.push("nccl".to_string());
-    }
-    parts
-}
-
-/// The command that writes (or refreshes) the environment's hooks, quoted
-/// for pasting: what ends every fix that changes the library set.
-pub fn refresh(prefix: &Path) -> Cmd {
-    Cmd::new("envhook install -p").path(prefix)
-}
-
-/// `cmd && envhook install -p PREFIX`, to end a fix that changes the
-/// library set (a venv's hooks too: `install` hooks its activation
-/// scripts).
-pub fn then_refresh(cmd: Cmd, prefix: &Path) -> Cmd {
-    cmd.and(refresh(prefix))
-}
-
-/// `export LD_LIBRARY_PATH='DIR'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}`:
-/// `dir` first on the loader's path for this shell, with no empty entry
-/// where the variable was unset.
-pub fn export_first(dir: &Path) -> Cmd {
-    Cmd::new("export LD_LIBRARY_PATH=")
-        .glued_path(dir)
-        .glued("${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-}
-
-/// The fix where only envhook's hook puts a library on the loader's path:
-/// the hooks (in a venv, run from its own activation scripts).
-pub fn hook_fix(prefix: &Path) -> Fix {
-    Fix::Command(refresh(prefix))
 }
 
 /// The installer fixes use: the one the environment's CUDA stack already
@@ -559,6 +284,9 @@ fn with_extra(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Option<Cmd
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
+    use super::ranges::requirement_floor;
     use super::*;
 
     #[test]
