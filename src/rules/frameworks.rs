@@ -184,17 +184,56 @@ fn runtime(
                 for_major(f, fw, have).map(Fix::Command).or_else(fix),
             )]
         }
-        Some(rt) if older_minor(&rt.version, cuda) => vec![finding(
+        Some(rt) if older_minor(&rt.version, cuda) => vec![older_runtime(fw, &built, rt, fix)],
+        _ => Vec::new(),
+    }
+}
+
+/// A runtime of an older minor than the build's: a warning (it may lack
+/// symbols the build uses), unless the build's own requirement on that
+/// runtime's wheel accepts it (onnxruntime-gpu 1.26, built with CUDA 12.8,
+/// requires nvidia-cuda-runtime-cu12~=12.0; on 12.4.127 its CUDA
+/// provider's 60 libcudart symbols are all defined): then an info, with no
+/// fix, since the framework's own pin is what any fix would install.
+fn older_runtime(
+    fw: &FrameworkBuild,
+    built: &str,
+    rt: &Claim,
+    fix: impl Fn() -> Option<Fix>,
+) -> Problem {
+    let name = format!("{} {}", fw.package, fw.version);
+    // Its requirements, those of its extras too (onnxruntime-gpu[cuda]'s
+    // pins the runtime wheel whether or not the extra was asked for).
+    let accepted = fw
+        .pins
+        .iter()
+        .chain(&fw.fix_pins)
+        .chain(&fw.alt_pins)
+        .find(|p| p.name == rt.package && p.allows(&rt.package_version) == Some(true));
+    let have = format!(
+        "the older CUDA {} ({} {})",
+        rt.version, rt.package, rt.package_version
+    );
+    match accepted {
+        Some(pin) => finding(
+            Severity::Info,
+            Code::CudaOlderThanBuild,
+            format!(
+                "{name} is built for {built}; this environment has {have}, which its own \
+                 requirement {} accepts",
+                pin.requirement
+            ),
+            None,
+        ),
+        None => finding(
             Severity::Warning,
             Code::CudaOlderThanBuild,
             format!(
-                "{name} is built for {built}; this environment has the older CUDA {} ({} {}), which may lack \
-                 symbols the build uses (\"undefined symbol\")",
-                rt.version, rt.package, rt.package_version
+                "{name} is built for {built}; this environment has {have}, which may lack symbols \
+                 the build uses (\"undefined symbol\")"
             ),
             fix(),
-        )],
-        _ => Vec::new(),
+        ),
     }
 }
 

@@ -1866,3 +1866,57 @@ fn a_fix_follows_the_pins_of_the_builds_own_majors() {
         format!("{py} -m pip install 'nvidia-cudnn-cu12>=8.9,<9'")
     );
 }
+
+/// onnxruntime-gpu 1.26.0 (built with CUDA 12.8) on the CUDA 12.4 runtime
+/// wheel, which its own requirement (`nvidia-cuda-runtime-cu12~=12.0;
+/// extra == "cuda"`) accepts: an info with no fix, not a warning whose fix
+/// is that same requirement (pip would install nothing). On the real
+/// wheels every libcudart symbol its CUDA provider needs is in 12.4.127.
+/// A build whose requirement the runtime does not meet keeps the warning.
+#[test]
+fn an_older_runtime_the_builds_own_requirement_accepts_is_a_note() {
+    let sb = Sandbox::new();
+    for (name, requirement, severity) in [
+        (
+            "accepted",
+            "nvidia-cuda-runtime-cu12~=12.0; extra == \"cuda\"",
+            "info",
+        ),
+        (
+            "refused",
+            "nvidia-cuda-runtime-cu12~=12.8; extra == \"cuda\"",
+            "warning",
+        ),
+    ] {
+        let prefix = sb.path(&format!("envs/{name}"));
+        let mut env = Env::new(&prefix);
+        env.python("3.11.9");
+        // The real wheel's build file (build_and_package_info.py).
+        env.pip(
+            PipDist::new("onnxruntime-gpu", "1.26.0")
+                .requires(vec![requirement])
+                .text(
+                    "onnxruntime/capi/build_and_package_info.py",
+                    "package_name = 'onnxruntime-gpu'\n__version__ = '1.26.0'\ncuda_version = '12.8'\n",
+                ),
+        );
+        wheel_lib(
+            &mut env,
+            "nvidia-cuda-runtime-cu12",
+            "12.4.127",
+            "nvidia/cuda_runtime/lib/libcudart.so.12",
+        );
+        let (json, _) = check(&sb, &prefix, &[]);
+        let older = findings(&json, "cuda-older-than-build");
+        assert_eq!(older.len(), 1, "{name}: {:#}", json["findings"]);
+        assert_eq!(older[0]["severity"], severity, "{name}: {:#}", older[0]);
+        let message = older[0]["message"].as_str().unwrap();
+        match severity {
+            "info" => {
+                assert!(message.contains("which its own requirement"), "{message}");
+                assert!(older[0]["fix"].is_null(), "{:#}", older[0]);
+            }
+            _ => assert!(message.contains("may lack symbols"), "{message}"),
+        }
+    }
+}
