@@ -41,8 +41,7 @@ pub struct Facts<'a> {
 }
 
 /// How a library is asked for: the loader simulation's vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Via {
     /// A framework object's DT_NEEDED entry.
     Needed,
@@ -69,5 +68,12 @@ impl Via {
 impl std::fmt::Display for Via {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// As `as_str` spells it: the one spelling, for JSON too.
+impl Serialize for Via {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
