@@ -232,24 +232,37 @@ fn widths(cells: &[[String; 6]], width: Option<usize>) -> [Option<usize>; 6] {
 
 /// `text` cut to `width` display columns (with `…` when cut), padded.
 fn cell(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    if text.width() <= width {
-        out.push_str(text);
+    let mut out = if text.width() <= width {
+        text.to_string()
     } else {
-        let mut used = 0;
-        for c in text.chars() {
-            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if used + w + 1 > width {
-                break;
-            }
-            out.push(c);
-            used += w;
-        }
-        out.push('…');
-    }
-    let pad = width.saturating_sub(out.width());
-    out.extend(std::iter::repeat_n(' ', pad));
+        let mut head = take_columns(text.chars(), width.saturating_sub(1));
+        head.push('…');
+        head
+    };
+    pad(&mut out, width);
     out
+}
+
+/// The leading characters of `chars` that fit in `columns` display
+/// columns.
+fn take_columns(chars: impl Iterator<Item = char>, columns: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in chars {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > columns {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out
+}
+
+/// `out` padded with spaces to `width` display columns.
+fn pad(out: &mut String, width: usize) {
+    let n = width.saturating_sub(out.width());
+    out.extend(std::iter::repeat_n(' ', n));
 }
 
 /// `text` cut in the middle to `width` display columns, padded: an
@@ -261,31 +274,11 @@ fn cell_middle(text: &str, width: usize) -> String {
         return cell(text, width);
     }
     let keep = width - 1;
-    let (head_cols, tail_cols) = (keep / 3, keep - keep / 3);
-    let col = |c: char| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-    let mut head = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        if used + col(c) > head_cols {
-            break;
-        }
-        head.push(c);
-        used += col(c);
-    }
-    let mut tail: Vec<char> = Vec::new();
-    let mut used_tail = 0;
-    for c in text.chars().rev() {
-        if used_tail + col(c) > tail_cols {
-            break;
-        }
-        tail.push(c);
-        used_tail += col(c);
-    }
-    let mut out = head;
+    let mut out = take_columns(text.chars(), keep / 3);
     out.push('…');
-    out.extend(tail.into_iter().rev());
-    let pad = width.saturating_sub(out.width());
-    out.extend(std::iter::repeat_n(' ', pad));
+    let tail = take_columns(text.chars().rev(), keep - keep / 3);
+    out.extend(tail.chars().rev());
+    pad(&mut out, width);
     out
 }
 
