@@ -28,6 +28,10 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
+use crate::support::real_wheels::{
+    Case, enabled, envhook, follow, installed, ld_cache, pip, prefix, python, site_packages,
+};
+
 /// The driver and GPU envhook is told about (this tier needs no GPU).
 const MACHINE: &[&str] = &["--driver-version", "580.65.06", "--gpu", "A100"];
 const LD_SO: &str = "/lib64/ld-linux-x86-64.so.2";
@@ -35,81 +39,8 @@ const LD_SO: &str = "/lib64/ld-linux-x86-64.so.2";
 /// One prefix at a time: each is several GB.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// A framework as users install it, and what envhook must say.
-struct Case {
-    name: &'static str,
-    requirements: &'static [&'static str],
-    /// The finding codes (not `info`) before `envhook install`.
-    before: &'static [&'static str],
-    /// And after.
-    after: &'static [&'static str],
-}
-
-/// A prefix with the case installed; removed on drop unless kept.
-struct Prefix {
-    path: PathBuf,
-    _temp: Option<tempfile::TempDir>,
-}
-
-fn enabled() -> bool {
-    let on = std::env::var("ENVHOOK_REAL_WHEELS").is_ok_and(|v| v == "1");
-    if !on {
-        eprintln!("skipped: set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier");
-    }
-    on
-}
-
-fn prefix(case: &Case) -> Prefix {
-    let (dir, temp) = match std::env::var_os("ENVHOOK_REAL_WHEELS_DIR") {
-        Some(d) => (PathBuf::from(d), None),
-        None => {
-            let t = tempfile::Builder::new()
-                .prefix("envhook-real-")
-                .tempdir()
-                .unwrap();
-            (t.path().to_path_buf(), Some(t))
-        }
-    };
-    let path = dir.join(case.name);
-    let marker = path.join("conda-meta/.envhook-real-wheels");
-    let wanted = case.requirements.join("\n");
-    if std::fs::read_to_string(&marker).ok().as_deref() != Some(wanted.as_str()) {
-        let python =
-            std::env::var("ENVHOOK_REAL_WHEELS_PYTHON").unwrap_or_else(|_| "python3".into());
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-wheels/make-prefix.sh");
-        let status = Command::new(script)
-            .arg(&python)
-            .arg(&path)
-            .args(case.requirements)
-            .status()
-            .unwrap();
-        assert!(
-            status.success(),
-            "installing {:?} failed",
-            case.requirements
-        );
-        std::fs::write(&marker, &wanted).unwrap();
-    }
-    // What a user would have done before: no hooks yet.
-    let _ = envhook(&["uninstall", "-p"], &path);
-    Prefix { path, _temp: temp }
-}
-
-/// Run envhook with no LD_LIBRARY_PATH of the test's own.
-fn envhook(args: &[&str], prefix: &Path) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_envhook"));
-    cmd.args(args).arg(prefix).env_remove("LD_LIBRARY_PATH");
-    cmd.output().unwrap()
-}
-
 fn check(prefix: &Path) -> Value {
     check_for(prefix, MACHINE)
-}
-
-/// The sonames this machine's loader cache holds.
-fn ld_cache() -> String {
-    let out = Command::new("/sbin/ldconfig").arg("-p").output().unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The codes of the findings that are not `info`, without those this
@@ -210,41 +141,6 @@ fn loader_agrees(json: &Value, with_hook: bool, prefix: &Path) -> usize {
         }
     }
     compared
-}
-
-/// `PREFIX/bin/python -c CODE`, through `envhook run` or not.
-fn python(prefix: &Path, code: &str, with_hook: bool, env: &[(&str, &str)]) -> (bool, String) {
-    let py = prefix.join("bin/python");
-    let mut cmd = if with_hook {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_envhook"));
-        c.args(["run", "-p"]).arg(prefix).arg("--").arg(&py);
-        c
-    } else {
-        Command::new(&py)
-    };
-    cmd.args(["-c", code]).env_remove("LD_LIBRARY_PATH");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
-
-/// `PREFIX/bin/python -m pip ARGS --quiet`, which must succeed.
-fn pip(prefix: &Path, args: &[&str]) {
-    let out = Command::new(prefix.join("bin/python"))
-        .args(["-m", "pip"])
-        .args(args)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "pip {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// The resolution envhook reports for a name.
@@ -663,29 +559,6 @@ fn pins_hold_after(p: &Path, command: &str) {
         out.status.success(),
         "{first} would break a pin:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Run one fix as printed, with this build's envhook first on PATH and no
-/// LD_LIBRARY_PATH of the test's own; it must succeed.
-fn follow(name: &str, command: &str) {
-    let bin = Path::new(env!("CARGO_BIN_EXE_envhook")).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    eprintln!("{name}: following {command}");
-    let out = Command::new("sh")
-        .args(["-c", command])
-        .env("PATH", &path)
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{command}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -1171,20 +1044,6 @@ fn follow_in_copy(p: &Path, json: &Value, name: &str) -> PathBuf {
     copy
 }
 
-/// The version of an installed distribution (normalised name).
-fn installed(p: &Path, name: &str) -> Option<String> {
-    let out = Command::new(p.join("bin/python"))
-        .args([
-            "-c",
-            &format!("import importlib.metadata as m; print(m.version('{name}'))"),
-        ])
-        .output()
-        .unwrap();
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 /// Fixes for the GPU they are for, followed as printed in a copy of a real
 /// environment (#28): the cuDNN 9 that ONNX Runtime 1.20 needs stays below
 /// 9.11 on a V100 (9.11 dropped Volta; unbounded, pip takes 9.28), and is
@@ -1407,16 +1266,6 @@ print(''.join(l for l in open('/proc/self/maps') if 'libnvrtc' in l or 'libcubla
         "{:#}",
         json["findings"]
     );
-}
-
-/// site-packages of a prefix's Python, whatever its version.
-fn site_packages(prefix: &Path) -> PathBuf {
-    std::fs::read_dir(prefix.join("lib"))
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path().join("site-packages"))
-        .find(|p| p.is_dir())
-        .unwrap()
 }
 
 /// jax 0.4.23's own start-up check (#39; jax/_src/xla_bridge.py

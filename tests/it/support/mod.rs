@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 pub mod explaining;
 pub mod paddle;
 pub mod pip_spec;
+pub mod real_wheels;
 pub mod source;
 pub mod terminal;
 pub mod venvs;
