@@ -352,7 +352,7 @@ fn vllm_over_older_torch(p: &Path) -> Env {
     env
 }
 
-const ROWS: &[Row] = &[
+pub const ROWS: &[Row] = &[
     // ---------------------------------------------------- PaddlePaddle ----
     Row {
         message: "W0824 10:51:12.103622 26514 gpu_resources.cc:175] WARNING: device: 0. The installed Paddle is compiled with CUDA 11.7, but CUDA runtime version in your machine is 11.4, which may cause serious incompatible bug. Please recompile or reinstall Paddle with compatible CUDA version.",
@@ -721,8 +721,15 @@ const ROWS: &[Row] = &[
     },
 ];
 
+/// Every row of the corpus, these and explain_corpus_more's.
+pub fn rows() -> Vec<&'static Row> {
+    ROWS.iter()
+        .chain(super::explain_corpus_more::ROWS)
+        .collect()
+}
+
 /// Every string a fix of the document says.
-fn fixes(json: &Value) -> String {
+pub fn fixes(json: &Value) -> String {
     let mut out = String::new();
     let mut add = |f: &Value| {
         out.push_str(&f.to_string());
@@ -742,7 +749,7 @@ fn fixes(json: &Value) -> String {
 
 /// Whether envhook's answer is the thread's: recognised, the verdict and
 /// its exit code, and for a cause, the fix that worked.
-fn judged(json: &Value, code: i32, want: Want) -> Result<(), String> {
+pub fn judged(json: &Value, code: i32, want: Want) -> Result<(), String> {
     if json["known"].as_array().unwrap().is_empty()
         && json["answers"].as_array().unwrap().is_empty()
     {
@@ -774,10 +781,7 @@ fn the_corpus_of_real_messages() {
     let mut right = 0;
     let mut wrong: Vec<String> = Vec::new();
     let mut unexpected: Vec<String> = Vec::new();
-    let rows: Vec<&Row> = ROWS
-        .iter()
-        .chain(super::explain_corpus_more::ROWS)
-        .collect();
+    let rows = rows();
     for (i, row) in rows.iter().enumerate() {
         assert!(
             row.cite.contains("github.com/") || row.cite.contains('@'),

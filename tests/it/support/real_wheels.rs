@@ -32,7 +32,18 @@ pub fn enabled() -> bool {
 }
 
 pub fn prefix(case: &Case) -> Prefix {
-    let (dir, temp) = match std::env::var_os("ENVHOOK_REAL_WHEELS_DIR") {
+    let (dir, temp) = cache_dir();
+    let path = dir.join(case.name);
+    made(&path, None, case.requirements);
+    // What a user would have done before: no hooks yet.
+    let _ = envhook(&["uninstall", "-p"], &path);
+    Prefix { path, _temp: temp }
+}
+
+/// Where prefixes go: `ENVHOOK_REAL_WHEELS_DIR` (kept), or a temporary
+/// directory removed when the returned guard drops.
+pub fn cache_dir() -> (PathBuf, Option<tempfile::TempDir>) {
+    match std::env::var_os("ENVHOOK_REAL_WHEELS_DIR") {
         Some(d) => (PathBuf::from(d), None),
         None => {
             let t = tempfile::Builder::new()
@@ -41,30 +52,30 @@ pub fn prefix(case: &Case) -> Prefix {
                 .unwrap();
             (t.path().to_path_buf(), Some(t))
         }
-    };
-    let path = dir.join(case.name);
-    let marker = path.join("conda-meta/.envhook-real-wheels");
-    let wanted = case.requirements.join("\n");
-    if std::fs::read_to_string(&marker).ok().as_deref() != Some(wanted.as_str()) {
-        let python =
-            std::env::var("ENVHOOK_REAL_WHEELS_PYTHON").unwrap_or_else(|_| "python3".into());
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-wheels/make-prefix.sh");
-        let status = Command::new(script)
-            .arg(&python)
-            .arg(&path)
-            .args(case.requirements)
-            .status()
-            .unwrap();
-        assert!(
-            status.success(),
-            "installing {:?} failed",
-            case.requirements
-        );
-        std::fs::write(&marker, &wanted).unwrap();
     }
-    // What a user would have done before: no hooks yet.
-    let _ = envhook(&["uninstall", "-p"], &path);
-    Prefix { path, _temp: temp }
+}
+
+/// Make `path` a prefix holding `requirements`, installed by `python`
+/// (default `ENVHOOK_REAL_WHEELS_PYTHON`, else `python3`), unless its
+/// marker says it holds them already (a kept prefix is reused).
+pub fn made(path: &Path, python: Option<&str>, requirements: &[&str]) {
+    let marker = path.join("conda-meta/.envhook-real-wheels");
+    let wanted = requirements.join("\n");
+    if std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
+        return;
+    }
+    let python = python.map(String::from).unwrap_or_else(|| {
+        std::env::var("ENVHOOK_REAL_WHEELS_PYTHON").unwrap_or_else(|_| "python3".into())
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-wheels/make-prefix.sh");
+    let status = Command::new(script)
+        .arg(&python)
+        .arg(path)
+        .args(requirements)
+        .status()
+        .unwrap();
+    assert!(status.success(), "installing {requirements:?} failed");
+    std::fs::write(&marker, &wanted).unwrap();
 }
 
 /// Run envhook with no LD_LIBRARY_PATH of the test's own.
