@@ -15,23 +15,20 @@ use crate::machine::driver::{Driver, Source};
 /// JIT-compiled on this machine's GPUs (see [`super::gpu_arch`]): only
 /// then does a driver older than the CUDA minor matter.
 pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
-    let cudas = cudas(f, loaded);
+    // A build that names only its CUDA major (cupy-cuda11x, which links
+    // its runtime in: no runtime wheel here is loaded) is measured against
+    // the floor of its major, as explain states it (#41: CuPy for CUDA 11
+    // on a 390 driver).
+    let cudas = with_major_only(f, cudas(f, loaded));
     let d = &f.machine.driver;
     if cudas.is_empty() {
-        // A build that names only its CUDA major (cupy-cuda12x) has no
-        // minor to measure, but still no driver to run on.
-        let major_only = f
-            .inv
-            .frameworks
-            .iter()
-            .any(|fw| needs(fw, f.matrix).is_some_and(|n| n.cuda.is_some()));
         // A package that opens the driver by its own search (numba's CUDA
         // target) needs one as much as a build does.
         let opens_driver = CATALOG
             .driver_users()
             .iter()
             .any(|r| f.inv.distributions.contains_key(&r.name));
-        return if major_only || opens_driver {
+        return if opens_driver {
             no_driver(d).into_iter().collect()
         } else {
             Vec::new()
@@ -172,6 +169,21 @@ fn each_cuda(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// `all` with each build that names only its CUDA major (cupy-cuda12x):
+/// the major, where nothing in `all` stands for that major.
+fn with_major_only(f: &Facts, mut all: Vec<(String, String)>) -> Vec<(String, String)> {
+    for fw in &f.inv.frameworks {
+        if let Some(m) = needs(fw, f.matrix)
+            .and_then(|n| n.cuda)
+            .filter(|c| !c.contains('.'))
+            && !all.iter().any(|(c, _)| major(c) == major(&m))
+        {
+            all.push((m, format!("{} {} (built for CUDA)", fw.package, fw.version)));
+        }
+    }
+    all
 }
 
 /// No driver to check against: nothing found, or conda told there is none.
@@ -319,19 +331,8 @@ fn met_major(m: &Matrix, dv: &str) -> Option<u32> {
 /// (every CUDA 12.x)`), for `explain` where the driver that printed a
 /// message is not the one here, or is not known.
 pub fn needed(f: &Facts, loaded: &Loaded) -> Vec<String> {
-    let mut all = cudas(f, loaded);
-    // Builds that name only their CUDA major (cupy-cuda12x): the major's
-    // floor, where nothing else here stands for that major.
-    for fw in &f.inv.frameworks {
-        if let Some(m) = needs(fw, f.matrix)
-            .and_then(|n| n.cuda)
-            .filter(|c| !c.contains('.'))
-            && !all.iter().any(|(c, _)| major(c) == major(&m))
-        {
-            all.push((m, format!("{} {} (built for CUDA)", fw.package, fw.version)));
-        }
-    }
-    all.into_iter()
+    with_major_only(f, cudas(f, loaded))
+        .into_iter()
         .map(|(cuda, what)| {
             let needs = if what.contains(", ") { "need" } else { "needs" };
             match f.matrix.driver_floor(&cuda) {

@@ -219,7 +219,10 @@ fn numba_env(p: &Path) -> Env {
     env
 }
 
-/// cupy/cupy#9252: cupy-cuda11x with its runtime wheel.
+/// cupy/cupy#9252: cupy-cuda11x with its runtime wheel. CuPy links the
+/// CUDA runtime in: its objects need no libcudart, its cuBLAS module
+/// libcublas.so.11 (the real 13.4.1's, readelf -d), so the wheel's
+/// runtime is loaded by nothing.
 fn cupy_cuda11(p: &Path) -> Env {
     let mut env = Env::new(p);
     env.python("3.10.14");
@@ -228,7 +231,21 @@ fn cupy_cuda11(p: &Path) -> Env {
             "nvidia/cuda_runtime/lib/libcudart.so.11.0",
         )]),
     );
-    env.pip(PipDist::new("cupy-cuda11x", "13.4.1"));
+    let runtime = "cupy_backends/cuda/api/runtime.cpython-310-x86_64-linux-gnu.so";
+    let cublas = "cupy_backends/cuda/libs/cublas.cpython-310-x86_64-linux-gnu.so";
+    env.pip(
+        PipDist::new("cupy-cuda11x", "13.4.1")
+            .files(vec![FileSpec::File(runtime), FileSpec::File(cublas)]),
+    );
+    let site = env.site();
+    let scratch = p.with_extension("scratch");
+    let old = scratch.join("libcublas.so.11");
+    cc_shared(&old, "libcublas.so.11", &[], None, false);
+    for (rel, needs) in [(runtime, vec![]), (cublas, vec![old.as_path()])] {
+        let soname = rel.rsplit('/').next().unwrap();
+        cc_shared(&site.join(rel), soname, &needs, None, false);
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
     env
 }
 
