@@ -43,6 +43,7 @@ mod paddle;
 mod rattler;
 mod readme;
 mod real_conda;
+mod real_explain;
 mod real_jupyter;
 mod real_venvs;
 mod real_wheels;
