@@ -326,7 +326,21 @@ const REAL: &[Real] = &[
         fixed: &[("nvidia-cudnn-cu12", "==8.9.7.29")],
         ..real("(the line after the ptxas warning", &TF_216)
     },
-    real("TF-TRT is optional", &TF_216),
+    // TF-TRT's own version check, as trt_convert runs it.
+    Real {
+        provoke: Some(Provoke {
+            code: "from tensorflow.python.compiler.tensorrt import trt_convert as trt\n\
+                   try:\n    trt._check_trt_version_compatibility()\nexcept Exception:\n    pass",
+            env: TF_LOG,
+            shows: "Could not load dynamic library 'libnvinfer.so.8.6.1'",
+            then: "",
+        }),
+        not_followed: Some(
+            "the fix installs from pypi.nvidia.com, which this machine cannot reach (PyPI has \
+             tensorrt-libs 9 dev builds only)",
+        ),
+        ..real("TF-TRT is optional", &TF_216)
+    },
     // --------------------------------------------------- ONNX Runtime ----
     Real {
         provoke: Some(Provoke {
