@@ -496,11 +496,23 @@ pub(super) fn is_driver(name: &str, component: Option<&str>) -> bool {
 /// The resolution of `name`: from the report when an object of the
 /// environment asks for it, else as for a library loaded by name.
 fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Found>) {
+    // A dependency of a CUDA library a framework loads (cuSPARSE's
+    // libnvJitLink.so.12) is found as the loader settles it for that
+    // library, through its RUNPATH: a search of its own would miss it
+    // (#41: torch 2.5.1 from PyPI).
+    let dependency = || {
+        report
+            .dependencies
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| (d.with_hook.clone(), d.without_hook.clone()))
+    };
     report
         .libraries
         .iter()
         .flat_map(|l| l.names.iter())
         .find(|n| n.name == name)
         .map(|n| (n.with_hook.clone(), n.without_hook.clone()))
+        .or_else(dependency)
         .unwrap_or_else(|| libraries::resolve_one(f, name))
 }

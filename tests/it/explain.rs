@@ -610,6 +610,56 @@ fn an_nvjitlink_symbol_names_the_release_it_needs() {
     assert_eq!(answer["verdict"], "not-here", "{answer:#}");
 }
 
+/// A library a CUDA library needs is found as the loader finds it for
+/// that library: torch's libtorch_cuda.so needs cuSPARSE, whose RUNPATH
+/// leads to nvJitLink's wheel (the real torch 2.5.1 imports without the
+/// hook). "libnvJitLink.so.12: cannot open shared object file" did not come
+/// from here, and the hook is no fix for it (#41: it was "cause", `envhook
+/// install`, on the real wheels).
+#[test]
+fn a_dependency_found_through_its_callers_runpath_is_not_missing() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/torch"));
+    env.python("3.11.7");
+    let (jit, sparse) = (
+        "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        "nvidia/cusparse/lib/libcusparse.so.12",
+    );
+    env.pip(PipDist::new("nvidia-nvjitlink-cu12", "12.4.127").files(vec![FileSpec::File(jit)]));
+    env.pip(PipDist::new("nvidia-cusparse-cu12", "12.3.1.170").files(vec![FileSpec::File(sparse)]));
+    env.pip(
+        PipDist::new("torch", "2.5.1")
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.5.1'\ncuda: Optional[str] = '12.4'\nhip: Optional[str] = None\n",
+            ),
+    );
+    let site = env.site();
+    support::cc_shared(&site.join(jit), "libnvJitLink.so.12", &[], None, false);
+    support::cc_shared(
+        &site.join(sparse),
+        "libcusparse.so.12",
+        &[&site.join(jit)],
+        Some("$ORIGIN/../../nvjitlink/lib"),
+        true,
+    );
+    support::cc_shared(
+        &site.join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &[&site.join(sparse)],
+        Some("$ORIGIN/../../nvidia/cusparse/lib"),
+        true,
+    );
+    let message =
+        "OSError: libnvJitLink.so.12: cannot open shared object file: No such file or directory";
+    let (json, code) = explain(&sb, &env.prefix, message, A100);
+    let answer = first(&json);
+    assert_eq!(answer["without_hook"]["rule"], "runpath", "{answer:#}");
+    assert_eq!(answer["verdict"], "not-here", "{answer:#}");
+    assert_eq!(code, 0, "{json:#}");
+}
+
 /// A record or dist-info envhook could not read leaves what the
 /// environment holds unknown: explain says so, and the repair, instead of
 /// "the message came from another environment" (#31 item 12).
