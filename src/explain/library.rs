@@ -236,6 +236,9 @@ fn library(
     {
         return framework_object(a, name, object);
     }
+    if let Some((sibling, found)) = served_by_sibling(f, report, name) {
+        return sibling_found(a, name, &sibling, &found, f);
+    }
     let majors: Vec<u32> = have.iter().filter_map(|f| soname_major(f)).collect();
     if let Some(w) = wanted
         && !majors.is_empty()
@@ -283,6 +286,42 @@ fn framework_object(mut a: Answer, name: &str, object: &libraries::LibraryCheck)
     a.with_hook = Some(found.clone());
     a.without_hook = Some(found);
     a.verdict = Verdict::CannotTell;
+    a
+}
+
+/// Where nothing here asks for `name` itself, only cuda-pathfinder as one
+/// of a request's sonames ("libcudart.so.13 or libcudart.so.12"): the
+/// other soname of that request the loader reaches here, and where.
+fn served_by_sibling(f: &Facts, report: &Report, name: &str) -> Option<(String, Found)> {
+    if !asked_directly(f, report, name).is_empty() {
+        return None;
+    }
+    f.matrix
+        .pathfinder
+        .iter()
+        .filter(|r| r.sonames.iter().any(|s| s == name))
+        .flat_map(|r| r.sonames.iter())
+        .filter(|s| *s != name)
+        .find_map(|s| {
+            let (with, without) = resolved(f, report, s);
+            let found = without.or(with.filter(|_| f.installed.is_some()))?;
+            Some((s.clone(), found))
+        })
+}
+
+/// cuda-pathfinder's request for `name` is served here by `sibling`: the
+/// error names both sonames it tried, and came from elsewhere (#41: the
+/// real numba-cuda[cu13], whose libcudart.so.13 is found).
+fn sibling_found(mut a: Answer, name: &str, sibling: &str, found: &Found, f: &Facts) -> Answer {
+    a.diagnosis = format!(
+        "cuda-pathfinder takes {sibling} or {name}, and finds {sibling} here ({}, {}): the error \
+         came from another environment or before it was installed; check that the failing \
+         process runs {}/bin/python",
+        found.path.display(),
+        found.rule.label(),
+        f.inv.prefix.display()
+    );
+    a.verdict = Verdict::NotHere;
     a
 }
 

@@ -591,3 +591,30 @@ fn a_cuda11_build_among_cuda12_wheels_is_replaced_by_its_cuda12_build() {
     assert!(fix.contains("'onnxruntime-gpu>=1.2"), "{fix}");
     assert!(!fix.contains("cu11"), "{fix}");
 }
+
+/// cuda-pathfinder's "Failure finding \"libcudart.so.13 or
+/// libcudart.so.12\"" where numba-cuda now has its CUDA 13 runtime (the
+/// real numba-cuda 0.30.4 after `pip install 'numba-cuda[cu13]'`, the
+/// corpus row's fix): pathfinder takes either soname and finds
+/// libcudart.so.13, so libcudart.so.12 is no cause and CUDA 13's toolkit
+/// no fix (#41: explain said "only libcudart.so.13, which the build cannot
+/// use" after the fix).
+#[test]
+fn a_pathfinder_request_served_by_its_other_soname_is_not_here() {
+    let sb = support::Sandbox::new();
+    let mut env = numba_cuda_bare(&sb.path("envs/cu13"));
+    env.pip(PipDist::new("cuda-toolkit", "13.0.2"));
+    let rel = "nvidia/cu13/lib/libcudart.so.13";
+    cuda_wheel(&mut env, "nvidia-cuda-runtime", "13.0.96", rel);
+    let message = "cuda.pathfinder._dynamic_libs.load_dl_common.DynamicLibNotFoundError: Failure finding \"libcudart.so.13 or libcudart.so.12\": No such file: libcudart.so.13 or libcudart.so.12, No such file: libcudart.so.13 or libcudart.so.12";
+    let (json, code) = support::explaining::explain(&sb, &env.prefix, message, NONE);
+    let twelve = json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["name"] == "libcudart.so.12")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(twelve["verdict"], "not-here", "{twelve:#}");
+    assert_eq!(json["verdict"], "not-here", "{json:#}");
+    assert_eq!(code, 0);
+}
