@@ -134,6 +134,10 @@ struct Real {
     fixed: &'static [(&'static str, &'static str)],
     /// Why the printed fix cannot be followed here, where it cannot.
     not_followed: Option<&'static str>,
+    /// Why explain still says `cause` after the fix, where it must: the
+    /// message names what the fix removed, which explain then takes for a
+    /// cause outside the environment.
+    cause_after_fix: Option<&'static str>,
     /// The thread's resolution as the real wheels state it, where they
     /// state it otherwise than the fixture (the comment beside it says
     /// why); else the row's `want`.
@@ -147,6 +151,7 @@ const fn real(cite: &'static str, state: &'static State) -> Real {
         provoke: None,
         fixed: &[],
         not_followed: None,
+        cause_after_fix: None,
         want_here: None,
     }
 }
@@ -288,6 +293,10 @@ const REAL: &[Real] = &[
             then: "V12.2.",
         }),
         fixed: &[("nvidia-cuda-nvcc-cu12", "==12.2.*")],
+        cause_after_fix: Some(
+            "the message's ptxas 12.3.107 is no longer here, so XLA ran one from outside (the \
+             corpus holds that to be the machine's cause: YoshitakaMo/localcolabfold#126)",
+        ),
         ..real("jax-ml/jax/issues/19821", &JAX_0424)
     },
     real("google/brax/issues/488", &JAX_0428),
@@ -672,8 +681,9 @@ fn provoked(prefix: &Path, p: &Provoke, with_hook: bool) -> String {
 }
 
 /// Follow the row's printed fix in a copy of `prefix` (one copy per
-/// distinct set of commands, kept in `copies`); check what it changed and
-/// that the message, provoked again, is gone.
+/// distinct set of commands, kept in `copies`); check what it changed,
+/// that the message, provoked again, is gone, and that explain no longer
+/// finds its cause there.
 fn follow_fix(
     real: &Real,
     json: &Value,
@@ -733,10 +743,17 @@ fn follow_fix(
             .take(200)
             .collect();
     }
+    let (again, _) = explain(row_of(real.cite), &copy_path);
+    if again["verdict"] == "cause" && real.cause_after_fix.is_none() {
+        return Err(format!(
+            "after {key:?} explain still finds a cause: {again:#}"
+        ));
+    }
     let fixed: Vec<String> = real.fixed.iter().map(|(d, v)| format!("{d}{v}")).collect();
     Ok(format!(
-        "followed {key:?}: {}{}",
+        "followed {key:?}: {}; explain now says {}{}",
         fixed.join(", "),
+        again["verdict"],
         if real.provoke.is_some() {
             format!("; provoked again, the message is gone: {last:?}")
         } else {
