@@ -36,24 +36,42 @@ fn askers<'a>(f: &Facts<'a>, report: &Report, name: &str) -> Vec<(String, &'a Fr
     if !direct.is_empty() {
         return direct;
     }
-    let stem = name.split(".so").next().unwrap_or(name);
-    let rows = &f.matrix.pathfinder;
-    // One request takes any of a row's sonames ("libcudart.so.13 or
-    // libcudart.so.12").
-    let siblings = through(
-        f,
-        report,
-        rows.iter().filter(|r| r.sonames.iter().any(|s| s == name)),
-        |soname| soname != name,
-        |by, soname, _| format!("{by}, which cuda-pathfinder serves with {soname} or {name}"),
-    );
+    let siblings = siblings(f, report, name);
     if !siblings.is_empty() {
         return siblings;
     }
+    as_dependency(f, report, name)
+}
+
+/// Those who ask cuda-pathfinder for a request `name` is one of the
+/// sonames of ("libcudart.so.13 or libcudart.so.12").
+fn siblings<'a>(f: &Facts<'a>, report: &Report, name: &str) -> Vec<(String, &'a FrameworkBuild)> {
     through(
         f,
         report,
-        rows.iter()
+        f.matrix
+            .pathfinder
+            .iter()
+            .filter(|r| r.sonames.iter().any(|s| s == name)),
+        |soname| soname != name,
+        |by, soname, _| format!("{by}, which cuda-pathfinder serves with {soname} or {name}"),
+    )
+}
+
+/// Those who ask cuda-pathfinder for a library it loads `name`'s library
+/// before, as its dependency (in whichever major that library needs).
+fn as_dependency<'a>(
+    f: &Facts<'a>,
+    report: &Report,
+    name: &str,
+) -> Vec<(String, &'a FrameworkBuild)> {
+    let stem = name.split(".so").next().unwrap_or(name);
+    through(
+        f,
+        report,
+        f.matrix
+            .pathfinder
+            .iter()
             .filter(|r| r.dependencies.iter().any(|d| d == stem)),
         |_| true,
         |by, soname, row| {
@@ -212,6 +230,9 @@ fn library(
         what: &what,
         have: &have,
         nobody: asked.is_empty(),
+        indirect: !asked.is_empty()
+            && asked_directly(f, report, name).is_empty()
+            && siblings(f, report, name).is_empty(),
         fix: &fix_for,
         report,
         asker: &asker,
@@ -257,6 +278,9 @@ struct Asked<'a> {
     what: &'a str,
     have: &'a [String],
     nobody: bool,
+    /// Only as a dependency cuda-pathfinder loads first, which it loads in
+    /// the major the library that needs it asks for, not in `name`'s.
+    indirect: bool,
     fix: &'a dyn Fn() -> Option<Fix>,
     /// check's report, whose finding for the name explain agrees with.
     report: &'a Report,
@@ -329,7 +353,15 @@ fn sibling_found(mut a: Answer, name: &str, sibling: &str, found: &Found, f: &Fa
 fn other_major(mut a: Answer, ask: &Asked, w: u32) -> Answer {
     let (name, what) = (ask.name, ask.what);
     let held = ask.have.join(", ");
-    if ask.nobody {
+    if ask.indirect {
+        a.diagnosis = format!(
+            "{name} is the soname of {what} {w}; this environment's {what} is {held}, and \
+             nothing here asks for {name} itself: cuda-pathfinder loads {what} only as a \
+             dependency of the libraries the frameworks ask for, in the major those need. The \
+             message came from another environment, or from a package built for {what} {w}"
+        );
+        a.verdict = Verdict::NotHere;
+    } else if ask.nobody {
         a.diagnosis = format!(
             "{name} is the soname of {what} {w}; this environment's {what} is {held} \
              (another major, another soname), and nothing envhook reads in it asks for \

@@ -618,3 +618,26 @@ fn a_pathfinder_request_served_by_its_other_soname_is_not_here() {
     assert_eq!(json["verdict"], "not-here", "{json:#}");
     assert_eq!(code, 0);
 }
+
+/// The CUDA 11 build's message (microsoft/onnxruntime#21684) where the
+/// fix has put in onnxruntime-gpu's CUDA 12 build: nothing asks for
+/// libcublasLt.so.11, cuda-pathfinder loads cuBLASLt only in the major
+/// the libraries that need it ask for, and CUDA 12.2's cuBLAS is no fix
+/// (#41: explain said "which the build cannot use" and printed one,
+/// after the fix on the real wheels).
+#[test]
+fn another_major_nothing_asks_for_itself_is_not_here() {
+    let sb = support::Sandbox::new();
+    let env = ort_122_with_wheels(&sb.path("envs/ort122"));
+    let message = "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared object file: No such file or directory";
+    let (json, code) = support::explaining::explain(&sb, &env.prefix, message, A100);
+    let eleven = json["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["clue"]["name"] == "libcublasLt.so.11")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(eleven["verdict"], "not-here", "{eleven:#}");
+    assert!(eleven["fix"].is_null(), "{eleven:#}");
+    assert_eq!(code, 0, "{json:#}");
+}
