@@ -230,9 +230,7 @@ fn library(
         what: &what,
         have: &have,
         nobody: asked.is_empty(),
-        indirect: !asked.is_empty()
-            && asked_directly(f, report, name).is_empty()
-            && siblings(f, report, name).is_empty(),
+        indirect: only_as_dependency(f, report, name, &asked),
         fix: &fix_for,
         report,
         asker: &asker,
@@ -242,8 +240,7 @@ fn library(
                 .and_then(|(_, fw)| super::agree::missing_extra(fw, c))
         }),
     };
-    // The driver's own library: answered by `explain::driver`, which
-    // builds on what this answer found.
+    // The driver's own library: `explain::driver` answers it from this.
     if is_driver(name, component) {
         return a;
     }
@@ -311,6 +308,19 @@ fn framework_object(mut a: Answer, name: &str, object: &libraries::LibraryCheck)
     a.without_hook = Some(found);
     a.verdict = Verdict::CannotTell;
     a
+}
+
+/// Whether those who ask for `name` (`asked`) do so only through a library
+/// cuda-pathfinder loads it for, as its dependency.
+fn only_as_dependency(
+    f: &Facts,
+    report: &Report,
+    name: &str,
+    asked: &[(String, &FrameworkBuild)],
+) -> bool {
+    !asked.is_empty()
+        && asked_directly(f, report, name).is_empty()
+        && siblings(f, report, name).is_empty()
 }
 
 /// Where nothing here asks for `name` itself, only cuda-pathfinder as one
