@@ -10,6 +10,7 @@
 mod abi;
 pub mod agree;
 pub mod answer;
+mod askers;
 pub mod capability;
 pub mod clues;
 pub mod component;
