@@ -34,6 +34,7 @@ pub mod lock;
 pub mod plan;
 pub mod private;
 pub mod run_state;
+pub mod shadowing;
 pub mod shell;
 pub mod spec;
 pub mod stamp;
