@@ -229,6 +229,8 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     let mut by_name: BTreeMap<String, LinkEntry> = BTreeMap::new();
     // The package each exposed name came from, for the shadowing advice.
     let mut from: BTreeMap<String, &crate::inventory::Package> = BTreeMap::new();
+    // Of two wheels with one name, the frameworks' CUDA line is exposed.
+    let major = crate::data::matrix::shipped().and_then(|m| shadowing::frameworks_major(inv, m));
     for pkg in inv.library_packages() {
         for lib in &pkg.libraries {
             let Some(name) = lib.path.file_name().and_then(|n| n.to_str()) else {
@@ -249,21 +251,30 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                 // conda's CUDA 12 layout lists lib/libX.so.12 ->
                 // ../targets/x86_64-linux/lib/libX.so.12 and the target
                 // itself: two names of one file are one library.
-                if !same_file(&first.target, &lib.path) {
-                    notes.push(Problem {
-                        severity: Severity::Warning,
-                        code: Code::ShadowedLibrary,
-                        message: format!(
-                            "{name} exists twice; {} is exposed and {} is not",
-                            first.target.display(),
-                            lib.path.display()
-                        ),
-                        fix: Some(shadowing::fix(&inv.prefix, name, [from[name], pkg])),
-                        path: Some(lib.path.clone()),
-                        source: None,
-                    });
+                if same_file(&first.target, &lib.path) {
+                    continue;
                 }
-                continue;
+                let second = shadowing::prefer_second(major, from[name], pkg);
+                let (kept, other) = if second {
+                    ((pkg, &lib.path), (from[name], &first.target))
+                } else {
+                    ((from[name], &first.target), (pkg, &lib.path))
+                };
+                notes.push(Problem {
+                    severity: Severity::Warning,
+                    code: Code::ShadowedLibrary,
+                    message: format!(
+                        "{name} exists twice; {} is exposed and {} is not",
+                        kept.1.display(),
+                        other.1.display()
+                    ),
+                    fix: Some(shadowing::fix(&inv.prefix, name, [kept.0, other.0], major)),
+                    path: Some(other.1.clone()),
+                    source: None,
+                });
+                if !second {
+                    continue;
+                }
             }
             from.insert(name.to_string(), pkg);
             by_name.insert(
