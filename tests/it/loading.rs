@@ -806,6 +806,18 @@ fn a_build_for_another_major_missing_its_libraries_is_replaced_not_completed() {
         !text.contains("-cu11") && !text.contains(">=11,<12"),
         "{text}"
     );
+    // explain of the message CuPy prints gives check's fix, from the same
+    // one answer to "a build of another major" (fixes::for_major).
+    let (code, out, err) = sb.run_on(
+        &[
+            "explain",
+            "libcublas.so.11: cannot open shared object file: No such file or directory",
+        ],
+        &prefix,
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("'cupy-cuda12x==13.3.0'"), "{out}");
+    assert!(!out.contains("-cu11") && !out.contains(">=11,<12"), "{out}");
 }
 
 /// cupy-cuda11x beside torch's CUDA 12 wheels: CuPy links its runtime in,
