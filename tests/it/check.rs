@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use support::paddle::{cudnn8, paddle_env};
-use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
+use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox, codes, finding};
 
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
     let out = sb
@@ -27,24 +27,6 @@ fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
     assert!(!stderr.contains("panicked"), "{stderr}");
     let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
     (json, out.status.code().unwrap())
-}
-
-fn codes(json: &Value) -> Vec<String> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn finding<'a>(json: &'a Value, code: &str) -> &'a Value {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no {code} in {:#}", json["findings"]))
 }
 
 fn name_check<'a>(json: &'a Value, name: &str) -> &'a Value {

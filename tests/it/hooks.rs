@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::Sandbox;
+use support::{Sandbox, set_age};
 
 use crate::harness;
 
@@ -491,13 +491,6 @@ fn fork_check_catches_a_subshell() {
     fs::write(&forking, "x=$(dirname /a/b)\n").unwrap();
     let (execs, forks, _) = processes(Sh::Bash, &forking, &h.hook("deactivate", "sh"), &sb.home());
     assert!(execs > 1 && forks > 0, "{execs} {forks}");
-}
-
-/// Set the mtime of a file or directory to `secs_ago` seconds in the past
-/// (futimens on a read-only descriptor, which a directory allows too).
-fn set_age(path: &Path, secs_ago: u64) {
-    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
-    fs::File::open(path).unwrap().set_modified(when).unwrap();
 }
 
 /// The hooks, written `secs_ago` seconds ago.
