@@ -19,12 +19,7 @@ use support::{Env, FileSpec, PipDist, Sandbox};
 const MACHINE: &[&str] = &["--driver-version", "580.65.06", "--gpu", "H100"];
 
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(MACHINE);
-    args.extend_from_slice(extra);
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
+    support::check_json(sb, prefix, &[MACHINE, extra].concat())
 }
 
 /// The findings that are not `info`, as `severity code: message`.

@@ -65,15 +65,6 @@ fn check_json(sb: &Sandbox, prefix: &Path) -> (serde_json::Value, i32) {
 }
 
 /// The finding of `code` in a check document.
-fn finding<'a>(json: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no {code} in {json}"))
-}
-
 fn copied(sb: &Sandbox, source: &Hooked, name: &str) -> Hooked {
     let prefix = sb.path(&format!("envs/{name}"));
     fs::create_dir_all(&prefix).unwrap();
@@ -147,7 +138,10 @@ fn a_copy_is_reported_the_same_by_activation_check_and_audit() {
     }
     let (json, code) = check_json(&sb, &clone.prefix);
     assert_eq!(json["hook"]["state"], "moved", "{json}");
-    assert_eq!(finding(&json, "moved-hooks")["message"], want.as_str());
+    assert_eq!(
+        support::finding(&json, "moved-hooks")["message"],
+        want.as_str()
+    );
     assert_eq!(code, 1);
     // audit: the row's hook status.
     let out = sb
@@ -245,7 +239,10 @@ fn an_unrelated_transaction_gets_one_verdict() {
     );
     let (json, _) = check_json(&sb, &h.prefix);
     assert_eq!(json["hook"]["state"], "stale", "{json}");
-    assert_eq!(finding(&json, "stale-hook")["message"], stale.as_str());
+    assert_eq!(
+        support::finding(&json, "stale-hook")["message"],
+        stale.as_str()
+    );
     // A refresh settles it for all three.
     sb.envhook()
         .args(["install", "-p"])

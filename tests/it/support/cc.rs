@@ -1,63 +1,31 @@
-//! Real ELF for the tests, built by `cc`: the shapes of shared object
-//! the tests build.
+//! Real ELF for the tests, built by `cc`: every call of the compiler the
+//! tests make is here, so an object's shape is chosen by arguments, not by
+//! another copy of the command line, and a missing `cc` fails the same way
+//! everywhere.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What a missing compiler fails with.
+const NO_CC: &str = "cc runs: apt-get install gcc (scripts/test installs it)";
 
 /// A shared object built by `cc` from C source `src`, named `soname`,
 /// needing `deps` (real ELF: its symbols are the source's).
 pub fn cc_source(out: &Path, soname: &str, src: &str, deps: &[&Path]) {
-    fs::create_dir_all(out.parent().expect("a file in a directory")).unwrap();
-    let c = out.with_extension("fixture.c");
-    fs::write(&c, src).unwrap();
-    let status = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&c)
-        .arg(format!("-Wl,-soname,{soname}"))
-        .arg("-Wl,--no-as-needed")
-        .args(deps)
-        .status()
-        .expect("cc is installed");
-    assert!(status.success(), "cc failed for {}", out.display());
-    fs::remove_file(&c).unwrap();
+    shared(out, soname, src, deps, None, None);
 }
 
 /// Build a real shared object with `cc`: SONAME `soname`, DT_NEEDED on
 /// each of `deps` (linked by path, so their own SONAMEs are recorded), and
 /// `rpath` as DT_RPATH (`runpath: false`) or DT_RUNPATH (`runpath: true`).
 pub fn cc_shared(out: &Path, soname: &str, deps: &[&Path], rpath: Option<&str>, runpath: bool) {
-    if let Some(dir) = out.parent() {
-        fs::create_dir_all(dir).unwrap();
-    }
-    let src = out.with_extension("fixture.c");
     let symbol: String = soname
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    fs::write(
-        &src,
-        format!("int envhook_fixture_{symbol}(void) {{ return 42; }}\n"),
-    )
-    .unwrap();
-    let mut cmd = std::process::Command::new("cc");
-    cmd.args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&src)
-        .arg(format!("-Wl,-soname,{soname}"));
-    if let Some(r) = rpath {
-        cmd.arg(if runpath {
-            "-Wl,--enable-new-dtags"
-        } else {
-            "-Wl,--disable-new-dtags"
-        });
-        cmd.arg(format!("-Wl,-rpath,{r}"));
-    }
-    cmd.arg("-Wl,--no-as-needed");
-    cmd.args(deps);
-    let status = cmd.status().expect("cc is installed (CI installs gcc)");
-    assert!(status.success(), "cc failed for {}", out.display());
-    fs::remove_file(&src).unwrap();
+    let src = format!("int envhook_fixture_{symbol}(void) {{ return 42; }}\n");
+    shared(out, soname, &src, deps, rpath.map(|r| (r, runpath)), None);
 }
 
 /// Build a real shared object with `cc` from `src`: its soname, the
@@ -72,41 +40,80 @@ pub fn cc_lib(
     runpath: Option<&str>,
     node: Option<&str>,
 ) {
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    shared(out, soname, src, deps, runpath.map(|r| (r, true)), node);
+}
+
+/// The one shared-object command line: `rpath` is (path, as DT_RUNPATH
+/// rather than DT_RPATH); `--no-as-needed` keeps a DT_NEEDED on every dep
+/// even where no symbol of it is used, as the tests' objects use none.
+fn shared(
+    out: &Path,
+    soname: &str,
+    src: &str,
+    deps: &[&Path],
+    rpath: Option<(&str, bool)>,
+    node: Option<&str>,
+) {
+    fs::create_dir_all(out.parent().expect("a file in a directory")).unwrap();
     let c = out.with_extension("fixture.c");
-    std::fs::write(&c, src).unwrap();
-    let mut cmd = std::process::Command::new("cc");
+    fs::write(&c, src).unwrap();
+    let mut cmd = Command::new("cc");
     cmd.args(["-shared", "-fPIC", "-o"])
         .arg(out)
         .arg(&c)
         .arg(format!("-Wl,-soname,{soname}"))
         .arg("-Wl,--no-as-needed");
-    if let Some(r) = runpath {
-        cmd.args(["-Wl,--enable-new-dtags", &format!("-Wl,-rpath,{r}")]);
+    if let Some((r, runpath)) = rpath {
+        cmd.arg(if runpath {
+            "-Wl,--enable-new-dtags"
+        } else {
+            "-Wl,--disable-new-dtags"
+        });
+        cmd.arg(format!("-Wl,-rpath,{r}"));
     }
     let map = out.with_extension("fixture.map");
     if let Some(node) = node {
-        std::fs::write(&map, format!("{node} {{ global: *; }};\n")).unwrap();
+        fs::write(&map, format!("{node} {{ global: *; }};\n")).unwrap();
         cmd.arg(format!("-Wl,--version-script={}", map.display()));
     }
-    let status = cmd.args(deps).status().expect("cc is installed");
+    let status = cmd.args(deps).status().expect(NO_CC);
     assert!(status.success(), "cc failed for {}", out.display());
-    let _ = std::fs::remove_file(&c);
-    let _ = std::fs::remove_file(&map);
+    fs::remove_file(&c).unwrap();
+    if node.is_some() {
+        fs::remove_file(&map).unwrap();
+    }
 }
 
-/// `cc -shared -nostdlib` of `code` into `dir/name`.
-pub fn cc_nostdlib(dir: &Path, name: &str, code: &str, args: &[String]) -> std::path::PathBuf {
+/// `cc -shared -nostdlib` of `code` into `dir/name`, with `args` (version
+/// scripts, libraries) as given: the objects `tests/it/demo.rs` holds
+/// `demo::elf`'s own against.
+pub fn cc_nostdlib(dir: &Path, name: &str, code: &str, args: &[String]) -> PathBuf {
     let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, code).unwrap();
+    fs::write(&src, code).unwrap();
     let out = dir.join(name);
-    let status = std::process::Command::new("cc")
+    let status = Command::new("cc")
         .args(["-shared", "-fPIC", "-nostdlib", "-o"])
         .arg(&out)
         .arg(&src)
         .args(args)
         .status()
-        .expect("cc is installed (CI installs gcc)");
+        .expect(NO_CC);
     assert!(status.success(), "cc {name}");
     out
+}
+
+/// A program built by `cc` from C source `src` into `out`, with `args`
+/// (an RPATH, say) as given.
+pub fn cc_program(out: &Path, src: &str, args: &[&str]) {
+    let c = out.with_extension("fixture.c");
+    fs::write(&c, src).unwrap();
+    let status = Command::new("cc")
+        .arg("-o")
+        .arg(out)
+        .arg(&c)
+        .args(args)
+        .status()
+        .expect(NO_CC);
+    assert!(status.success(), "cc failed for {}", out.display());
+    fs::remove_file(&c).unwrap();
 }
