@@ -319,8 +319,7 @@ fn a_line_break_in_the_directory_is_refused() {
 /// use it, and replace it with their own `envhook demo`.
 #[test]
 fn root_lays_the_demo_out_for_the_directorys_owner() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: needs root to lay out a demo for another user");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();
@@ -349,8 +348,7 @@ fn root_lays_the_demo_out_for_the_directorys_owner() {
 /// rest, links and directories included, change hands.
 #[test]
 fn root_gives_away_only_what_it_made() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: needs root to give files away");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();

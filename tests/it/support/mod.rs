@@ -13,11 +13,13 @@ pub mod paddle;
 pub mod pip_spec;
 pub mod source;
 pub mod terminal;
+pub mod tiers;
 pub mod venvs;
 
 pub use cc::*;
 pub use envhook::demo as demo_layout;
 pub use json::*;
+pub use tiers::{OTHER_UID, chown_tree, is_root, opt_in, require};
 
 pub use demo_layout::prefix::{CondaPkg, FileSpec, PipDist};
 use demo_layout::tree::Tree;
