@@ -1128,9 +1128,9 @@ fn stale_hooks_never_invent_damage() {
         "{:#}",
         missing[0]
     );
-    // The user installs cuDNN and cuFFT, as the hints say, and does not
-    // refresh.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Later, the user installs cuDNN and cuFFT, as the hints say, and does
+    // not refresh (the hooks' times set back, not waited out).
+    support::age_hooks(&env.prefix, 10);
     wheel_lib(
         &mut env,
         "nvidia-cudnn-cu13",

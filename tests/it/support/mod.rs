@@ -302,6 +302,21 @@ pub fn set_age(path: &Path, secs_ago: u64) {
     fs::File::open(path).unwrap().set_modified(when).unwrap();
 }
 
+/// The hooks of `prefix` (sh, fish, ps1 and csh, both phases), written
+/// `secs_ago` seconds ago: what a later change is compared with, set
+/// rather than waited for (the hooks and the kernel compare file times in
+/// whole seconds or clock ticks).
+pub fn age_hooks(prefix: &Path, secs_ago: u64) {
+    for phase in ["activate", "deactivate"] {
+        for ext in ["sh", "fish", "ps1", "csh"] {
+            set_age(
+                &prefix.join(format!("etc/conda/{phase}.d/envhook.{ext}")),
+                secs_ago,
+            );
+        }
+    }
+}
+
 /// A file's bytes (or a link's target) and, for files, the modification time.
 pub type Content = (Vec<u8>, Option<std::time::SystemTime>);
 
