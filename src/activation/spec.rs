@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::activation::shadowing;
 use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Code, Fix, Problem, Severity};
+use crate::finding::{Code, Problem, Severity};
 use crate::inventory::{Inventory, LibStatus, needs};
 use crate::paths;
 
@@ -257,7 +258,7 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                             first.target.display(),
                             lib.path.display()
                         ),
-                        fix: Some(shadowing_fix(&inv.prefix, name, [from[name], pkg])),
+                        fix: Some(shadowing::fix(&inv.prefix, name, [from[name], pkg])),
                         path: Some(lib.path.clone()),
                         source: None,
                     });
@@ -277,40 +278,6 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     }
     bind_unversioned(&mut by_name, &wanted(inv));
     by_name.into_values().collect()
-}
-
-/// What to do about `name` from two packages: where both are pip's wheels
-/// (of two CUDA lines: CUDA 12's nvidia-curand-cu12 and CUDA 13's
-/// nvidia-curand both install libcurand.so.10), the two named, with the
-/// command that removes each; else the choice between conda's line and
-/// pip's.
-fn shadowing_fix(prefix: &Path, name: &str, pkgs: [&crate::inventory::Package; 2]) -> Fix {
-    use crate::inventory::Installer;
-    if pkgs.iter().any(|p| p.installer != Installer::Pip) || pkgs[0].name == pkgs[1].name {
-        return Fix::advice(
-            "keep one CUDA line in the environment (conda's packages or pip's wheels)",
-        );
-    }
-    let label = |p: &crate::inventory::Package| {
-        format!("{} {} ({})", p.name, p.version, p.installer.label())
-    };
-    Fix::Choose {
-        advice: format!(
-            "keep one CUDA line: {} and {} both install {name}; uninstall the one of the CUDA \
-             major the frameworks here do not use",
-            label(pkgs[0]),
-            label(pkgs[1])
-        ),
-        commands: pkgs
-            .iter()
-            .map(|p| {
-                crate::finding::Cmd::default()
-                    .path(prefix.join("bin/python"))
-                    .raw("-m pip uninstall -y")
-                    .arg(&p.name)
-            })
-            .collect(),
-    }
 }
 
 /// The sonames the environment's builds want each unversioned name they

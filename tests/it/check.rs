@@ -179,6 +179,33 @@ fn missing_unversioned_name_for_paddle() {
     );
 }
 
+/// The conda runtime (CUDA 12.6) and the torch build (CUDA 12.0) both
+/// below CUDA 12's one floor: one finding naming both, its fix once.
+#[test]
+fn needs_below_one_driver_floor_are_one_finding() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "450.80.02"]);
+    let found = support::findings_of(&json, "driver-too-old");
+    assert_eq!(found.len(), 1, "{json:#}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "cuda-cudart 12.6.77 (conda) needs CUDA 12.6 and pytorch 2.4.1 (built for CUDA) \
+             needs CUDA 12.0: every CUDA 12.x needs an NVIDIA driver >= 525.60.13;"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        found[0]["fix"]["choose"]["commands"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{json:#}"
+    );
+}
+
 #[test]
 fn driver_floors_at_the_boundary() {
     let sb = Sandbox::new();
