@@ -22,11 +22,11 @@ use std::process::Command;
 use support::{EnvDump, Sandbox, ld, parse_env};
 
 fn conda_root() -> Option<PathBuf> {
-    let root = std::env::var_os("ENVHOOK_REAL_CONDA").map(PathBuf::from);
-    if root.is_none() {
-        eprintln!("skipped: set ENVHOOK_REAL_CONDA=<conda root prefix> to run the real-conda tier");
-    }
-    root
+    support::opt_in(
+        "ENVHOOK_REAL_CONDA",
+        "set ENVHOOK_REAL_CONDA=<conda root prefix> to run the real-conda tier",
+    )
+    .map(PathBuf::from)
 }
 
 /// A real `conda create -p` environment with a CUDA 11 Paddle layout and

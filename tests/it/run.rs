@@ -269,7 +269,7 @@ fn run_uses_no_place_another_user_or_a_colon_could_subvert() {
     assert!(value.starts_with(&cache), "{value}");
     assert!(value.split(':').all(|e| e.starts_with('/')), "{value}");
     // Another user's, 1777 (only root can make one here).
-    if rustix::process::geteuid().is_root() {
+    if support::require("root", support::is_root()) {
         let theirs = sb.path("theirs");
         fs::create_dir(&theirs).unwrap();
         fs::set_permissions(&theirs, fs::Permissions::from_mode(0o1777)).unwrap();
@@ -286,8 +286,7 @@ fn run_uses_no_place_another_user_or_a_colon_could_subvert() {
 /// directory, per uid (#31).
 #[test]
 fn root_with_a_users_home_makes_nothing_there() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: needs root to stand in for another user's HOME");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();

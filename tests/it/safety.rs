@@ -13,13 +13,8 @@ use std::process::{Command, Output};
 
 use support::{Sandbox, snapshot};
 
-/// An unprivileged uid for the victim environment; no account is needed
-/// to own files or to run as it (`setpriv`).
-const USER: u32 = 54321;
-
-fn is_root() -> bool {
-    fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
+/// The victim environment's owner.
+const USER: u32 = support::OTHER_UID;
 
 fn run(sb: &Sandbox, args: &[&str], prefix: &Path) -> Output {
     sb.envhook_std()
@@ -95,15 +90,6 @@ fn plant(prefix: &Path, rel: &str, target: &Path) {
     std::os::unix::fs::symlink(target, &at).unwrap();
 }
 
-fn chown_tree(dir: &Path, uid: u32) {
-    let status = Command::new("chown")
-        .args(["-R", "-h", &format!("{uid}:{uid}")])
-        .arg(dir)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 const LEVELS: &[&str] = &[
     "etc",
     "etc/conda",
@@ -130,8 +116,8 @@ fn planted_links_at_every_level_change_nothing_outside() {
         } else {
             plant(&env.prefix, level, &v);
         }
-        if is_root() {
-            chown_tree(&env.prefix, USER);
+        if support::is_root() {
+            support::chown_tree(&env.prefix, USER);
         }
         let before = (snapshot(&v), owners(&v));
 
@@ -222,33 +208,23 @@ fn audit_fix_reports_a_planted_link_and_fixes_the_other_environments() {
 
 /// Run envhook as [`USER`] (root only).
 fn as_user(sb: &Sandbox, args: &[&str], prefix: &Path) -> Output {
-    Command::new("/usr/bin/setpriv")
-        .args([
-            &format!("--reuid={USER}"),
-            &format!("--regid={USER}"),
-            "--clear-groups",
-        ])
-        .arg(assert_cmd::cargo::cargo_bin("envhook"))
+    sb.envhook_unprivileged()
         .args(args)
         .arg("-p")
         .arg(prefix)
-        .env_clear()
-        .env("HOME", sb.home())
-        .env("PATH", sb.path("bin"))
         .output()
         .unwrap()
 }
 
 #[test]
 fn root_over_another_users_environment_leaves_it_theirs() {
-    if !is_root() {
-        eprintln!("skipped: needs root to run envhook over an environment another uid owns");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();
     fs::set_permissions(sb.path(""), fs::Permissions::from_mode(0o755)).unwrap();
     let env = support::cuda11_paddle(&sb.path("user-env"));
-    chown_tree(&env.prefix, USER);
+    support::chown_tree(&env.prefix, USER);
     // A permissive umask must not leak into the modes.
     let out = Command::new("sh")
         .args(["-c", "umask 000 && exec \"$@\"", "sh"])
@@ -569,13 +545,13 @@ fn outputs_replace_regular_files_only() {
     // A copy of /dev/null, as root can make one: what a root cron job
     // given `--output /dev/null` would otherwise replace.
     let null = out_dir.join("null");
-    if is_root()
-        && Command::new("mknod")
+    if support::require("root", support::is_root()) {
+        let made = Command::new("mknod")
             .arg(&null)
             .args(["c", "1", "3"])
             .status()
-            .is_ok_and(|s| s.success())
-    {
+            .unwrap();
+        assert!(made.success(), "root could not mknod {}", null.display());
         cases.push((null, "a character device"));
     }
     for (path, what) in &cases {
