@@ -285,6 +285,15 @@ pub enum Error {
         why: &'static str,
     },
 
+    /// `envhook demo` could not lay its installation out. The I/O error
+    /// names the path and the step itself (the demo's tree words its
+    /// errors as `fs_err` does), so the message does not name it again.
+    #[error("could not lay out the demo: {source}")]
+    Demo {
+        /// What failed, on which path.
+        source: io::Error,
+    },
+
     /// Writing the report failed (other than a closed pipe).
     #[error("could not write output: {0}")]
     Output(#[source] io::Error),

@@ -25,6 +25,7 @@ impl Error {
             }
             Error::DemoPath { .. } => text(DEMO_PATH),
             Error::NotADemo { path, marker, .. } => Some(not_a_demo(path, marker)),
+            Error::Demo { source } => read_only(source).then(|| DEMO_READ_ONLY.into()),
             // Selecting the environment: none, missing, not one, unknown or
             // ambiguous.
             Error::NoEnvSelected => text(NO_ENV_SELECTED),
@@ -67,6 +68,8 @@ const ENVS_DIR_MISSING: &str = "give an envs directory, a pixi project or an env
 
 const DEMO_PATH: &str = "name a directory whose path holds no line break and ends in its name: \
      `envhook demo DIR`";
+
+const DEMO_READ_ONLY: &str = "name a directory this user can write: `envhook demo DIR`";
 
 fn ambiguous_gpu(names: &[(String, String)]) -> String {
     format!(

@@ -330,6 +330,27 @@ fn a_line_break_in_the_directory_is_refused() {
     assert_eq!(snapshot(sb.dir.path()), before);
 }
 
+/// A directory that cannot be made or opened is an error that names its
+/// path once, as the demo's tree words it (#40 item 8: it was wrapped in an
+/// error that named DIR again).
+#[test]
+fn an_error_names_its_path_once() {
+    let sb = Sandbox::new();
+    let file = sb.path("a-file");
+    fs::write(&file, "").unwrap();
+    let proc = Path::new("/proc/envhook-no-such-dir").to_path_buf();
+    for (dir, named) in [(proc.clone(), proc), (file.join("demo"), file.clone())] {
+        let (code, out, err) = sb.run(&["demo", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.starts_with("error: could not lay out the demo: "),
+            "{err}"
+        );
+        assert_eq!(err.matches(named.to_str().unwrap()).count(), 1, "{err}");
+    }
+}
+
 /// Root lays the demo out in a user's directory for that user (#38):
 /// everything it makes there is the directory owner's, so the user can
 /// use it, and replace it with their own `envhook demo`.

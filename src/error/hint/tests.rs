@@ -260,6 +260,18 @@ fn cases() -> Vec<(&'static str, Error)> {
                 why: "a line break",
             },
         ),
+        (
+            "Demo denied",
+            Error::Demo {
+                source: io(PermissionDenied),
+            },
+        ),
+        (
+            "Demo",
+            Error::Demo {
+                source: io(NotFound),
+            },
+        ),
         ("Output", Error::Output(io(io::ErrorKind::StorageFull))),
     ]
 }
@@ -297,12 +309,13 @@ fn variant(e: &Error) -> &'static str {
         Error::UnknownManPage { .. } => "UnknownManPage",
         Error::NotADemo { .. } => "NotADemo",
         Error::DemoPath { .. } => "DemoPath",
+        Error::Demo { .. } => "Demo",
         Error::Output(_) => "Output",
     }
 }
 
 /// How many variants [`variant`] names.
-const VARIANTS: usize = 30;
+const VARIANTS: usize = 31;
 
 #[test]
 fn every_hint_reads_as_it_did() {
@@ -497,6 +510,11 @@ fn every_hint_reads_as_it_did() {
                 "name a directory whose path holds no line break and ends in its name: `envhook demo DIR`",
             ),
         ),
+        (
+            "Demo denied",
+            Some("name a directory this user can write: `envhook demo DIR`"),
+        ),
+        ("Demo", None),
         ("Output", None),
     ];
     let cases = cases();
