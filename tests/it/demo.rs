@@ -117,6 +117,8 @@ fn readelf_reads_written_objects_as_cc_built_ones() {
 /// cc-built fixture to readelf, and glibc's loader maps it and runs its
 /// function.
 #[test]
+// The one test that calls foreign code: glibc's loader maps the object.
+#[allow(unsafe_code)]
 fn the_demo_object_is_the_fixture_and_loads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("libdemo.so");
