@@ -213,6 +213,33 @@ fn missing_unversioned_name_for_paddle() {
     );
 }
 
+/// The conda runtime (CUDA 12.6) and the torch build (CUDA 12.0) both
+/// below CUDA 12's one floor: one finding naming both, its fix once.
+#[test]
+fn needs_below_one_driver_floor_are_one_finding() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "450.80.02"]);
+    let found = support::findings_of(&json, "driver-too-old");
+    assert_eq!(found.len(), 1, "{json:#}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "cuda-cudart 12.6.77 (conda) needs CUDA 12.6 and pytorch 2.4.1 (built for CUDA) \
+             needs CUDA 12.0: every CUDA 12.x needs an NVIDIA driver >= 525.60.13;"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        found[0]["fix"]["choose"]["commands"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{json:#}"
+    );
+}
+
 #[test]
 fn driver_floors_at_the_boundary() {
     let sb = Sandbox::new();
@@ -1037,5 +1064,50 @@ fn a_soname_two_pip_wheels_install_names_both_wheels() {
             format!("{py} 'nvidia-curand'"),
             format!("{py} 'nvidia-curand-cu12'")
         ])
+    );
+}
+
+/// The same two wheels beside a torch built for CUDA 12: the link
+/// directory exposes CUDA 12's (not the first met), and the fix removes
+/// the other one.
+#[test]
+fn of_two_wheels_with_one_soname_the_frameworks_cuda_line_is_exposed() {
+    use FileSpec::File;
+    let sb = Sandbox::new();
+    let mut env = support::explaining::torch_cu128(&sb.path("envs/t"));
+    env.pip(
+        PipDist::new("nvidia-curand", "10.4.5.25")
+            .files(vec![File("nvidia/cu13/lib/libcurand.so.10")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-curand-cu12", "10.3.10.19")
+            .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
+    );
+    let (json, _) = check(&sb, &env.prefix, A100);
+    let f = finding(&json, "shadowed-library");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("nvidia/curand/lib/libcurand.so.10 is exposed and")
+            && message.ends_with("nvidia/cu13/lib/libcurand.so.10 is not"),
+        "{message}"
+    );
+    assert_eq!(
+        f["fix"]["choose"]["advice"],
+        "keep one CUDA line: nvidia-curand-cu12 10.3.10.19 (pip) and nvidia-curand 10.4.5.25 \
+         (pip) both install libcurand.so.10; the frameworks here are built for CUDA 12, so \
+         uninstall nvidia-curand"
+    );
+    let py = format!("'{}/bin/python' -m pip uninstall -y", env.prefix.display());
+    assert_eq!(
+        f["fix"]["choose"]["commands"],
+        serde_json::json!([format!("{py} 'nvidia-curand'")])
+    );
+    // Installed with the warning standing (exit 1: findings remain).
+    let (code, out, err) = sb.run_on(&["install", "--always"], &env.prefix);
+    assert_eq!(code, 1, "{out}{err}");
+    let exposed = fs::canonicalize(env.prefix.join("lib/envhook/cuda/libcurand.so.10")).unwrap();
+    assert!(
+        exposed.ends_with("nvidia/curand/lib/libcurand.so.10"),
+        "{exposed:?}"
     );
 }

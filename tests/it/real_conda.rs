@@ -256,7 +256,7 @@ fn run_activates_as_conda_run_does() {
     environment(&sb, &root, "alpha");
     environment(&sb, &root, "beta");
     let probe = "for v in CONDA_SHLVL CONDA_PREFIX CONDA_DEFAULT_ENV CONDA_PROMPT_MODIFIER \
-                 CONDA_PREFIX_1 CONDA_PREFIX_2 CONDA_PREFIX_3 PATH; do \
+                 CONDA_PREFIX_1 CONDA_PREFIX_2 CONDA_PREFIX_3 PATH LD_LIBRARY_PATH; do \
                  eval \"printf '%s=%s\\n' $v \\\"\\${$v--}\\\"\"; done";
     let inner = format!(
         "{probe}; eval \"$(\"$T_CONDA\" shell.bash hook)\"; conda activate \"$T_B\"; {probe}; \
