@@ -1,5 +1,32 @@
 //! Every environment variable envhook reads, in one place, so docs/environment.md's
 //! table and the code cannot drift apart.
+//!
+//! It is also the one place the process environment is read: [`process`]
+//! and [`home_dir`] are captured once into `discovery::Context`, which every
+//! reader is given (so tests can give a fake one). clippy.toml refuses
+//! std's readers (`std::env::var` and the rest) anywhere else.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The process environment: every variable whose name is Unicode (the
+/// names envhook reads all are).
+// The one sanctioned reader of the process environment (see the module doc).
+#[allow(clippy::disallowed_methods)]
+pub fn process() -> HashMap<String, OsString> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+        .collect()
+}
+
+/// The user's home directory: `HOME`, else the password database, as std
+/// finds it.
+// Reads HOME: the one sanctioned place (see the module doc).
+#[allow(clippy::disallowed_methods)]
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::home_dir()
+}
 
 /// The active conda environment; used when neither `-n` nor `-p` is given
 /// and no venv is active (see `discovery::venv`).

@@ -450,7 +450,8 @@ fn driver_detection_order() {
 #[test]
 fn nvml_built_with_cc() {
     // A libnvidia-ml.so.1 with NVML's real entry points, found through the
-    // normal library search.
+    // normal library search; it writes each nvmlInit_v2 and nvmlShutdown
+    // to a file, so what envhook leaves initialised shows.
     let sb = Sandbox::new();
     let env = support::cuda12_split(&sb.path("env"));
     let dir = sb.path("fake-nvml");
@@ -458,9 +459,16 @@ fn nvml_built_with_cc() {
     support::cc_source(
         &dir.join("libnvidia-ml.so.1"),
         "libnvidia-ml.so.1",
-        r#"#include <string.h>
-int nvmlInit_v2(void) { return 0; }
-int nvmlShutdown(void) { return 0; }
+        r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void called(const char *what) {
+    const char *log = getenv("FAKE_NVML_CALLS");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) { fprintf(f, "%s\n", what); fclose(f); }
+}
+int nvmlInit_v2(void) { called("init"); return getenv("FAKE_NVML_INIT_FAILS") ? 1 : 0; }
+int nvmlShutdown(void) { called("shutdown"); return 0; }
 int nvmlSystemGetDriverVersion(char *v, unsigned n) { strncpy(v, "560.35.05", n); return 0; }
 int nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 12060; return 0; }
 int nvmlDeviceGetCount_v2(unsigned *n) { *n = 1; return 0; }
@@ -470,9 +478,11 @@ int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) { *major
 "#,
         &[],
     );
+    let calls = sb.path("nvml-calls");
     let out = sb
         .envhook()
         .env("LD_LIBRARY_PATH", &dir)
+        .env("FAKE_NVML_CALLS", &calls)
         .args(["check", "--json", "-p"])
         .arg(&env.prefix)
         .output()
@@ -485,6 +495,30 @@ int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) { *major
     assert_eq!(d["gpus"][0]["name"], "NVIDIA L4");
     assert_eq!(d["gpus"][0]["cc"], "8.9");
     assert_eq!(out.status.code(), Some(0), "{:#}", json["findings"]);
+    // Initialised once, shut down once.
+    assert_eq!(fs::read_to_string(&calls).unwrap(), "init\nshutdown\n");
+
+    // A failed nvmlInit_v2 is a note, and nothing to shut down.
+    fs::remove_file(&calls).unwrap();
+    let out = sb
+        .envhook()
+        .env("LD_LIBRARY_PATH", &dir)
+        .env("FAKE_NVML_CALLS", &calls)
+        .env("FAKE_NVML_INIT_FAILS", "1")
+        .args(["check", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(json["driver"]["source"], "nvml");
+    assert!(
+        json["driver"]["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.contains("nvmlInit failed")),
+        "{:#}",
+        json["driver"]
+    );
+    assert_eq!(fs::read_to_string(&calls).unwrap(), "init\n");
 }
 
 #[test]
@@ -1009,7 +1043,7 @@ fn of_two_wheels_with_one_soname_the_frameworks_cuda_line_is_exposed() {
         PipDist::new("nvidia-curand-cu12", "10.3.10.19")
             .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
     );
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let f = finding(&json, "shadowed-library");
     let message = f["message"].as_str().unwrap();
     assert!(

@@ -101,6 +101,8 @@ fn readelf_reads_written_objects_as_cc_built_ones() {
 /// cc-built fixture to readelf, and glibc's loader maps it and runs its
 /// function.
 #[test]
+// The one test that calls foreign code: glibc's loader maps the object.
+#[allow(unsafe_code)]
 fn the_demo_object_is_the_fixture_and_loads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("libdemo.so");
@@ -312,6 +314,27 @@ fn a_line_break_in_the_directory_is_refused() {
     assert!(err.contains(dir.to_str().unwrap()), "{err}");
     assert!(err.contains("line break"), "{err}");
     assert_eq!(snapshot(sb.dir.path()), before);
+}
+
+/// A directory that cannot be made or opened is an error that names its
+/// path once, as the demo's tree words it (#40 item 8: it was wrapped in an
+/// error that named DIR again).
+#[test]
+fn an_error_names_its_path_once() {
+    let sb = Sandbox::new();
+    let file = sb.path("a-file");
+    fs::write(&file, "").unwrap();
+    let proc = Path::new("/proc/envhook-no-such-dir").to_path_buf();
+    for (dir, named) in [(proc.clone(), proc), (file.join("demo"), file.clone())] {
+        let (code, out, err) = sb.run(&["demo", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.starts_with("error: could not lay out the demo: "),
+            "{err}"
+        );
+        assert_eq!(err.matches(named.to_str().unwrap()).count(), 1, "{err}");
+    }
 }
 
 /// Root lays the demo out in a user's directory for that user (#38):
