@@ -161,6 +161,22 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
         "(explain) for a message that no GPU was found: void, none or empty mounts no GPU into a container",
     ),
     (
+        "BNB_CUDA_VERSION",
+        "(check) set and not empty: bitsandbytes loads libbitsandbytes_cuda<this>.so, not the object for its torch's CUDA, as bitsandbytes does (data/packages.toml's digits_from)",
+    ),
+    (
+        "XDG_RUNTIME_DIR",
+        "(run) where run keeps its private link directory, first",
+    ),
+    (
+        "XDG_CACHE_HOME",
+        "(run) where run keeps its private link directory, second (~/.cache when unset)",
+    ),
+    (
+        "TMPDIR",
+        "(run) where run keeps its private link directory, last (/tmp when unset)",
+    ),
+    (
         ENVHOOK_SYSROOT,
         "read system files (/etc/conda, /var/lib/conda, /etc/ld.so.cache, the default library directories, /proc/driver/nvidia/version) under this directory instead of /: for inspecting an image's root filesystem, and for tests",
     ),

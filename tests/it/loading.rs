@@ -981,3 +981,82 @@ fn a_torch_extension_built_against_another_torch() {
         json["findings"]
     );
 }
+
+/// bitsandbytes loads the object its `BNB_CUDA_VERSION` names, where set
+/// and not empty, instead of the one for its torch's CUDA
+/// (bitsandbytes/cextension.py@0.45.0): check reads the variable as the
+/// process would. `BNB_CUDA_VERSION=118` under a torch for CUDA 12.4 with
+/// CUDA 12's wheels only: the cuda118 object's CUDA 11 libraries are
+/// nowhere, and the variable is the cause, unset as bitsandbytes advises.
+#[test]
+fn a_picked_object_follows_the_variable_that_overrides_the_pick() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/bnb");
+    let mut env = super::explain_corpus_more::bitsandbytes_on(&prefix, "2.4.1+cu124", "12.4");
+    let cudart = ["nvidia/cuda_runtime/lib/libcudart.so.12"];
+    wheel(&mut env, "nvidia-cuda-runtime-cu12", "12.4.127", &cudart);
+    let cublas = [
+        "nvidia/cublas/lib/libcublas.so.12",
+        "nvidia/cublas/lib/libcublasLt.so.12",
+    ];
+    wheel(&mut env, "nvidia-cublas-cu12", "12.4.5.8", &cublas);
+    let cusparse = ["nvidia/cusparse/lib/libcusparse.so.12"];
+    wheel(&mut env, "nvidia-cusparse-cu12", "12.3.1.170", &cusparse);
+    // torch reaches its wheels through its RPATH (torch 2.5.1's
+    // libtorch_cuda.so), and bitsandbytes imports torch first: torch's
+    // copies answer the cuda124 object's names, with no hook.
+    let site = env.site();
+    let deps: Vec<std::path::PathBuf> = [&cudart[..], &cublas[..], &cusparse[..]]
+        .concat()
+        .iter()
+        .map(|r| site.join(r))
+        .collect();
+    let deps: Vec<&Path> = deps.iter().map(|d| d.as_path()).collect();
+    support::cc_shared(
+        &site.join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &deps,
+        Some(
+            "$ORIGIN/../../nvidia/cuda_runtime/lib:$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cusparse/lib",
+        ),
+        false,
+    );
+    let run = |value: Option<&str>| {
+        let mut cmd = sb.envhook();
+        if let Some(v) = value {
+            cmd.env("BNB_CUDA_VERSION", v);
+        }
+        let out = cmd
+            .args(["check", "--json", "-p"])
+            .arg(&prefix)
+            .args(MACHINE)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    // Unset or empty: the cuda124 object, whose libraries torch loaded.
+    for value in [None, Some("")] {
+        let json = run(value);
+        let about: Vec<String> = loud(&json)
+            .into_iter()
+            .filter(|f| f.contains("needs-hook") || f.contains("library-not-found"))
+            .collect();
+        assert_eq!(about, Vec::<String>::new(), "{value:?}");
+    }
+    let json = run(Some("118"));
+    let missing = of(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{json:#}");
+    let message = missing[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("libbitsandbytes_cuda118.so") && message.contains("libcusparse.so.11"),
+        "{message}"
+    );
+    assert_eq!(
+        missing[0]["fix"]["choose"]["commands"],
+        serde_json::json!(["unset BNB_CUDA_VERSION"]),
+        "{:#}",
+        missing[0]
+    );
+    // The value that names the object for torch's own CUDA changes nothing.
+    assert!(of(&run(Some("124")), "library-not-found").is_empty());
+}

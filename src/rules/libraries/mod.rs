@@ -16,6 +16,7 @@
 //! driver's own libraries are never something to install into an
 //! environment).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -37,7 +38,7 @@ use crate::machine::resolve::Found;
 use closure::Closure;
 pub use closure::DependencyCheck;
 pub(super) use objects::objects;
-use objects::read_object;
+use objects::{host, read_object};
 use tally::Tally;
 
 mod closure;
@@ -169,9 +170,13 @@ pub fn check(f: &Facts) -> Libraries {
         tally: Tally::default(),
         closure: Closure::default(),
         loaded: Loaded::default(),
+        hosts: BTreeMap::new(),
         machine: python.machine,
     };
-    for fw in &f.inv.frameworks {
+    // The frameworks first, then what runs on one of them.
+    let mut order: Vec<&FrameworkBuild> = f.inv.frameworks.iter().collect();
+    order.sort_by_key(|fw| host(fw).is_some());
+    for fw in order {
         if !matches!(fw.build.variant, Variant::Cpu | Variant::Rocm { .. }) {
             c.framework(fw, &mut findings);
         }
@@ -190,6 +195,28 @@ pub fn check(f: &Facts) -> Libraries {
     }
 }
 
+/// The objects `fw`'s import loads, each with its ELF facts and whether
+/// they could be read. A package of Python code alone (numba-cuda) loads
+/// through cuda-pathfinder from the environment's Python, which asks; a
+/// framework's objects not found ask nothing.
+fn read_objects(
+    f: &Facts,
+    fw: &FrameworkBuild,
+    findings: &mut Vec<Problem>,
+) -> Vec<(PathBuf, ElfInfo, bool)> {
+    let mut read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
+        .into_iter()
+        .map(|object| {
+            let (info, readable) = read_object(&object, findings);
+            (object, info, readable)
+        })
+        .collect();
+    if read.is_empty() && fw.framework == Framework::Other {
+        read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
+    }
+    read
+}
+
 /// What the library rules carry from one framework to the next.
 struct Checker<'a> {
     f: &'a Facts<'a>,
@@ -200,6 +227,9 @@ struct Checker<'a> {
     tally: Tally,
     closure: Closure,
     loaded: Loaded,
+    /// The files each framework's import loaded, with and without the
+    /// hook: what is in the process before a package that runs on it.
+    hosts: BTreeMap<Framework, (Vec<PathBuf>, Vec<PathBuf>)>,
     /// The environment's ELF machine.
     machine: u16,
 }
@@ -209,25 +239,22 @@ impl Checker<'_> {
     /// and dependency classified.
     fn framework(&mut self, fw: &FrameworkBuild, findings: &mut Vec<Problem>) {
         let f = self.f;
-        let mut read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
-            .into_iter()
-            .map(|object| {
-                let (info, readable) = read_object(&object, findings);
-                (object, info, readable)
-            })
-            .collect();
-        // A package of Python code alone (numba-cuda) loads through
-        // cuda-pathfinder from the environment's Python, which asks. A
-        // framework's objects not found ask nothing.
-        if read.is_empty() && fw.framework == Framework::Other {
-            read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
-        }
+        let read = read_objects(f, fw, findings);
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
         let (s, pf) = (&self.searches, &self.pathfinder);
-        let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
-        let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
+        let (host_with, host_without) = host(fw)
+            .and_then(|h| self.hosts.get(&h))
+            .cloned()
+            .unwrap_or_default();
+        let objects = (&paths[..], &infos[..]);
+        let elf = &mut self.read_elf;
+        let with = run(&plan, objects, &s.with, elf, pf, &host_with);
+        let without = run(&plan, objects, &s.without, elf, pf, &host_without);
+        self.hosts
+            .entry(fw.framework)
+            .or_insert_with(|| (with.files.clone(), without.files.clone()));
         let mut checks: Vec<Vec<NameCheck>> = vec![Vec::new(); read.len()];
         for (k, a) in plan.asked.iter().enumerate() {
             // A name the data cannot answer for (a cuda-pathfinder release

@@ -24,7 +24,7 @@ pub(in crate::rules) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> 
         .filter(|p| fw.framework != Framework::Other || p.name == fw.package)
         .flat_map(|p| p.libraries.iter())
         .filter(|l| l.status == LibStatus::Ok)
-        .filter(|l| picked(fw, &l.path))
+        .filter(|l| picked(f, fw, &l.path))
         .filter_map(|l| {
             let name = l.path.file_name()?.to_str()?;
             let rank = match fw.framework {
@@ -39,20 +39,47 @@ pub(in crate::rules) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> 
     found.into_iter().map(|(_, p)| p).collect()
 }
 
+/// The framework `fw` runs on, imported before it (bitsandbytes imports
+/// torch): its libraries are in the process first.
+pub(super) fn host(fw: &FrameworkBuild) -> Option<Framework> {
+    CATALOG.picked_library(&fw.package).map(|row| row.framework)
+}
+
 /// Whether `object` is one `fw` loads: of a distribution that loads the
-/// object for its framework's CUDA (bitsandbytes), only that one.
-fn picked(fw: &FrameworkBuild, object: &Path) -> bool {
+/// object for its framework's CUDA (bitsandbytes), only that one, or the
+/// one its variable names instead ([`overridden`]).
+fn picked(f: &Facts, fw: &FrameworkBuild, object: &Path) -> bool {
     let Some(row) = CATALOG.picked_library(&fw.package) else {
         return true;
     };
+    let name = object.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if let Some((_, digits)) = overridden(f, fw) {
+        return row.files_with(digits).iter().any(|f| f == name);
+    }
     let Variant::Cuda {
         cuda: Some(cuda), ..
     } = &fw.build.variant
     else {
         return false;
     };
-    let name = object.file_name().and_then(|n| n.to_str()).unwrap_or("");
     row.files_for(cuda).iter().any(|f| f == name)
+}
+
+/// For a distribution that picks its object by its framework's CUDA, the
+/// variable that overrides the pick and its value, where this process
+/// sets it to another CUDA's digits than the framework's
+/// (`BNB_CUDA_VERSION=118` under torch for CUDA 12.4).
+pub(super) fn overridden<'f>(f: &'f Facts, fw: &FrameworkBuild) -> Option<(&'static str, &'f str)> {
+    let row = CATALOG.picked_library(&fw.package)?;
+    let var = row.digits_from.as_deref()?;
+    let digits = f.ctx.var(var)?.to_str()?;
+    let own = match &fw.build.variant {
+        Variant::Cuda {
+            cuda: Some(cuda), ..
+        } => row.files_for(cuda),
+        _ => Vec::new(),
+    };
+    (own != row.files_with(digits)).then_some((var, digits))
 }
 
 /// An object's ELF facts; an object that cannot be parsed still dlopens

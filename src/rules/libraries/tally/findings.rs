@@ -326,29 +326,15 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     let severity = missing_severity(missing, &names);
     let fw = framework(f, label);
     let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
-    // The fix is the whole sequence: what it installs changes the library
-    // set, so the hooks are written (or refreshed) after it; they also
-    // provide the unversioned names that come only from -dev packages.
-    let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
-    let rebuilt = fw.and_then(|fw| rebuilt(f, fw));
-    let rebuilt_fix = rebuilt.is_some();
     let framework_fix = || fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components));
-    let hint = match rebuilt.map(Fix::Command).or_else(framework_fix) {
-        // for_major's command ends with the hooks' refresh already.
-        Some(fix) if rebuilt_fix => fix,
-        Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
-        Some(choose) => choose,
-        None if crate::discovery::is_venv(&f.inv.prefix) => Fix::advice(format!(
-            "install {} for the CUDA the framework was built for",
-            components.join(", ")
-        )),
-        None => Fix::Choose {
-            advice: format!(
-                "install {} for the CUDA the framework was built for, then write the hooks",
-                components.join(", ")
-            ),
-            commands: vec![refresh],
-        },
+    let hint = match fw.and_then(|fw| override_fix(f, fw)) {
+        Some(fix) => fix,
+        None => rebuilt_or(
+            f,
+            fw.and_then(|fw| rebuilt(f, fw)),
+            framework_fix,
+            &components,
+        ),
     };
     let first = names.first().copied().unwrap_or("the library");
     Problem {
@@ -561,4 +547,54 @@ pub(super) fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
         }
     }
     out
+}
+
+/// The fix for libraries a build loads that are nowhere: its replacement
+/// for the environment's CUDA major (`rebuilt`), else what installs them.
+/// The fix is the whole sequence: what it installs changes the library
+/// set, so the hooks are written (or refreshed) after it; they also
+/// provide the unversioned names that come only from -dev packages.
+fn rebuilt_or(
+    f: &Facts,
+    rebuilt: Option<Cmd>,
+    framework_fix: impl FnOnce() -> Option<Fix>,
+    components: &[&str],
+) -> Fix {
+    let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
+    let rebuilt_fix = rebuilt.is_some();
+    match rebuilt.map(Fix::Command).or_else(framework_fix) {
+        // for_major's command ends with the hooks' refresh already.
+        Some(fix) if rebuilt_fix => fix,
+        Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
+        Some(choose) => choose,
+        None if crate::discovery::is_venv(&f.inv.prefix) => Fix::advice(format!(
+            "install {} for the CUDA the framework was built for",
+            components.join(", ")
+        )),
+        None => Fix::Choose {
+            advice: format!(
+                "install {} for the CUDA the framework was built for, then write the hooks",
+                components.join(", ")
+            ),
+            commands: vec![refresh],
+        },
+    }
+}
+
+/// Where the process picks another object than the framework's CUDA's
+/// through the distribution's variable (`BNB_CUDA_VERSION=118` under a
+/// torch for CUDA 12.4): the variable is the cause, and unsetting it (the
+/// distribution's own advice) is the fix.
+fn override_fix(f: &Facts, fw: &crate::inventory::FrameworkBuild) -> Option<Fix> {
+    let (var, digits) = crate::rules::libraries::objects::overridden(f, fw)?;
+    let row = CATALOG.picked_library(&fw.package)?;
+    Some(Fix::Choose {
+        advice: format!(
+            "{var}={digits} makes {} load {} instead of the object for its framework's CUDA: \
+             unset it, or install the libraries of the CUDA it names",
+            fw.package,
+            row.files_with(digits).join(" or ")
+        ),
+        commands: vec![Cmd::new("unset").raw(var)],
+    })
 }
