@@ -216,7 +216,8 @@ fn write_problems(
     }
     for p in &loud {
         let message = p.message.split(". ").next().unwrap_or(&p.message);
-        writeln!(out, "  {}[{}]: {message}", p.severity.label(), p.code)?;
+        let tag = p.severity.tag(p.code, crate::colour::stdout());
+        writeln!(out, "  {tag}: {message}")?;
     }
     if loud.is_empty() && notes == 0 {
         return Ok(());

@@ -54,6 +54,11 @@ pub struct NameCheck {
     pub with_hook: Option<Found>,
     /// With `LD_LIBRARY_PATH` as it is, minus envhook's directories.
     pub without_hook: Option<Found>,
+    /// Where `with_hook` came through the link directory a fresh install
+    /// would write (the hooks not installed, or stale): the file its link
+    /// will point at, which exists now, unlike the link.
+    #[serde(skip)]
+    pub hook_target: Option<PathBuf>,
 }
 
 /// The loader's view of one framework object.
@@ -260,6 +265,7 @@ impl Checker<'_> {
                 kind: a.kind,
                 with_hook: with_hook.clone(),
                 without_hook: without_hook.clone(),
+                hook_target: s.with.simulated_target(with_hook.as_ref()),
             });
         }
         let files: Vec<PathBuf> = with.files.into_iter().chain(without.files).collect();
