@@ -873,7 +873,7 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
             f["message"]
                 .as_str()
                 .unwrap()
-                .starts_with("onnxruntime-gpu 1.31.1 (built for CUDA) needs CUDA 13.0"),
+                .starts_with("the onnxruntime-gpu 1.31.1 build needs CUDA 13.0"),
             "{f:#}"
         );
         let choose = &f["fix"]["choose"];
