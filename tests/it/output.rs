@@ -135,6 +135,12 @@ fn a_pipe_gets_colour_only_when_asked() {
 /// copies; its cuDNN and cuTENSOR modules name libraries its requirements
 /// do not bring (notes, each with its own fix).
 fn cupy(sb: &Sandbox) -> PathBuf {
+    cupy_with(sb, &[])
+}
+
+/// [`cupy`], with more modules that each name a library nothing here has:
+/// (module, soname).
+fn cupy_with(sb: &Sandbox, missing: &[(&'static str, &str)]) -> PathBuf {
     let prefix = sb.path("envs/cupy");
     let mut env = Env::new(&prefix);
     env.python("3.11.7");
@@ -163,7 +169,7 @@ fn cupy(sb: &Sandbox) -> PathBuf {
         support::cc_shared(&path, &soname, &[], None, false);
         libs.push(path);
     }
-    let modules: [(&'static str, PathBuf); 4] = [
+    let mut modules: Vec<(&'static str, PathBuf)> = vec![
         (
             "cupy_backends/cuda/libs/cublas.cpython-311-x86_64-linux-gnu.so",
             libs[0].clone(),
@@ -181,6 +187,9 @@ fn cupy(sb: &Sandbox) -> PathBuf {
             scratch(sb, "libcutensor.so.2"),
         ),
     ];
+    for (module, soname) in missing {
+        modules.push((module, scratch(sb, soname)));
+    }
     env.pip(
         PipDist::new("cupy-cuda12x", "13.3.0")
             .requires(vec!["numpy<2.3,>=1.22", "fastrlock>=0.5"])
@@ -191,7 +200,8 @@ fn cupy(sb: &Sandbox) -> PathBuf {
         support::cc_shared(&site.join(module), soname, &[dep], None, false);
     }
     for (_, dep) in &modules[2..] {
-        std::fs::remove_file(dep).unwrap();
+        // Two modules may name one library: removed once.
+        let _ = std::fs::remove_file(dep);
     }
     prefix
 }
@@ -285,4 +295,24 @@ fn before_install_the_columns_say_now_and_after_install() {
     }
     assert!(text.contains("error[needs-hook]: "), "{text}");
     fixes_once(&text);
+}
+
+/// Two findings with one fix: the command is printed once, and the second
+/// finding points back to it. (Two of the modules here name cuDNN 8,
+/// which nothing here has: a note each, one pip install.)
+#[test]
+fn a_fix_two_findings_share_is_printed_once() {
+    let sb = Sandbox::new();
+    let module = "cupy/cuda/cudnn.cpython-311-x86_64-linux-gnu.so";
+    let prefix = cupy_with(&sb, &[(module, "libcudnn.so.8")]);
+    let (json, _) = support::check_json(&sb, &prefix, A100);
+    let cudnn: Vec<&serde_json::Value> = support::findings_of(&json, "optional-library-missing")
+        .into_iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("libcudnn.so.8"))
+        .collect();
+    assert_eq!(cudnn.len(), 2, "{:#}", json["findings"]);
+    assert_eq!(cudnn[0]["fix"], cudnn[1]["fix"]);
+    let (_, text) = check_text(&sb, &prefix, &[]);
+    fixes_once(&text);
+    assert_eq!(text.matches("(the same fix as above)").count(), 1, "{text}");
 }
