@@ -391,7 +391,16 @@ fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
                 format!("{} ({})", f.path.display(), f.rule.label())
             })
         };
-        writeln!(out, "    with envhook's hook:    {}", place(&a.with_hook))?;
+        // Before install the hook's link does not exist: the file it will
+        // point at, which does.
+        let with_hook = match &a.hook_target {
+            Some(target) => format!(
+                "not installed yet; envhook install would expose {}",
+                target.display()
+            ),
+            None => place(&a.with_hook),
+        };
+        writeln!(out, "    with envhook's hook:    {with_hook}")?;
         writeln!(
             out,
             "    without envhook's hook: {}",

@@ -316,3 +316,35 @@ fn a_fix_two_findings_share_is_printed_once() {
     fixes_once(&text);
     assert_eq!(text.matches("(the same fix as above)").count(), 1, "{text}");
 }
+
+/// explain's answer for a library the hook would expose: before
+/// `install`, the file the hook's link will point at (which exists), not
+/// the link; after, the link the loader opens.
+#[test]
+fn explain_names_what_the_hook_would_expose_before_install() {
+    let sb = Sandbox::new();
+    let prefix = warned(&sb);
+    let message = "ImportError: libcudnn.so.8: cannot open shared object file";
+    let (_, text, err) = sb.run_on(&["explain", message], &prefix);
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("with envhook's hook:"))
+        .unwrap_or_else(|| panic!("{text}{err}"))
+        .trim();
+    let file = line
+        .strip_prefix("not installed yet; envhook install would expose ")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(Path::new(file).is_file(), "{file}: {text}");
+    assert!(!text.contains("lib/envhook/"), "{text}");
+    let (code, _, err) = sb.run_on(&["install", "-q"], &prefix);
+    assert_eq!(code, 0, "{err}");
+    let (_, text, _) = sb.run_on(&["explain", message], &prefix);
+    let link = prefix.join("lib/envhook/cuda/libcudnn.so.8");
+    assert!(
+        text.contains(&format!(
+            "with envhook's hook:    {} (LD_LIBRARY_PATH)",
+            link.display()
+        )),
+        "{text}"
+    );
+}

@@ -127,14 +127,13 @@ enum Outcome {
 /// Where the loader finds `name` for an object of the environment that has
 /// no RPATH of its own (a name pasted in an error message): with envhook's
 /// hook (simulated when it is not installed) and without it.
-pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
+pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>, Option<PathBuf>) {
     let sysroot = f.ctx.sysroot();
     let searches = Searches::new(f, &sysroot);
     let caller = python_caller(f);
-    (
-        searches.with.resolve(name, &caller),
-        searches.without.resolve(name, &caller),
-    )
+    let with = searches.with.resolve(name, &caller);
+    let target = searches.with.simulated_target(with.as_ref());
+    (with, searches.without.resolve(name, &caller), target)
 }
 
 /// What the library rules found.
