@@ -48,22 +48,6 @@ fn linkage(path: &Path) -> Vec<String> {
     named.chain(version_names).collect()
 }
 
-/// `cc -shared -nostdlib` of `code` into `dir/name`.
-fn cc(dir: &Path, name: &str, code: &str, args: &[String]) -> std::path::PathBuf {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, code).unwrap();
-    let out = dir.join(name);
-    let status = Command::new("cc")
-        .args(["-shared", "-fPIC", "-nostdlib", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .args(args)
-        .status()
-        .expect("cc is installed (CI installs gcc)");
-    assert!(status.success(), "cc {name}");
-    out
-}
-
 /// What `readelf -d` and `-V` show of a written object is what they show
 /// of the same object from `cc` and `ld`, and they warn about neither.
 #[test]
@@ -73,13 +57,13 @@ fn readelf_reads_written_objects_as_cc_built_ones() {
     std::fs::write(d.join("a.map"), "LIBA_2.0 { global: a_f; local: *; };\n").unwrap();
     std::fs::write(d.join("x.map"), "LIBX_1.0 { global: x_one; local: *; };\n").unwrap();
     let script = |m: &str| format!("-Wl,--version-script={}", d.join(m).display());
-    let liba = cc(
+    let liba = support::cc_nostdlib(
         d,
         "liba.so.2",
         "int a_f(void) { return 1; }\n",
         &["-Wl,-soname,liba.so.2".into(), script("a.map")],
     );
-    let built = cc(
+    let built = support::cc_nostdlib(
         d,
         "libx.so.1",
         "extern int a_f(void);\nint x_one(void) { return a_f(); }\n",
@@ -335,8 +319,7 @@ fn a_line_break_in_the_directory_is_refused() {
 /// use it, and replace it with their own `envhook demo`.
 #[test]
 fn root_lays_the_demo_out_for_the_directorys_owner() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: needs root to lay out a demo for another user");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();
@@ -365,8 +348,7 @@ fn root_lays_the_demo_out_for_the_directorys_owner() {
 /// rest, links and directories included, change hands.
 #[test]
 fn root_gives_away_only_what_it_made() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: needs root to give files away");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();

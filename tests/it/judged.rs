@@ -16,10 +16,7 @@ use serde_json::Value;
 use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
 
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(extra);
-    let (_, out, err) = sb.run_on(&args, prefix);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+    support::check_json(sb, prefix, extra).0
 }
 
 /// The findings with `code`, as `severity: message`.

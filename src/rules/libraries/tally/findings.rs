@@ -336,7 +336,7 @@ pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Prob
     let rebuilt_fix = rebuilt.is_some();
     let framework_fix = || fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components));
     let hint = match rebuilt.map(Fix::Command).or_else(framework_fix) {
-        // rebuilt_for's command ends with the hooks' refresh already.
+        // for_major's command ends with the hooks' refresh already.
         Some(fix) if rebuilt_fix => fix,
         Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
         Some(choose) => choose,
@@ -540,7 +540,7 @@ fn rebuilt(f: &Facts, fw: &crate::inventory::FrameworkBuild) -> Option<Cmd> {
     if major(&built) == Some(have) {
         return None;
     }
-    crate::rules::fixes::rebuilt_for(f, fw, have)
+    crate::rules::fixes::for_major(f, fw, have)
 }
 
 /// The framework build a tally label (`package version`) names.
