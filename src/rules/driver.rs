@@ -54,8 +54,8 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
     findings
 }
 
-/// Each CUDA with what needs it, as the finding's subject (`torch 2.5.1
-/// (built for CUDA) needs CUDA 12.4`). The CUDA versions below one floor
+/// Each CUDA with what needs it, as the finding's subject (`the torch
+/// 2.5.1 build needs CUDA 12.4`). The CUDA versions below one floor
 /// of the driver (every CUDA 12.x) are one subject, with the newest of
 /// them, since one driver upgrade or one older build serves them all: two
 /// findings would give the same fix twice.
