@@ -1009,7 +1009,7 @@ fn of_two_wheels_with_one_soname_the_frameworks_cuda_line_is_exposed() {
         PipDist::new("nvidia-curand-cu12", "10.3.10.19")
             .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
     );
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let f = finding(&json, "shadowed-library");
     let message = f["message"].as_str().unwrap();
     assert!(
