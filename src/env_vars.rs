@@ -131,15 +131,20 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
         "ENVHOOK_BIN",
         "(conda plugin) the envhook executable to call, instead of the one on PATH",
     ),
-    ("NO_COLOR", "(audit) no colour, even on a terminal"),
+    (
+        "NO_COLOR",
+        "set and not empty: no colour, even on a terminal, unless --color always",
+    ),
     (
         COLUMNS,
         "(audit) the terminal's width the table is laid out for, else the terminal's own",
     ),
     (
         "CLICOLOR_FORCE",
-        "(audit) colour, even when not on a terminal",
+        "set and not empty: colour even when not on a terminal, unless NO_COLOR or --color never",
     ),
+    ("CLICOLOR", "0: no colour, as NO_COLOR"),
+    ("TERM", "unset or dumb: no colour on a terminal"),
     (
         ENVHOOK_AUDIT_TIMEOUT,
         "(audit) seconds to wait for one environment before reporting it as not answering (a dead network mount); 60 by default",

@@ -54,8 +54,8 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
     findings
 }
 
-/// Each CUDA with what needs it, as the finding's subject (`torch 2.5.1
-/// (built for CUDA) needs CUDA 12.4`). The CUDA versions below one floor
+/// Each CUDA with what needs it, as the finding's subject (`the torch
+/// 2.5.1 build needs CUDA 12.4`). The CUDA versions below one floor
 /// of the driver (every CUDA 12.x) are one subject, with the newest of
 /// them, since one driver upgrade or one older build serves them all: two
 /// findings would give the same fix twice.
@@ -157,8 +157,8 @@ fn source_label(s: Source) -> &'static str {
 
 /// The CUDA versions that must run on the driver: the environment's
 /// runtimes and the frameworks' builds, one entry per CUDA minor with
-/// everything that needs it (`cuda-toolkit 13.2.2 (pip), torch 2.15.0
-/// (built for CUDA)`).
+/// everything that needs it (`cuda-toolkit 13.2.2 (pip), the torch
+/// 2.15.0 build`).
 fn cudas(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
     let mut grouped: Vec<(String, String)> = Vec::new();
     for (cuda, what) in each_cuda(f, loaded) {
@@ -198,10 +198,7 @@ fn each_cuda(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
             .and_then(|n| n.cuda)
             .filter(|c| c.contains('.'))
         {
-            out.push((
-                cuda,
-                format!("{} {} (built for CUDA)", fw.package, fw.version),
-            ));
+            out.push((cuda, format!("the {} {} build", fw.package, fw.version)));
         }
     }
     out
@@ -347,7 +344,7 @@ fn met_major(m: &Matrix, dv: &str) -> Option<u32> {
 }
 
 /// What the environment needs of a driver, one line per CUDA minor
-/// (`torch 2.5.1 (built for CUDA) needs CUDA 12.4: a driver >= 525.60.13
+/// (`the torch 2.5.1 build needs CUDA 12.4: a driver >= 525.60.13
 /// (every CUDA 12.x)`), for `explain` where the driver that printed a
 /// message is not the one here, or is not known.
 pub fn needed(f: &Facts, loaded: &Loaded) -> Vec<String> {
@@ -360,7 +357,7 @@ pub fn needed(f: &Facts, loaded: &Loaded) -> Vec<String> {
             .filter(|c| !c.contains('.'))
             && !all.iter().any(|(c, _)| major(c) == major(&m))
         {
-            all.push((m, format!("{} {} (built for CUDA)", fw.package, fw.version)));
+            all.push((m, format!("the {} {} build", fw.package, fw.version)));
         }
     }
     all.into_iter()

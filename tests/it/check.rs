@@ -191,7 +191,7 @@ fn needs_below_one_driver_floor_are_one_finding() {
     let message = found[0]["message"].as_str().unwrap();
     assert!(
         message.starts_with(
-            "cuda-cudart 12.6.77 (conda) needs CUDA 12.6 and pytorch 2.4.1 (built for CUDA) \
+            "cuda-cudart 12.6.77 (conda) needs CUDA 12.6 and the pytorch 2.4.1 build \
              needs CUDA 12.0: every CUDA 12.x needs an NVIDIA driver >= 525.60.13;"
         ),
         "{message}"
@@ -894,7 +894,7 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
             f["message"]
                 .as_str()
                 .unwrap()
-                .starts_with("onnxruntime-gpu 1.31.1 (built for CUDA) needs CUDA 13.0"),
+                .starts_with("the onnxruntime-gpu 1.31.1 build needs CUDA 13.0"),
             "{f:#}"
         );
         let choose = &f["fix"]["choose"];

@@ -193,7 +193,7 @@ fn wheels_nothing_loads_are_not_judged() {
     let older = findings(&json, "driver-older-than-cuda");
     assert_eq!(older.len(), 1, "{:#}", json["findings"]);
     assert!(
-        older[0].contains("onnxruntime-gpu 1.18.0 (built for CUDA) needs CUDA 11.8"),
+        older[0].contains("the onnxruntime-gpu 1.18.0 build needs CUDA 11.8"),
         "{older:?}"
     );
 }

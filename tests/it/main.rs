@@ -46,6 +46,7 @@ mod jupyter;
 mod loading;
 mod man;
 mod monitoring;
+mod output;
 mod paddle;
 mod rattler;
 mod readme;

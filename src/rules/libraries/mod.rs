@@ -58,6 +58,11 @@ pub struct NameCheck {
     pub with_hook: Option<Found>,
     /// With `LD_LIBRARY_PATH` as it is, minus envhook's directories.
     pub without_hook: Option<Found>,
+    /// Where `with_hook` came through the link directory a fresh install
+    /// would write (the hooks not installed, or stale): the file its link
+    /// will point at, which exists now, unlike the link.
+    #[serde(skip)]
+    pub hook_target: Option<PathBuf>,
 }
 
 /// The loader's view of one framework object.
@@ -126,14 +131,13 @@ enum Outcome {
 /// Where the loader finds `name` for an object of the environment that has
 /// no RPATH of its own (a name pasted in an error message): with envhook's
 /// hook (simulated when it is not installed) and without it.
-pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
+pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>, Option<PathBuf>) {
     let sysroot = f.ctx.sysroot();
     let searches = Searches::new(f, &sysroot);
     let caller = python_caller(f);
-    (
-        searches.with.resolve(name, &caller),
-        searches.without.resolve(name, &caller),
-    )
+    let with = searches.with.resolve(name, &caller);
+    let target = searches.with.simulated_target(with.as_ref());
+    (with, searches.without.resolve(name, &caller), target)
 }
 
 /// What the library rules found.
@@ -290,6 +294,7 @@ impl Checker<'_> {
                 kind: a.kind,
                 with_hook: with_hook.clone(),
                 without_hook: without_hook.clone(),
+                hook_target: s.with.simulated_target(with_hook.as_ref()),
             });
         }
         let files: Vec<PathBuf> = with.files.into_iter().chain(without.files).collect();

@@ -274,12 +274,14 @@ pub(super) fn needs_hook_finding(
         },
         Code::NeedsHook,
         format!(
-            "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}{consequence}",
+            "{} in this environment, where the loader does not look; envhook's hook, not installed \
+             here, puts {} on LD_LIBRARY_PATH when the environment is activated: {}{consequence}",
             if names.len() == 1 {
                 "this library is"
             } else {
                 "these libraries are"
             },
+            if names.len() == 1 { "it" } else { "them" },
             names.join(", ")
         ),
         Some(fix),
