@@ -348,3 +348,57 @@ fn explain_names_what_the_hook_would_expose_before_install() {
         "{text}"
     );
 }
+
+/// CuPy 13's cudnn module needs `libcudnn.so.8` where the environment's
+/// nvidia-cudnn-cu12 is cuDNN 9: `pip install 'nvidia-cudnn-cu12'` would
+/// change nothing. The fix installs the wheel of cuDNN 8; where torch
+/// requires the cuDNN 9 one (as torch 2.5.1 requires 9.1.0.70, measured
+/// on PyPI's wheels), no command can hold both, and the note says which
+/// requirement holds it.
+#[test]
+fn a_cudnn_of_another_major_is_never_a_fix_that_installs_nothing() {
+    let sb = Sandbox::new();
+    let prefix = cupy(&sb);
+    let mut env = Env::new(&prefix);
+    env.python("3.11.7");
+    let cudnn9 = "nvidia/cudnn/lib/libcudnn.so.9";
+    env.pip(PipDist::new("nvidia-cudnn-cu12", "9.1.0.70").files(vec![FileSpec::File(cudnn9)]));
+    support::cc_shared(&env.site().join(cudnn9), "libcudnn.so.9", &[], None, false);
+    let note = |sb: &Sandbox| {
+        let (json, _) = support::check_json(sb, &prefix, A100);
+        support::findings_of(&json, "optional-library-missing")
+            .into_iter()
+            .find(|f| f["message"].as_str().unwrap().contains("libcudnn.so.8"))
+            .cloned()
+            .unwrap_or_else(|| panic!("{json:#}"))
+    };
+    let py = prefix.join("bin/python");
+    assert_eq!(
+        note(&sb)["fix"]["command"],
+        format!(
+            "'{}' -m pip install 'nvidia-cudnn-cu12>=8,<9'",
+            py.display()
+        )
+    );
+    env.pip(
+        PipDist::new("torch", "2.5.1")
+            .requires(vec![
+                "nvidia-cudnn-cu12==9.1.0.70; platform_system == \"Linux\"",
+            ])
+            .files(vec![FileSpec::File("torch/lib/libtorch_cuda.so")])
+            .text(
+                "torch/version.py",
+                "__version__ = '2.5.1'\ncuda: Optional[str] = '12.4'\nhip: Optional[str] = None\n",
+            ),
+    );
+    let held = note(&sb);
+    let choose = &held["fix"]["choose"];
+    assert!(choose.get("commands").is_none(), "{held:#}");
+    assert!(
+        choose["advice"]
+            .as_str()
+            .unwrap()
+            .contains("torch 2.5.1 requires nvidia-cudnn-cu12==9.1.0.70"),
+        "{held:#}"
+    );
+}

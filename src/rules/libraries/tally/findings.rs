@@ -6,6 +6,7 @@ use std::path::Path;
 use super::missing::rebuilt;
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
+use crate::data::matrix::major;
 use crate::finding::{Cmd, Code, Fix, Problem, Severity};
 use crate::machine::resolve::Rule;
 use crate::rules::libraries::Via;
@@ -180,11 +181,54 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                 // Its build for the environment's major is the error's
                 // fix; this major's library would be the wrong one.
                 Some(fw) if rebuilt(f, fw).is_some() => None,
+                Some(_)
+                    if c == "cudnn"
+                        && let Some(fix) = other_cudnn(f, label, s) =>
+                {
+                    Some(fix)
+                }
                 Some(fw) => Some(crate::rules::fixes::for_framework(f, fw, &[c])),
                 None => Some(Fix::advice(format!("install {c}"))),
             },
         }),
     )
+}
+
+/// A cuDNN soname of another major than the environment's pip cuDNN
+/// (CuPy 13's cudnn module needs `libcudnn.so.8` beside torch's
+/// nvidia-cudnn-cu12 9.1): installing the wheel by name changes nothing.
+/// The wheel of that major, where nothing here requires the one held; else
+/// the requirement that holds it, and no command (one wheel name cannot
+/// hold cuDNN 8 and 9).
+fn other_cudnn(f: &Facts, label: &str, s: &Seen) -> Option<Fix> {
+    let want: u32 = crate::inventory::needs::name_major(&s.name)?.parse().ok()?;
+    let held = f.inv.packages.iter().find(|p| {
+        p.installer == crate::inventory::Installer::Pip
+            && p.role == crate::data::catalog::Role::Cudnn
+    })?;
+    if major(&held.version) == Some(want) {
+        return None;
+    }
+    let holder = f.inv.frameworks.iter().find_map(|fw| {
+        let pin = crate::rules::fixes::pin_for(fw, "cudnn")?;
+        pin.starts_with(held.name.as_str())
+            .then(|| format!("{} {} requires {pin}", fw.package, fw.version))
+    });
+    Some(match holder {
+        Some(holder) => Fix::advice(format!(
+            "{} needs cuDNN {want}; this environment's {} {} is cuDNN {}, and {holder}: one wheel \
+             name holds one cuDNN, so use {label}'s module from an environment of its own",
+            s.name,
+            held.name,
+            held.version,
+            major(&held.version).map_or("?".into(), |m| m.to_string())
+        )),
+        None => Fix::Command(
+            crate::rules::fixes::pip(&f.inv.prefix)
+                .raw("install")
+                .arg(format!("{}>={want},<{}", held.name, want + 1)),
+        ),
+    })
 }
 
 /// What an object loaded only on request (ONNX Runtime's TensorRT
