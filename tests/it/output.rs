@@ -349,6 +349,18 @@ fn explain_names_what_the_hook_would_expose_before_install() {
     );
 }
 
+/// [`cupy`] with torch's cuDNN 9 wheel (nvidia-cudnn-cu12 9.1.0.70), which
+/// CuPy 13's cudnn module cannot use.
+pub(crate) fn cupy_beside_cudnn9(sb: &Sandbox) -> (PathBuf, Env) {
+    let prefix = cupy(sb);
+    let mut env = Env::new(&prefix);
+    env.python("3.11.7");
+    let cudnn9 = "nvidia/cudnn/lib/libcudnn.so.9";
+    env.pip(PipDist::new("nvidia-cudnn-cu12", "9.1.0.70").files(vec![FileSpec::File(cudnn9)]));
+    support::cc_shared(&env.site().join(cudnn9), "libcudnn.so.9", &[], None, false);
+    (prefix, env)
+}
+
 /// CuPy 13's cudnn module needs `libcudnn.so.8` where the environment's
 /// nvidia-cudnn-cu12 is cuDNN 9: `pip install 'nvidia-cudnn-cu12'` would
 /// change nothing. The fix installs the wheel of cuDNN 8; where torch
@@ -358,12 +370,7 @@ fn explain_names_what_the_hook_would_expose_before_install() {
 #[test]
 fn a_cudnn_of_another_major_is_never_a_fix_that_installs_nothing() {
     let sb = Sandbox::new();
-    let prefix = cupy(&sb);
-    let mut env = Env::new(&prefix);
-    env.python("3.11.7");
-    let cudnn9 = "nvidia/cudnn/lib/libcudnn.so.9";
-    env.pip(PipDist::new("nvidia-cudnn-cu12", "9.1.0.70").files(vec![FileSpec::File(cudnn9)]));
-    support::cc_shared(&env.site().join(cudnn9), "libcudnn.so.9", &[], None, false);
+    let (prefix, mut env) = cupy_beside_cudnn9(&sb);
     let note = |sb: &Sandbox| {
         let (json, _) = support::check_json(sb, &prefix, A100);
         support::findings_of(&json, "optional-library-missing")
