@@ -1,5 +1,32 @@
 //! Every environment variable envhook reads, in one place, so docs/environment.md's
 //! table and the code cannot drift apart.
+//!
+//! It is also the one place the process environment is read: [`process`]
+//! and [`home_dir`] are captured once into `discovery::Context`, which every
+//! reader is given (so tests can give a fake one). clippy.toml refuses
+//! std's readers (`std::env::var` and the rest) anywhere else.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The process environment: every variable whose name is Unicode (the
+/// names envhook reads all are).
+// The one sanctioned reader of the process environment (see the module doc).
+#[allow(clippy::disallowed_methods)]
+pub fn process() -> HashMap<String, OsString> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+        .collect()
+}
+
+/// The user's home directory: `HOME`, else the password database, as std
+/// finds it.
+// Reads HOME: the one sanctioned place (see the module doc).
+#[allow(clippy::disallowed_methods)]
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::home_dir()
+}
 
 /// The active conda environment; used when neither `-n` nor `-p` is given
 /// and no venv is active (see `discovery::venv`).
@@ -104,15 +131,20 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
         "ENVHOOK_BIN",
         "(conda plugin) the envhook executable to call, instead of the one on PATH",
     ),
-    ("NO_COLOR", "(audit) no colour, even on a terminal"),
+    (
+        "NO_COLOR",
+        "set and not empty: no colour, even on a terminal, unless --color always",
+    ),
     (
         COLUMNS,
         "(audit) the terminal's width the table is laid out for, else the terminal's own",
     ),
     (
         "CLICOLOR_FORCE",
-        "(audit) colour, even when not on a terminal",
+        "set and not empty: colour even when not on a terminal, unless NO_COLOR or --color never",
     ),
+    ("CLICOLOR", "0: no colour, as NO_COLOR"),
+    ("TERM", "unset or dumb: no colour on a terminal"),
     (
         ENVHOOK_AUDIT_TIMEOUT,
         "(audit) seconds to wait for one environment before reporting it as not answering (a dead network mount); 60 by default",
@@ -132,6 +164,22 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (
         NVIDIA_VISIBLE_DEVICES,
         "(explain) for a message that no GPU was found: void, none or empty mounts no GPU into a container",
+    ),
+    (
+        "BNB_CUDA_VERSION",
+        "(check) set and not empty: bitsandbytes loads libbitsandbytes_cuda<this>.so, not the object for its torch's CUDA, as bitsandbytes does (data/packages.toml's digits_from)",
+    ),
+    (
+        "XDG_RUNTIME_DIR",
+        "(run) where run keeps its private link directory, first",
+    ),
+    (
+        "XDG_CACHE_HOME",
+        "(run) where run keeps its private link directory, second (~/.cache when unset)",
+    ),
+    (
+        "TMPDIR",
+        "(run) where run keeps its private link directory, last (/tmp when unset)",
     ),
     (
         ENVHOOK_SYSROOT,

@@ -6,7 +6,8 @@
 //! checks both, and that no function outside tests passes 80 lines):
 //!
 //! 1. ground: `paths` (no-follow file access), `env_vars`, `exit` (the exit
-//!    contract), `error`, `finding` (what a finding is), `notice`
+//!    contract), `error`, `finding` (what a finding is), `notice`, `colour`
+//!    (whether output is styled, and the styles)
 //! 2. `data`: the shipped catalogue and compatibility matrix; `demo`: the
 //!    demo installation `envhook demo` lays out (ELF objects included)
 //! 3. `discovery`: which environments exist, and the process `Context`
@@ -33,6 +34,7 @@ pub mod activation;
 pub mod audit;
 pub mod cli;
 pub mod cmd;
+pub mod colour;
 pub mod data;
 pub mod demo;
 pub mod discovery;

@@ -36,6 +36,8 @@ fn main() -> ExitCode {
         )
         .into_boxed_str(),
     );
+    // Colour is chosen before clap parses, so that its help follows it.
+    envhook::colour::choose(envhook::cli::colour_choice(std::env::args_os()));
     let matches = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     notice::set_verbosity(if cli.quiet {
@@ -123,7 +125,8 @@ impl<W: Write> Write for ClosedPipeOk<W> {
 fn report_error(e: &Error) {
     let mut err = io::stderr().lock();
     // The same prefix as clap's usage errors, so every error reads alike.
-    let _ = writeln!(err, "error: {e}");
+    let label = envhook::colour::paint(envhook::colour::stderr(), envhook::colour::ERROR, "error");
+    let _ = writeln!(err, "{label}: {e}");
     if let Some(hint) = e.hint() {
         let _ = writeln!(err, "  hint: {}", hint.replace('\n', "\n  "));
     }

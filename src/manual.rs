@@ -37,7 +37,7 @@ const FILES: &[(&str, Option<&[&str]>, &str)] = &[
          environment's CUDA libraries only, which the hooks put on LD_LIBRARY_PATH",
     ),
     (
-        "$XDG_RUNTIME_DIR/envhook-run, ~/.cache/envhook-run",
+        "$XDG_RUNTIME_DIR/envhook-run, ~/.cache/envhook-run, <tmp>/envhook-run-<uid>",
         Some(&["run"]),
         "run's own link directory for an environment without envhook's hooks: per user, mode 0700, \
          one subdirectory per environment and set of packages, nothing written in the environment",

@@ -35,14 +35,17 @@ pub fn verbosity() -> Verbosity {
 /// discovery had to skip) to stderr, unless `-q`.
 pub fn warn(message: &str) {
     if verbosity() >= Verbosity::Normal {
-        let _ = writeln!(std::io::stderr().lock(), "warning: {message}");
+        let label =
+            crate::colour::paint(crate::colour::stderr(), crate::colour::WARNING, "warning");
+        let _ = writeln!(std::io::stderr().lock(), "{label}: {message}");
     }
 }
 
 /// Print a note on how the work was done (`-v` only) to stderr.
 pub fn note(message: &str) {
     if verbosity() >= Verbosity::Verbose {
-        let _ = writeln!(std::io::stderr().lock(), "note: {message}");
+        let label = crate::colour::paint(crate::colour::stderr(), crate::colour::NOTE, "note");
+        let _ = writeln!(std::io::stderr().lock(), "{label}: {message}");
     }
 }
 

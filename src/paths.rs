@@ -4,7 +4,9 @@
 //! [`Error`](crate::error::Error) uses `std::fs` and wraps the error with
 //! its path ([`Error::read`](crate::error::Error::read)); code that keeps the
 //! failure as text (warnings, problems) uses `fs_err`, whose messages
-//! already name the path.
+//! already name the path, and never wraps its error in an `Error` that
+//! names the path again (the demo's tree words its errors as `fs_err`
+//! does, and `Error::Demo` prints them as they are).
 
 use std::path::{Path, PathBuf};
 

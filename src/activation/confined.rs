@@ -48,13 +48,9 @@ pub const FILE_MODE: u32 = 0o644;
 /// [`is_temporary`]).
 pub const TEMP_PREFIX: &str = ".envhook-tmp-";
 
-/// Whether a name is one of envhook's temporary names: [`TEMP_PREFIX`], or
-/// the names of versions before 0.2 (`.envhook-XXXXXX` from the tempfile
-/// crate, `.cuda.tmp-PID` for the link swap).
+/// Whether a name is one of envhook's temporary names ([`TEMP_PREFIX`]).
 pub fn is_temporary(name: &str) -> bool {
     name.starts_with(TEMP_PREFIX)
-        || name.starts_with(".cuda.tmp-")
-        || (name.len() == ".envhook-".len() + 6 && name.starts_with(".envhook-"))
 }
 
 /// The environment's owner, applied to what envhook creates when it runs as
@@ -600,8 +596,9 @@ mod tests {
     #[test]
     fn temporary_names() {
         assert!(is_temporary(&temp_name("file")));
-        assert!(is_temporary(".envhook-AbC123"));
-        assert!(is_temporary(".cuda.tmp-4242"));
+        // Names no released envhook wrote are someone else's.
+        assert!(!is_temporary(".envhook-AbC123"));
+        assert!(!is_temporary(".cuda.tmp-4242"));
         assert!(!is_temporary(".envhook-owned"));
         assert!(!is_temporary("envhook.sh"));
         assert!(!is_temporary(".envhook-mine-and-longer"));

@@ -479,10 +479,6 @@ fn survey_isolation(prefix: &Prefix, iso: Option<&Isolation>, changes: &mut Chan
                 has_wanted = true;
             } else if marked {
                 changes.remove.push(root.join(&name));
-            } else if sub.is_some() && only_links(sub.as_ref(), &names)? {
-                // Built by envhook before 0.2, which marked the directory
-                // last: a killed build left links and no mark.
-                changes.clean.push(root.join(&name));
             } else if wanted_here {
                 changes.conflicts.push(Conflict {
                     path: root.join(&name),
@@ -498,16 +494,6 @@ fn survey_isolation(prefix: &Prefix, iso: Option<&Isolation>, changes: &mut Chan
         changes.write.push(iso.link.clone());
     }
     Ok(())
-}
-
-fn only_links(dir: Option<&Dir<'_>>, names: &[String]) -> Result<bool> {
-    let Some(dir) = dir else { return Ok(false) };
-    for name in names {
-        if !matches!(dir.entry(name)?, Entry::Link(_)) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
 }
 
 fn dir_name(path: &Path) -> String {

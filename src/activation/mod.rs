@@ -5,7 +5,8 @@
 //! ([`foreign`]) unless asked to take them over ([`takeover`]); and, for
 //! `run` on an environment without hooks, the same link directory kept
 //! privately outside it ([`private`]), and the variables `conda activate`
-//! would set, which `run` sets ([`conda_vars`]).
+//! would set, which `run` sets ([`conda_vars`]), with the state the
+//! hooks would have saved ([`run_state`]).
 //!
 //! One way down, no module importing one that imports it: [`spec`] (what
 //! the hooks expose) → [`plan`] (what to write) → [`shell`] (the text per
@@ -32,6 +33,8 @@ pub mod kernelspec;
 pub mod lock;
 pub mod plan;
 pub mod private;
+pub mod run_state;
+pub mod shadowing;
 pub mod shell;
 pub mod spec;
 pub mod stamp;

@@ -284,7 +284,11 @@ fn bases(ctx: &Context, uid: u32) -> Vec<PathBuf> {
         Some(p) => out.push(p),
         None => out.extend(ctx.home().map(|h| h.join(".cache"))),
     }
-    out.push(std::env::temp_dir().join(format!("envhook-run-{uid}")));
+    // std::env::temp_dir's rule on Linux, from this command's environment.
+    let tmp = ctx
+        .var_os("TMPDIR")
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    out.push(tmp.join(format!("envhook-run-{uid}")));
     out
 }
 

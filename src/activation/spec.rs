@@ -25,9 +25,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::activation::shadowing;
 use crate::data::catalog::{CATALOG, Role};
 use crate::error::{Error, Result};
-use crate::finding::{Code, Fix, Problem, Severity};
+use crate::finding::{Code, Problem, Severity};
 use crate::inventory::{Inventory, LibStatus, needs};
 use crate::paths;
 
@@ -228,6 +229,8 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     let mut by_name: BTreeMap<String, LinkEntry> = BTreeMap::new();
     // The package each exposed name came from, for the shadowing advice.
     let mut from: BTreeMap<String, &crate::inventory::Package> = BTreeMap::new();
+    // Of two wheels with one name, the frameworks' CUDA line is exposed.
+    let major = crate::data::matrix::shipped().and_then(|m| shadowing::frameworks_major(inv, m));
     for pkg in inv.library_packages() {
         for lib in &pkg.libraries {
             let Some(name) = lib.path.file_name().and_then(|n| n.to_str()) else {
@@ -248,21 +251,30 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
                 // conda's CUDA 12 layout lists lib/libX.so.12 ->
                 // ../targets/x86_64-linux/lib/libX.so.12 and the target
                 // itself: two names of one file are one library.
-                if !same_file(&first.target, &lib.path) {
-                    notes.push(Problem {
-                        severity: Severity::Warning,
-                        code: Code::ShadowedLibrary,
-                        message: format!(
-                            "{name} exists twice; {} is exposed and {} is not",
-                            first.target.display(),
-                            lib.path.display()
-                        ),
-                        fix: Some(shadowing_fix(&inv.prefix, name, [from[name], pkg])),
-                        path: Some(lib.path.clone()),
-                        source: None,
-                    });
+                if same_file(&first.target, &lib.path) {
+                    continue;
                 }
-                continue;
+                let second = shadowing::prefer_second(major, from[name], pkg);
+                let (kept, other) = if second {
+                    ((pkg, &lib.path), (from[name], &first.target))
+                } else {
+                    ((from[name], &first.target), (pkg, &lib.path))
+                };
+                notes.push(Problem {
+                    severity: Severity::Warning,
+                    code: Code::ShadowedLibrary,
+                    message: format!(
+                        "{name} exists twice; {} is exposed and {} is not",
+                        kept.1.display(),
+                        other.1.display()
+                    ),
+                    fix: Some(shadowing::fix(&inv.prefix, name, [kept.0, other.0], major)),
+                    path: Some(other.1.clone()),
+                    source: None,
+                });
+                if !second {
+                    continue;
+                }
             }
             from.insert(name.to_string(), pkg);
             by_name.insert(
@@ -277,40 +289,6 @@ fn link_entries(inv: &Inventory, notes: &mut Vec<Problem>) -> Vec<LinkEntry> {
     }
     bind_unversioned(&mut by_name, &wanted(inv));
     by_name.into_values().collect()
-}
-
-/// What to do about `name` from two packages: where both are pip's wheels
-/// (of two CUDA lines: CUDA 12's nvidia-curand-cu12 and CUDA 13's
-/// nvidia-curand both install libcurand.so.10), the two named, with the
-/// command that removes each; else the choice between conda's line and
-/// pip's.
-fn shadowing_fix(prefix: &Path, name: &str, pkgs: [&crate::inventory::Package; 2]) -> Fix {
-    use crate::inventory::Installer;
-    if pkgs.iter().any(|p| p.installer != Installer::Pip) || pkgs[0].name == pkgs[1].name {
-        return Fix::advice(
-            "keep one CUDA line in the environment (conda's packages or pip's wheels)",
-        );
-    }
-    let label = |p: &crate::inventory::Package| {
-        format!("{} {} ({})", p.name, p.version, p.installer.label())
-    };
-    Fix::Choose {
-        advice: format!(
-            "keep one CUDA line: {} and {} both install {name}; uninstall the one of the CUDA \
-             major the frameworks here do not use",
-            label(pkgs[0]),
-            label(pkgs[1])
-        ),
-        commands: pkgs
-            .iter()
-            .map(|p| {
-                crate::finding::Cmd::default()
-                    .path(prefix.join("bin/python"))
-                    .raw("-m pip uninstall -y")
-                    .arg(&p.name)
-            })
-            .collect(),
-    }
 }
 
 /// The sonames the environment's builds want each unversioned name they

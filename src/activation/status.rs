@@ -56,8 +56,8 @@ pub struct InstalledHooks {
     pub fingerprint: String,
     /// The `# library path ...` lines, in order.
     pub dirs: Vec<PathBuf>,
-    /// The prefix the hooks were written for (`# origin-hex`), when they
-    /// record it (envhook 0.1 hooks after #12).
+    /// The prefix the hooks were written for (`# origin-hex`); `None` when
+    /// the line is missing (a hook edited by hand).
     pub origin: Option<PathBuf>,
     /// The activate hook's modification time: when it was written.
     pub written: Option<std::time::SystemTime>,
@@ -77,8 +77,8 @@ pub fn installed(prefix: &Path) -> Option<InstalledHooks> {
     if !shell::is_owned(&text) {
         return None;
     }
-    // The details are comment lines at the end (before envhook 0.1's
-    // hooks put them there, at the top): any line may hold them.
+    // The details are comment lines at the end; any line may hold them, so
+    // a comment a user adds above them changes nothing.
     let header = || text.lines().filter(|l| l.starts_with("# "));
     let fingerprint = header()
         .find_map(|l| l.split("| fingerprint ").nth(1))

@@ -43,7 +43,8 @@ pub enum Hook {
     Foreign,
     /// Hand-written hooks with known bugs.
     Legacy,
-    /// No hook needed (no CUDA libraries).
+    /// No hook needed: no CUDA libraries, or every library the frameworks
+    /// load is found without one.
     NotNeeded,
 }
 

@@ -34,6 +34,32 @@ pub struct Cli {
     /// environments, and how long the work took.
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// When to colour the output (severity words, finding codes, fix
+    /// lines, and this help): auto (on a terminal, unless NO_COLOR is set),
+    /// always, never. JSON is never coloured.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    pub color: clap::ColorChoice,
+}
+
+/// The `--color` choice, read before the real parse so that clap's own
+/// help and usage errors follow it too: the same command line parsed with
+/// errors ignored and the help and version flags taken out (they end a
+/// parse before the options after them are read); `auto` without one.
+pub fn colour_choice(args: impl IntoIterator<Item = std::ffi::OsString>) -> anstream::ColorChoice {
+    use clap::CommandFactory;
+    let args = args
+        .into_iter()
+        .filter(|a| !matches!(a.to_str(), Some("-h" | "--help" | "-V" | "--version")));
+    let chosen = Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args)
+        .ok()
+        .and_then(|m| m.get_one::<clap::ColorChoice>("color").copied());
+    match chosen {
+        Some(clap::ColorChoice::Always) => anstream::ColorChoice::Always,
+        Some(clap::ColorChoice::Never) => anstream::ColorChoice::Never,
+        _ => anstream::ColorChoice::Auto,
+    }
 }
 
 /// The subcommands.

@@ -211,15 +211,10 @@ fn confirmed(args: &AuditArgs, out: &mut impl Write) -> Result<bool> {
     Ok(yes)
 }
 
-/// Colour only where it is seen: stdout a terminal (anstream decides,
-/// honouring NO_COLOR and CLICOLOR_FORCE), never in a file.
+/// Colour only where it is seen: stdout styled (`--color`, else a
+/// terminal without NO_COLOR: see [`crate::colour`]), never in a file.
 fn colour(text: &str, to_stdout: bool) -> String {
-    let keep = to_stdout
-        && !matches!(
-            anstream::AutoStream::choice(&std::io::stdout()),
-            anstream::ColorChoice::Never
-        );
-    if keep {
+    if to_stdout && crate::colour::stdout() {
         text.to_string()
     } else {
         anstream::adapter::strip_str(text).to_string()

@@ -52,7 +52,7 @@ pub fn run(args: &DemoArgs, out: &mut impl Write) -> Result<ExitStatus> {
             }
             Ok(laid_out)
         })
-        .map_err(|e| Error::write(&dir, e))?;
+        .map_err(|source| Error::Demo { source })?;
     let envs = root.join("envs");
     let mut line = |text: String| writeln!(out, "{text}").map_err(Error::Output);
     line(format!("demo installation written to {}", dir.display()))?;
@@ -88,13 +88,13 @@ fn open(dir: &Path) -> Result<(Tree, Option<(u32, u32)>)> {
             why: "it does not end in a directory's name",
         });
     };
-    let parent = Tree::create(parent).map_err(|e| Error::write(parent, e))?;
+    let parent = Tree::create(parent).map_err(|source| Error::Demo { source })?;
     let (tree, made) = parent.open_dir(name).map_err(|e| refusal(dir, e))?;
     if !rustix::process::geteuid().is_root() {
         return Ok((tree, None));
     }
     let whose = if made { &parent } else { &tree };
-    let owner = whose.owner().map_err(|e| Error::read(dir, e))?;
+    let owner = whose.owner().map_err(|source| Error::Demo { source })?;
     Ok((tree, (owner.0 != 0).then_some(owner)))
 }
 
@@ -104,7 +104,7 @@ fn refusal(dir: &Path, e: std::io::Error) -> Error {
     match std::fs::symlink_metadata(dir) {
         Ok(meta) if meta.is_symlink() => not_a_demo(dir, "a symbolic link (not followed)"),
         Ok(meta) if !meta.is_dir() => not_a_demo(dir, "not a directory"),
-        _ => Error::write(dir, e),
+        _ => Error::Demo { source: e },
     }
 }
 
@@ -117,9 +117,13 @@ fn clear(tree: &Tree) -> Result<()> {
     if marker.is_ok_and(|k| k == Some(rustix::fs::FileType::RegularFile)) {
         return tree
             .clear(crate::demo::MARKER)
-            .map_err(|e| Error::write(dir, e));
+            .map_err(|source| Error::Demo { source });
     }
-    match tree.names().map_err(|e| Error::read(dir, e))?.is_empty() {
+    match tree
+        .names()
+        .map_err(|source| Error::Demo { source })?
+        .is_empty()
+    {
         true => Ok(()),
         false => Err(not_a_demo(
             dir,

@@ -235,8 +235,11 @@ pub fn run_command(args: &RunArgs, ctx: &Context) -> Result<ExitStatus> {
     )
     .map(std::ffi::OsString::from)
     .unwrap_or_else(|_| program.clone());
+    // The state a deactivate hook reads, so that leaving the environment
+    // from inside the command restores the value run started from.
+    let state = crate::activation::run_state::for_run(&m.prefix, &m.dirs, ctx, &value);
     let mut cmd = std::process::Command::new(resolved);
-    cmd.args(rest).envs(vars);
+    cmd.args(rest).envs(vars).envs(state);
     if value.is_empty() {
         cmd.env_remove("LD_LIBRARY_PATH");
     } else {

@@ -245,9 +245,10 @@ fn print_files(out: &mut impl Write, plan: &Plan) -> std::io::Result<()> {
 
 /// Findings, one with its hint per line pair.
 pub fn print_findings(out: &mut impl Write, findings: &[Problem]) -> std::io::Result<()> {
+    let on = crate::colour::stdout();
     for p in findings {
-        writeln!(out, "{}[{}]: {}", p.severity.label(), p.code, p.message)?;
-        for line in p.fix.iter().flat_map(|f| f.lines("    ")) {
+        writeln!(out, "{}: {}", p.severity.tag(p.code, on), p.message)?;
+        for line in p.fix.iter().flat_map(|f| f.painted_lines("    ", on)) {
             writeln!(out, "{line}")?;
         }
     }

@@ -10,7 +10,8 @@ use crate::exit::ExitStatus;
 pub fn run(args: &ManArgs, root: clap::Command, out: &mut impl Write) -> Result<ExitStatus> {
     let pages = crate::manual::pages(root);
     if let Some(dir) = &args.dir {
-        fs_err::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
+        // std's error, not fs_err's: Error::write names the path once.
+        std::fs::create_dir_all(dir).map_err(|e| Error::write(dir, e))?;
         for (name, cmd) in &pages {
             let path = dir.join(format!("{name}.1"));
             let mut text = Vec::new();

@@ -66,14 +66,29 @@ fn render(
     write_workloads(out, inv, problems)?;
     write_library_dirs(out, inv)?;
     write_problems(out, problems, &inv.prefix)?;
-    let s = &inv.stats;
-    writeln!(
-        out,
-        "\nread {} of {} conda records and {} of {} pip dist-info directories; checked {} libraries",
-        s.records_parsed,
-        s.records_total,
-        s.dist_infos_read,
-        s.dist_infos_total,
+    writeln!(out, "\n{}", read_line(&inv.stats))
+}
+
+/// What was read, in words a newcomer follows: envhook opens only the
+/// packages that can hold CUDA libraries or GPU frameworks, so "2 of 4"
+/// is the design, not a failure; a kind of package the environment has
+/// none of is not mentioned.
+fn read_line(s: &crate::inventory::Stats) -> String {
+    let of = |read: usize, total: usize, kind: &str| {
+        let noun = if total == 1 { "package" } else { "packages" };
+        format!("{read} of {total} {kind} {noun}")
+    };
+    let mut read = Vec::new();
+    if s.records_total > 0 {
+        read.push(of(s.records_parsed, s.records_total, "conda"));
+    }
+    if s.dist_infos_total > 0 || read.is_empty() {
+        read.push(of(s.dist_infos_read, s.dist_infos_total, "pip"));
+    }
+    format!(
+        "read {} (envhook reads only those that can hold CUDA libraries or GPU frameworks); \
+         checked {} library files on disk",
+        read.join(" and "),
         s.libraries_checked
     )
 }
@@ -216,7 +231,8 @@ fn write_problems(
     }
     for p in &loud {
         let message = p.message.split(". ").next().unwrap_or(&p.message);
-        writeln!(out, "  {}[{}]: {message}", p.severity.label(), p.code)?;
+        let tag = p.severity.tag(p.code, crate::colour::stdout());
+        writeln!(out, "  {tag}: {message}")?;
     }
     if loud.is_empty() && notes == 0 {
         return Ok(());

@@ -250,6 +250,11 @@ pub struct PickedLibraryRow {
     /// The objects' file names, `{cuda}` standing for that CUDA's major
     /// and minor as digits (`11.8` -> `118`).
     pub files: Vec<String>,
+    /// The variable whose value, where set and not empty, replaces those
+    /// digits (bitsandbytes' `BNB_CUDA_VERSION`): the object loaded then
+    /// is that CUDA's, whatever the framework's.
+    #[serde(default)]
+    pub digits_from: Option<String>,
     /// Where the facts come from.
     #[allow(dead_code)] // read by the catalogue test; kept for reviewers
     pub source: String,
@@ -265,9 +270,14 @@ impl PickedLibraryRow {
             parts.next().unwrap_or_default(),
             parts.next().unwrap_or("0")
         );
+        self.files_with(&digits)
+    }
+
+    /// The file names with `digits` in place of `{cuda}` (`118`).
+    pub fn files_with(&self, digits: &str) -> Vec<String> {
         self.files
             .iter()
-            .map(|f| f.replace("{cuda}", &digits))
+            .map(|f| f.replace("{cuda}", digits))
             .collect()
     }
 }

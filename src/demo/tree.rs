@@ -100,7 +100,7 @@ impl Tree {
     /// without following a link and made when missing; `""` is this one.
     pub fn dir(&self, rel: impl AsRef<Path>) -> io::Result<Tree> {
         let mut dir = Tree {
-            fd: self.fd.try_clone()?,
+            fd: (self.fd.try_clone()).map_err(|e| named(e, "open directory", &self.path))?,
             path: self.path.clone(),
         };
         for component in rel.as_ref().components() {

@@ -18,10 +18,8 @@ impl Context {
     /// The real process environment.
     pub fn from_process() -> Self {
         Context {
-            vars: std::env::vars_os()
-                .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
-                .collect(),
-            home: std::env::home_dir(),
+            vars: env_vars::process(),
+            home: env_vars::home_dir(),
         }
     }
 

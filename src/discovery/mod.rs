@@ -240,9 +240,22 @@ fn select_quietly(ctx: &Context, selector: &Selector) -> Result<KnownEnv> {
 }
 
 /// Whether `path` is a Python virtual environment without conda: its
-/// `pyvenv.cfg`, which venv, virtualenv and uv write, and no `conda-meta/`.
+/// `pyvenv.cfg`, which venv, virtualenv and uv write, and no conda package
+/// records. A `conda-meta/` holding only a `history` (left by `conda run
+/// -p` on the venv) makes no conda environment of it: conda's activation
+/// never runs there, only the venv's own scripts do.
 pub fn is_venv(path: &Path) -> bool {
-    path.join("pyvenv.cfg").is_file() && !path.join("conda-meta").exists()
+    path.join("pyvenv.cfg").is_file() && !has_conda_records(path)
+}
+
+/// Whether `conda-meta/` holds a package record (`*.json`). Stops at the
+/// first one; a missing or unreadable directory holds none.
+fn has_conda_records(path: &Path) -> bool {
+    std::fs::read_dir(path.join("conda-meta")).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name().as_encoded_bytes().ends_with(b".json"))
+    })
 }
 
 /// A prefix given directly (`origin` `None`: with `-p`) or found active:
@@ -271,6 +284,16 @@ fn given_prefix(path: &Path, origin: Option<&venv::Origin>) -> Result<KnownEnv> 
         }
         Ok(_) => {}
     }
+    // A plain Python environment (venv, virtualenv, uv venv): pip-only,
+    // read from its site-packages as a conda environment's pip part is.
+    if is_venv(path) {
+        return Ok(KnownEnv {
+            prefix: path.to_path_buf(),
+            name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            kind: EnvKind::Venv,
+            found_via: vec![via.into(), "pyvenv.cfg".into()],
+        });
+    }
     match std::fs::metadata(&meta) {
         Ok(m) if m.is_dir() => {
             return Ok(KnownEnv {
@@ -288,16 +311,6 @@ fn given_prefix(path: &Path, origin: Option<&venv::Origin>) -> Result<KnownEnv> 
         }
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::read(meta, e)),
         Err(_) => {}
-    }
-    // A plain Python environment (venv, virtualenv, uv venv): pip-only,
-    // read from its site-packages as a conda environment's pip part is.
-    if is_venv(path) {
-        return Ok(KnownEnv {
-            prefix: path.to_path_buf(),
-            name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
-            kind: EnvKind::Venv,
-            found_via: vec![via.into(), "pyvenv.cfg".into()],
-        });
     }
     let envs = pixi_envs(path);
     if envs.is_empty() {

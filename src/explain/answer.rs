@@ -39,6 +39,10 @@ pub struct Answer {
     pub with_hook: Option<Found>,
     /// Without it.
     pub without_hook: Option<Found>,
+    /// Where `with_hook` is a link the hook has not written yet (not
+    /// installed, or stale): the file it will point at, which exists.
+    #[serde(skip)]
+    pub hook_target: Option<std::path::PathBuf>,
     /// What it means here, in a sentence or two.
     pub diagnosis: String,
     /// What the verdict is.
@@ -56,6 +60,7 @@ impl Answer {
             asked_by: Vec::new(),
             with_hook: None,
             without_hook: None,
+            hook_target: None,
             diagnosis: String::new(),
             verdict: Verdict::CannotTell,
             fix: None,

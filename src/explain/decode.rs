@@ -271,7 +271,7 @@ fn driver(f: &Facts, report: &Report, clue: &Clue, found: &str, compared: bool) 
         let checked = report.findings.iter().find(|p| {
             here && (p.code == Code::DriverTooOld
                 || compared && p.code == Code::DriverOlderThanCuda)
-                && p.message.starts_with(fw.as_str())
+                && p.message.starts_with(&format!("the {fw} build"))
         });
         // A driver of the build's major runs it through minor version
         // compatibility (Paddle warns, and runs): check's words for it.

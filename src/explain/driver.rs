@@ -24,7 +24,7 @@ pub(super) fn answer(f: &Facts, known: &[KnownMessage], mut a: Answer) -> Answer
     if name == "libcuda.so"
         && a.without_hook.is_none()
         && a.with_hook.is_none()
-        && let (_, Some(driver)) = resolve_one(f, SONAME)
+        && let (_, Some(driver), _) = resolve_one(f, SONAME)
     {
         return without_link(a, known, &driver);
     }

@@ -77,13 +77,14 @@ fn library(
     let here = held(f, component, &what);
     let have = files(f, stem);
     let asked: Vec<(String, &FrameworkBuild)> = askers(f, report, name);
-    let (with_hook, without_hook) = resolved(f, report, name);
+    let (with_hook, without_hook, hook_target) = resolved(f, report, name);
     let a = Answer {
         clue: clue.clone(),
         here,
         asked_by: asked.iter().map(|(s, _)| s.clone()).collect(),
         with_hook,
         without_hook,
+        hook_target,
         diagnosis: String::new(),
         verdict: Verdict::Cause,
         fix: None,
@@ -214,7 +215,7 @@ fn served_by_sibling(f: &Facts, report: &Report, name: &str) -> Option<(String, 
         .flat_map(|r| r.sonames.iter())
         .filter(|s| *s != name)
         .find_map(|s| {
-            let (with, without) = resolved(f, report, s);
+            let (with, without, _) = resolved(f, report, s);
             let found = without.or(with.filter(|_| f.installed.is_some()))?;
             Some((s.clone(), found))
         })
@@ -453,7 +454,13 @@ pub(super) fn is_driver(name: &str, component: Option<&str>) -> bool {
 
 /// The resolution of `name`: from the report when an object of the
 /// environment asks for it, else as for a library loaded by name.
-fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Found>) {
+/// The third: the file the hook's link would point at, where the hook is
+/// not installed yet (see `NameCheck::hook_target`).
+fn resolved(
+    f: &Facts,
+    report: &Report,
+    name: &str,
+) -> (Option<Found>, Option<Found>, Option<std::path::PathBuf>) {
     // A dependency of a CUDA library a framework loads (cuSPARSE's
     // libnvJitLink.so.12) is found as the loader settles it for that
     // library, through its RUNPATH: a search of its own would miss it
@@ -463,14 +470,17 @@ fn resolved(f: &Facts, report: &Report, name: &str) -> (Option<Found>, Option<Fo
             .dependencies
             .iter()
             .find(|d| d.name == name)
-            .map(|d| (d.with_hook.clone(), d.without_hook.clone()))
+            .map(|d| (d.with_hook.clone(), d.without_hook.clone(), None))
     };
     report
         .libraries
         .iter()
         .flat_map(|l| l.names.iter())
         .find(|n| n.name == name)
-        .map(|n| (n.with_hook.clone(), n.without_hook.clone()))
+        .map(|n| {
+            let (with, without) = (n.with_hook.clone(), n.without_hook.clone());
+            (with, without, n.hook_target.clone())
+        })
         .or_else(dependency)
         .unwrap_or_else(|| libraries::resolve_one(f, name))
 }

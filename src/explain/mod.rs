@@ -292,9 +292,10 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
     // One fix is said once, however many findings lead to it.
     let mut said: Vec<&Fix> = e.answers.iter().filter_map(|a| a.fix.as_ref()).collect();
     for p in &e.causes {
-        writeln!(out, "  {}[{}]: {}", p.severity.label(), p.code, p.message)?;
+        let on = crate::colour::stdout();
+        writeln!(out, "  {}: {}", p.severity.tag(p.code, on), p.message)?;
         if let Some(h) = p.fix.as_ref().filter(|h| !said.contains(h)) {
-            for line in h.lines("      ") {
+            for line in h.painted_lines("      ", on) {
                 writeln!(out, "{line}")?;
             }
             said.push(h);
@@ -306,7 +307,7 @@ pub fn render(e: &Explanation, out: &mut impl Write) -> std::io::Result<()> {
     if e.verdict != Verdict::Cause {
         for k in &e.known {
             if let Some(next) = k.fix.as_ref().filter(|n| !said.contains(n)) {
-                for line in next.lines("  ") {
+                for line in next.painted_lines("  ", crate::colour::stdout()) {
                     writeln!(out, "{line}")?;
                 }
                 said.push(next);
@@ -364,7 +365,7 @@ fn not_environment(e: &Explanation, out: &mut impl Write) -> std::io::Result<()>
             looks.push(look);
         }
         if let Some(step) = k.fix.as_ref().filter(|f| !said.contains(f)) {
-            for line in step.lines("  ") {
+            for line in step.painted_lines("  ", crate::colour::stdout()) {
                 writeln!(out, "{line}")?;
             }
             said.push(step);
@@ -391,7 +392,16 @@ fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
                 format!("{} ({})", f.path.display(), f.rule.label())
             })
         };
-        writeln!(out, "    with envhook's hook:    {}", place(&a.with_hook))?;
+        // Before install the hook's link does not exist: the file it will
+        // point at, which does.
+        let with_hook = match &a.hook_target {
+            Some(target) => format!(
+                "not installed yet; envhook install would expose {}",
+                target.display()
+            ),
+            None => place(&a.with_hook),
+        };
+        writeln!(out, "    with envhook's hook:    {with_hook}")?;
         writeln!(
             out,
             "    without envhook's hook: {}",
@@ -399,7 +409,8 @@ fn render_answer(a: &Answer, out: &mut impl Write) -> std::io::Result<()> {
         )?;
     }
     writeln!(out, "    {}", a.diagnosis)?;
-    for line in a.fix.iter().flat_map(|f| f.lines("    ")) {
+    let on = crate::colour::stdout();
+    for line in a.fix.iter().flat_map(|f| f.painted_lines("    ", on)) {
         writeln!(out, "{line}")?;
     }
     Ok(())

@@ -35,6 +35,23 @@ impl Severity {
             Severity::Error => "error",
         }
     }
+
+    /// `severity[code]`, the severity word and the code styled when `on`
+    /// (see [`crate::colour`]): the part of a finding's line the eye
+    /// looks for first.
+    pub fn tag(self, code: Code, on: bool) -> String {
+        use crate::colour::{CODE, ERROR, NOTE, WARNING, paint};
+        let style = match self {
+            Severity::Info => NOTE,
+            Severity::Warning => WARNING,
+            Severity::Error => ERROR,
+        };
+        format!(
+            "{}[{}]",
+            paint(on, style, self.label()),
+            paint(on, CODE, code.as_str())
+        )
+    }
 }
 
 /// One finding.
@@ -96,6 +113,25 @@ impl Fix {
             Fix::Choose { advice, commands } => {
                 std::iter::once(format!("{indent}choose: {advice}"))
                     .chain(commands.iter().map(|c| format!("{indent}  {c}")))
+                    .collect()
+            }
+        }
+    }
+
+    /// [`Fix::lines`], the `fix:` lines and the commands under `choose:`
+    /// styled when `on` (see [`crate::colour`]); the advice sentence is
+    /// left plain.
+    pub fn painted_lines(&self, indent: &str, on: bool) -> Vec<String> {
+        use crate::colour::{FIX, paint};
+        match self {
+            Fix::Command(c) => vec![format!("{indent}{}", paint(on, FIX, &format!("fix: {c}")))],
+            Fix::Choose { advice, commands } => {
+                std::iter::once(format!("{indent}choose: {advice}"))
+                    .chain(
+                        commands
+                            .iter()
+                            .map(|c| format!("{indent}  {}", paint(on, FIX, &c.to_string()))),
+                    )
                     .collect()
             }
         }

@@ -33,17 +33,23 @@ fn cuda(name: &str) -> bool {
 }
 
 /// Run `plan` for the framework objects `paths` (their facts `infos`)
-/// with `search` as the loader's.
+/// with `search` as the loader's, in a process where `host` is loaded
+/// already: the files the framework it runs on loaded (bitsandbytes
+/// imports torch first, whose libraries then answer its names).
 pub fn run(
     plan: &Plan,
-    paths: &[PathBuf],
-    infos: &[&ElfInfo],
+    (paths, infos): (&[PathBuf], &[&ElfInfo]),
     search: &Search,
     objects: &mut Objects,
     pathfinder: &Pathfinder,
+    host: &[PathBuf],
 ) -> Run {
     let follow: &dyn Fn(&str) -> bool = &cuda;
     let mut process = Process::new(search, follow);
+    for file in host {
+        // The host's own edges are its run's, not this one's.
+        let _ = process.load_file(file, objects);
+    }
     let mut found: Vec<Option<Option<Found>>> = vec![None; plan.asked.len()];
     let mut deps = Vec::new();
     for step in &plan.steps {

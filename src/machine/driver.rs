@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::data::matrix::{self, Matrix};
 use crate::discovery::Context;
+use crate::machine::nvml::{Nvml, Unavailable};
 
 /// Where the driver facts came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -231,83 +232,43 @@ pub fn parse_driver_version(value: &str) -> Result<String, String> {
 
 /// NVML, loaded with the normal library search (`libnvidia-ml.so.1`).
 fn nvml(notes: &mut Vec<String>) -> Option<Driver> {
-    use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
-    type Init = unsafe extern "C" fn() -> c_int;
-    type Text = unsafe extern "C" fn(*mut c_char, c_uint) -> c_int;
-    type Int = unsafe extern "C" fn(*mut c_int) -> c_int;
-    type Count = unsafe extern "C" fn(*mut c_uint) -> c_int;
-    type Handle = unsafe extern "C" fn(c_uint, *mut *mut c_void) -> c_int;
-    type Name = unsafe extern "C" fn(*mut c_void, *mut c_char, c_uint) -> c_int;
-    type Cc = unsafe extern "C" fn(*mut c_void, *mut c_int, *mut c_int) -> c_int;
-
-    // SAFETY: loading runs the library's initialisers; NVML is the vendor's
-    // library meant to be loaded this way, and every symbol is looked up
-    // with the signature of NVML's public header (nvml.h).
-    unsafe {
-        let lib = libloading::Library::new("libnvidia-ml.so.1").ok()?;
-        let init: libloading::Symbol<Init> = lib.get(b"nvmlInit_v2\0").ok()?;
-        if init() != 0 {
+    let nvml = match Nvml::init() {
+        Ok(nvml) => nvml,
+        Err(Unavailable::NotInstalled) => return None,
+        Err(Unavailable::InitFailed) => {
             notes.push(
                 "NVML is installed but nvmlInit failed (no GPU, or the driver is not loaded)"
                     .into(),
             );
             return None;
         }
-        let mut buf = [0 as c_char; 96];
-        let version = lib
-            .get::<Text>(b"nvmlSystemGetDriverVersion\0")
-            .ok()
-            .filter(|f| f(buf.as_mut_ptr(), buf.len() as c_uint) == 0)
-            .map(|_| CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned());
-        let mut cuda: c_int = 0;
-        let max_cuda = lib
-            .get::<Int>(b"nvmlSystemGetCudaDriverVersion_v2\0")
-            .ok()
-            .filter(|f| f(&mut cuda) == 0 && cuda > 0)
-            .map(|_| format!("{}.{}", cuda / 1000, (cuda % 1000) / 10));
-        let mut gpus = Vec::new();
-        let mut count: c_uint = 0;
-        if let (Ok(get_count), Ok(get_handle)) = (
-            lib.get::<Count>(b"nvmlDeviceGetCount_v2\0"),
-            lib.get::<Handle>(b"nvmlDeviceGetHandleByIndex_v2\0"),
-        ) && get_count(&mut count) == 0
-        {
-            let get_name = lib.get::<Name>(b"nvmlDeviceGetName\0").ok();
-            let get_cc = lib.get::<Cc>(b"nvmlDeviceGetCudaComputeCapability\0").ok();
-            for i in 0..count.min(64) {
-                let mut handle: *mut c_void = std::ptr::null_mut();
-                if get_handle(i, &mut handle) != 0 {
-                    continue;
-                }
-                let mut name = [0 as c_char; 96];
-                let name = get_name
-                    .as_ref()
-                    .filter(|f| f(handle, name.as_mut_ptr(), name.len() as c_uint) == 0)
-                    .map(|_| CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned());
-                let (mut major, mut minor) = (0, 0);
-                let cc = get_cc
-                    .as_ref()
-                    .filter(|f| f(handle, &mut major, &mut minor) == 0)
-                    .map(|_| format!("{major}.{minor}"));
-                let cc_source = cc.as_ref().map(|_| CcSource::Driver);
-                gpus.push(GpuInfo {
-                    name,
-                    cc,
-                    cc_source,
-                });
+    };
+    let version = nvml.driver_version();
+    let max_cuda = nvml
+        .cuda_driver_version()
+        .filter(|cuda| *cuda > 0)
+        .map(|cuda| format!("{}.{}", cuda / 1000, (cuda % 1000) / 10));
+    let count = nvml.device_count().unwrap_or(0);
+    let gpus = (0..count.min(64))
+        .filter_map(|i| nvml.device(i))
+        .map(|gpu| {
+            let cc = gpu
+                .compute_capability()
+                .map(|(major, minor)| format!("{major}.{minor}"));
+            GpuInfo {
+                name: gpu.name(),
+                cc_source: cc.as_ref().map(|_| CcSource::Driver),
+                cc,
             }
-        }
-        if let Ok(shutdown) = lib.get::<Init>(b"nvmlShutdown\0") {
-            shutdown();
-        }
-        Some(Driver {
-            version,
-            max_cuda,
-            gpus,
-            source: Source::Nvml,
-            notes: std::mem::take(notes),
         })
-    }
+        .collect();
+    Some(Driver {
+        version,
+        max_cuda,
+        gpus,
+        source: Source::Nvml,
+        notes: std::mem::take(notes),
+    })
 }
 
 /// `nvidia-smi --query-gpu=...`, with a time limit.

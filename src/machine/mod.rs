@@ -1,5 +1,5 @@
 //! What this machine does, independent of any environment: its NVIDIA
-//! driver and GPUs ([`driver`]) and the forward-compatibility libcuda
+//! driver and GPUs ([`driver`], NVML's part through [`nvml`]) and the forward-compatibility libcuda
 //! beside it ([`compat`]), the loader's cache ([`ldcache`]), the
 //! dynamic-linking facts of shared objects ([`elf`]), the GPU architectures
 //! compiled into them ([`fatbin`]) and the loader's search for a library,
@@ -17,6 +17,7 @@ pub mod elf;
 pub mod fatbin;
 pub mod ldcache;
 pub mod loader;
+pub mod nvml;
 pub mod resolve;
 pub mod symbols;
 

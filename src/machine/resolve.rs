@@ -144,6 +144,20 @@ fn expand(entry: &str, origin: &Path) -> PathBuf {
 }
 
 impl Search<'_> {
+    /// The file a link of a simulated directory (one `envhook install`
+    /// has not written yet) will point at, where `found` came through one:
+    /// what a report names rather than a link that does not exist.
+    pub fn simulated_target(&self, found: Option<&Found>) -> Option<PathBuf> {
+        let found = found?;
+        self.ld_library_path.iter().find_map(|dir| match dir {
+            SearchDir::Virtual { path, entries } if found.path.parent() == Some(path) => {
+                let name = found.path.file_name()?.to_str()?;
+                entries.get(name).cloned()
+            }
+            _ => None,
+        })
+    }
+
     fn under_sysroot(&self, abs: &Path) -> PathBuf {
         if self.sysroot == Path::new("/") {
             abs.to_path_buf()

@@ -40,8 +40,8 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
     // Looked for only when the driver falls short.
     let mut compat = None;
     let mut findings = Vec::new();
-    for (cuda, what) in cudas {
-        let Some(p) = check_cuda(f.matrix, d, jit, &cuda, &what) else {
+    for (cuda, who) in short_together(f.matrix, d, cudas) {
+        let Some(p) = check_cuda(f.matrix, d, jit, &cuda, &who) else {
             continue;
         };
         let p = with_builds(f, &cuda, p);
@@ -49,6 +49,39 @@ pub fn check(f: &Facts, jit: bool, loaded: &Loaded) -> Vec<Problem> {
         findings.push(super::forward::judge(f, found, &cuda, p));
     }
     findings
+}
+
+/// Each CUDA with what needs it, as the finding's subject (`the torch
+/// 2.5.1 build needs CUDA 12.4`). The CUDA versions below one floor
+/// of the driver (every CUDA 12.x) are one subject, with the newest of
+/// them, since one driver upgrade or one older build serves them all: two
+/// findings would give the same fix twice.
+fn short_together(m: &Matrix, d: &Driver, cudas: Vec<(String, String)>) -> Vec<(String, String)> {
+    let floor_short = |cuda: &str| {
+        let floor = m.driver_floor(cuda).filter(|fl| !fl.exact)?;
+        let dv = version(d.version.as_deref()?)?;
+        (dv < version(&floor.linux)?).then(|| floor.cuda.clone())
+    };
+    let mut out: Vec<(String, String, Option<String>)> = Vec::new();
+    for (cuda, what) in cudas {
+        let needs = if what.contains(", ") { "need" } else { "needs" };
+        let who = format!("{what} {needs} CUDA {cuda}");
+        let short = floor_short(&cuda);
+        match out
+            .iter_mut()
+            .find(|(_, _, s)| short.is_some() && *s == short)
+        {
+            Some((newest, all, _)) => {
+                all.push_str(" and ");
+                all.push_str(&who);
+                if version(&cuda) > version(newest) {
+                    *newest = cuda;
+                }
+            }
+            None => out.push((cuda, who, short)),
+        }
+    }
+    out.into_iter().map(|(cuda, who, _)| (cuda, who)).collect()
 }
 
 /// A `driver-too-old` finding's fix with, beside the driver upgrade, the
@@ -121,8 +154,8 @@ fn source_label(s: Source) -> &'static str {
 
 /// The CUDA versions that must run on the driver: the environment's
 /// runtimes and the frameworks' builds, one entry per CUDA minor with
-/// everything that needs it (`cuda-toolkit 13.2.2 (pip), torch 2.15.0
-/// (built for CUDA)`).
+/// everything that needs it (`cuda-toolkit 13.2.2 (pip), the torch
+/// 2.15.0 build`).
 fn cudas(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
     let mut grouped: Vec<(String, String)> = Vec::new();
     for (cuda, what) in each_cuda(f, loaded) {
@@ -162,10 +195,7 @@ fn each_cuda(f: &Facts, loaded: &Loaded) -> Vec<(String, String)> {
             .and_then(|n| n.cuda)
             .filter(|c| c.contains('.'))
         {
-            out.push((
-                cuda,
-                format!("{} {} (built for CUDA)", fw.package, fw.version),
-            ));
+            out.push((cuda, format!("the {} {} build", fw.package, fw.version)));
         }
     }
     out
@@ -180,7 +210,7 @@ fn with_major_only(f: &Facts, mut all: Vec<(String, String)>) -> Vec<(String, St
             .filter(|c| !c.contains('.'))
             && !all.iter().any(|(c, _)| major(c) == major(&m))
         {
-            all.push((m, format!("{} {} (built for CUDA)", fw.package, fw.version)));
+            all.push((m, format!("the {} {} build", fw.package, fw.version)));
         }
     }
     all
@@ -215,13 +245,13 @@ fn no_driver(d: &Driver) -> Option<Problem> {
     None
 }
 
-/// One CUDA version that `what` needs, against the driver: below the
-/// driver floor its source states, or past the CUDA the driver supports.
-fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Option<Problem> {
+/// One CUDA version against the driver (`who`: what needs it, see
+/// [`short_together`]): below the driver floor its source states, or past
+/// the CUDA the driver supports.
+fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, who: &str) -> Option<Problem> {
     let from = source_label(d.source);
-    let needs = if what.contains(", ") { "need" } else { "needs" };
     let floor = m.driver_floor(cuda);
-    if let Some(p) = floor.and_then(|floor| below_floor(m, d, floor, cuda, what)) {
+    if let Some(p) = floor.and_then(|floor| below_floor(m, d, floor, cuda, who)) {
         return Some(p);
     }
     let max = d.max_cuda.as_deref()?;
@@ -242,7 +272,7 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
             },
             Code::DriverOlderThanCuda,
             format!(
-                "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} ({from}). It runs through minor \
+                "{who}; the driver supports CUDA {max} ({from}). It runs through minor \
                  version compatibility; only PTX of the newer CUDA cannot be JIT-compiled{}",
                 if jit {
                     ", and a framework here needs PTX JIT-compiled on this GPU (see gpu-jit)"
@@ -260,7 +290,7 @@ fn check_cuda(m: &Matrix, d: &Driver, jit: bool, cuda: &str, what: &str) -> Opti
             Severity::Error,
             Code::DriverTooOld,
             format!(
-                "{what} {needs} CUDA {cuda}; the driver supports CUDA {max} at most ({from}). \
+                "{who}; the driver supports CUDA {max} at most ({from}). \
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\""
             ),
             Some(Fix::advice(format!(
@@ -277,14 +307,13 @@ fn below_floor(
     d: &Driver,
     floor: &DriverFloor,
     cuda: &str,
-    what: &str,
+    who: &str,
 ) -> Option<Problem> {
     let dv = d.version.as_deref()?;
     if version(dv)? >= version(&floor.linux)? {
         return None;
     }
     let from = source_label(d.source);
-    let needs = if what.contains(", ") { "need" } else { "needs" };
     let rule = if floor.exact {
         format!(
             "CUDA {} has no minor version compatibility and needs",
@@ -301,7 +330,7 @@ fn below_floor(
             Severity::Error,
             Code::DriverTooOld,
             format!(
-                "{what} {needs} CUDA {cuda}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
+                "{who}: {rule} an NVIDIA driver >= {}; this machine has {dv} ({from}). \
                  Expect \"CUDA driver version is insufficient for CUDA runtime version\"",
                 floor.linux
             ),
@@ -327,7 +356,7 @@ fn met_major(m: &Matrix, dv: &str) -> Option<u32> {
 }
 
 /// What the environment needs of a driver, one line per CUDA minor
-/// (`torch 2.5.1 (built for CUDA) needs CUDA 12.4: a driver >= 525.60.13
+/// (`the torch 2.5.1 build needs CUDA 12.4: a driver >= 525.60.13
 /// (every CUDA 12.x)`), for `explain` where the driver that printed a
 /// message is not the one here, or is not known.
 pub fn needed(f: &Facts, loaded: &Loaded) -> Vec<String> {

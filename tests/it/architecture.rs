@@ -17,7 +17,9 @@ use crate::support::source;
 /// The floors of `src/lib.rs`'s map, from the ground up: an import may run
 /// down or across a floor, never up.
 const FLOORS: &[&[&str]] = &[
-    &["paths", "env_vars", "exit", "error", "finding", "notice"],
+    &[
+        "paths", "env_vars", "exit", "error", "finding", "notice", "colour",
+    ],
     &["data", "demo"],
     &["discovery"],
     &["machine", "inventory"],

@@ -11,41 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use support::paddle::{cudnn8, paddle_env};
-use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
-
-fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
-    let out = sb
-        .envhook()
-        .arg("check")
-        .arg("--json")
-        .args(extra)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    (json, out.status.code().unwrap())
-}
-
-fn codes(json: &Value) -> Vec<String> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn finding<'a>(json: &'a Value, code: &str) -> &'a Value {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no {code} in {:#}", json["findings"]))
-}
+use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox, check_json, codes, finding};
 
 fn name_check<'a>(json: &'a Value, name: &str) -> &'a Value {
     json["libraries"]
@@ -67,7 +33,7 @@ fn cudnn_older_than_the_build_names_the_fix() {
         "8.2.1",
         cudnn8("lib/libcudnn.so.8.2.1"),
     );
-    let (json, code) = check(&sb, &env.prefix, A100);
+    let (json, code) = check_json(&sb, &env.prefix, A100);
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(json["schema"], "envhook.check/2");
     let f = finding(&json, "cudnn-older-than-build");
@@ -101,7 +67,7 @@ fn library_resolution_with_and_without_the_hook() {
         "8.9.2.26",
         cudnn8("lib/libcudnn.so.8.9.2"),
     );
-    let (json, code) = check(&sb, &env.prefix, A100);
+    let (json, code) = check_json(&sb, &env.prefix, A100);
     let lib = env.path("lib/envhook/cuda").display().to_string();
     let cudart = name_check(&json, "libcudart.so.11.0");
     assert_eq!(cudart["kind"], "needed");
@@ -141,7 +107,7 @@ fn library_resolution_with_and_without_the_hook() {
 
     // After install the same names resolve through the real link directory.
     sb.install(&env.prefix);
-    let (json, code) = check(&sb, &env.prefix, A100);
+    let (json, code) = check_json(&sb, &env.prefix, A100);
     assert_eq!(code, 0, "{:#}", json["findings"]);
     assert_eq!(json["hook"]["state"], "current");
     assert_eq!(
@@ -165,7 +131,7 @@ fn missing_unversioned_name_for_paddle() {
     // unversioned name is missing, and the link beside the file is the fix,
     // to the soname of the build's major as a -dev package links it.
     let odd = paddle_env(&sb.path("odd:env"), "8.4.1", files());
-    let (json, _) = check(&sb, &odd.prefix, A100);
+    let (json, _) = check_json(&sb, &odd.prefix, A100);
     let f = finding(&json, "missing-dev-symlink");
     let msg = f["message"].as_str().unwrap();
     assert!(
@@ -188,7 +154,7 @@ fn missing_unversioned_name_for_paddle() {
         .arg(&env.prefix)
         .assert()
         .code(0);
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let all = codes(&json);
     assert_eq!(
         all.iter().filter(|c| *c == "stale-hook").count(),
@@ -198,7 +164,7 @@ fn missing_unversioned_name_for_paddle() {
     assert!(!all.contains(&"missing-dev-symlink".to_string()), "{all:?}");
     // The isolating mode is what the refresh writes.
     sb.install(&env.prefix);
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let all = codes(&json);
     assert!(
         !all.iter()
@@ -213,11 +179,38 @@ fn missing_unversioned_name_for_paddle() {
     );
 }
 
+/// The conda runtime (CUDA 12.6) and the torch build (CUDA 12.0) both
+/// below CUDA 12's one floor: one finding naming both, its fix once.
+#[test]
+fn needs_below_one_driver_floor_are_one_finding() {
+    let sb = Sandbox::new();
+    let env = support::cuda12_split(&sb.path("env"));
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "450.80.02"]);
+    let found = support::findings_of(&json, "driver-too-old");
+    assert_eq!(found.len(), 1, "{json:#}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "cuda-cudart 12.6.77 (conda) needs CUDA 12.6 and the pytorch 2.4.1 build \
+             needs CUDA 12.0: every CUDA 12.x needs an NVIDIA driver >= 525.60.13;"
+        ),
+        "{message}"
+    );
+    assert_eq!(
+        found[0]["fix"]["choose"]["commands"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{json:#}"
+    );
+}
+
 #[test]
 fn driver_floors_at_the_boundary() {
     let sb = Sandbox::new();
     let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "450.80.01"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "450.80.01"]);
     let f = finding(&json, "driver-too-old");
     assert_eq!(f["severity"], "error");
     assert!(
@@ -233,7 +226,7 @@ fn driver_floors_at_the_boundary() {
             .contains("minor-version-compatibility"),
         "{f:#}"
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "450.80.02"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "450.80.02"]);
     assert!(
         !codes(&json).contains(&"driver-too-old".to_string()),
         "{:?}",
@@ -242,14 +235,14 @@ fn driver_floors_at_the_boundary() {
 
     let sb = Sandbox::new();
     let env = support::cuda12_split(&sb.path("env"));
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "525.60.12"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "525.60.12"]);
     assert!(
         finding(&json, "driver-too-old")["message"]
             .as_str()
             .unwrap()
             .contains(">= 525.60.13")
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "525.60.13"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "525.60.13"]);
     assert!(!codes(&json).contains(&"driver-too-old".to_string()));
     // 525.60.13 fully supports CUDA 12.0 only; 12.6 runs with limits.
     assert!(
@@ -258,7 +251,7 @@ fn driver_floors_at_the_boundary() {
             .unwrap()
             .contains("supports CUDA 12.0")
     );
-    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, code) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     assert_eq!(codes(&json), vec!["driver-stub"]);
     assert_eq!(code, 0);
 }
@@ -267,7 +260,7 @@ fn driver_floors_at_the_boundary() {
 fn gpu_architectures() {
     let sb = Sandbox::new();
     let env = support::pip_cuda13(&sb.path("env"));
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "sm_70"],
@@ -296,7 +289,7 @@ fn gpu_architectures() {
         PipDist::new("nvidia-cuda-runtime", "13.0.96")
             .files(vec![FileSpec::File("nvidia/cu13/lib/libcudart.so.13")]),
     );
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &bare.prefix,
         &["--driver-version", "580.65.06", "--gpu", "sm_70"],
@@ -310,7 +303,7 @@ fn gpu_architectures() {
         "{f:#}"
     );
     assert!(f["message"].as_str().unwrap().contains("no kernel image"));
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "7.5"],
@@ -323,7 +316,7 @@ fn gpu_architectures() {
         CondaPkg::new("cudatoolkit", "11.7.1", "h283a8c5_12")
             .files(vec![FileSpec::File("lib/libcudart.so.11.7.99")]),
     );
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &[
@@ -347,7 +340,7 @@ fn cuda_major_mismatch() {
     let mut env = support::cuda12_split(&sb.path("env"));
     env.python("3.12.4");
     env.pip(PipDist::new("paddlepaddle-gpu", "2.5.2.post116"));
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     let f = finding(&json, "cuda-mismatch");
     assert_eq!(f["severity"], "error");
     assert!(
@@ -457,17 +450,25 @@ fn driver_detection_order() {
 #[test]
 fn nvml_built_with_cc() {
     // A libnvidia-ml.so.1 with NVML's real entry points, found through the
-    // normal library search.
+    // normal library search; it writes each nvmlInit_v2 and nvmlShutdown
+    // to a file, so what envhook leaves initialised shows.
     let sb = Sandbox::new();
     let env = support::cuda12_split(&sb.path("env"));
     let dir = sb.path("fake-nvml");
     fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("nvml.c");
-    fs::write(
-        &src,
-        r#"#include <string.h>
-int nvmlInit_v2(void) { return 0; }
-int nvmlShutdown(void) { return 0; }
+    support::cc_source(
+        &dir.join("libnvidia-ml.so.1"),
+        "libnvidia-ml.so.1",
+        r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void called(const char *what) {
+    const char *log = getenv("FAKE_NVML_CALLS");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) { fprintf(f, "%s\n", what); fclose(f); }
+}
+int nvmlInit_v2(void) { called("init"); return getenv("FAKE_NVML_INIT_FAILS") ? 1 : 0; }
+int nvmlShutdown(void) { called("shutdown"); return 0; }
 int nvmlSystemGetDriverVersion(char *v, unsigned n) { strncpy(v, "560.35.05", n); return 0; }
 int nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 12060; return 0; }
 int nvmlDeviceGetCount_v2(unsigned *n) { *n = 1; return 0; }
@@ -475,18 +476,13 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h) { *h = (void *)1; return
 int nvmlDeviceGetName(void *h, char *name, unsigned n) { strncpy(name, "NVIDIA L4", n); return 0; }
 int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) { *major = 8; *minor = 9; return 0; }
 "#,
-    )
-    .unwrap();
-    let status = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-Wl,-soname,libnvidia-ml.so.1", "-o"])
-        .arg(dir.join("libnvidia-ml.so.1"))
-        .arg(&src)
-        .status()
-        .unwrap();
-    assert!(status.success());
+        &[],
+    );
+    let calls = sb.path("nvml-calls");
     let out = sb
         .envhook()
         .env("LD_LIBRARY_PATH", &dir)
+        .env("FAKE_NVML_CALLS", &calls)
         .args(["check", "--json", "-p"])
         .arg(&env.prefix)
         .output()
@@ -499,6 +495,30 @@ int nvmlDeviceGetCudaComputeCapability(void *h, int *major, int *minor) { *major
     assert_eq!(d["gpus"][0]["name"], "NVIDIA L4");
     assert_eq!(d["gpus"][0]["cc"], "8.9");
     assert_eq!(out.status.code(), Some(0), "{:#}", json["findings"]);
+    // Initialised once, shut down once.
+    assert_eq!(fs::read_to_string(&calls).unwrap(), "init\nshutdown\n");
+
+    // A failed nvmlInit_v2 is a note, and nothing to shut down.
+    fs::remove_file(&calls).unwrap();
+    let out = sb
+        .envhook()
+        .env("LD_LIBRARY_PATH", &dir)
+        .env("FAKE_NVML_CALLS", &calls)
+        .env("FAKE_NVML_INIT_FAILS", "1")
+        .args(["check", "--json", "-p"])
+        .arg(&env.prefix)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(json["driver"]["source"], "nvml");
+    assert!(
+        json["driver"]["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.contains("nvmlInit failed")),
+        "{:#}",
+        json["driver"]
+    );
+    assert_eq!(fs::read_to_string(&calls).unwrap(), "init\n");
 }
 
 #[test]
@@ -521,9 +541,12 @@ fn stub_libcuda_on_the_path() {
 }
 
 /// A system CUDA in the loader cache: `ldconfig -r SYSROOT` writes a real
-/// cache for a fake root (needs root for its chroot; skipped otherwise).
+/// cache for a fake root (needs root for its chroot).
 #[test]
 fn system_cuda_in_the_loader_cache_shadows_the_env() {
+    if !support::require("root", support::is_root()) {
+        return;
+    }
     let sb = Sandbox::new();
     let env = paddle_env(&sb.path("env"), "8.4.1", cudnn8("lib/libcudnn.so.8.4.1"));
     let root = sb.path("sysroot");
@@ -542,16 +565,14 @@ fn system_cuda_in_the_loader_cache_shadows_the_env() {
         .into_iter()
         .find(|p| Path::new(p).exists())
         .unwrap();
-    let ok = std::process::Command::new(ldconfig)
+    let out = std::process::Command::new(ldconfig)
         .arg("-r")
         .arg(&root)
         .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok || !root.join("etc/ld.so.cache").exists() {
-        eprintln!("skipped: ldconfig -r needs root");
-        return;
-    }
-    let (json, _) = check(&sb, &env.prefix, A100);
+        .unwrap();
+    assert!(out.status.success(), "ldconfig -r: {out:?}");
+    assert!(root.join("etc/ld.so.cache").exists());
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let cudart = name_check(&json, "libcudart.so.11.0");
     assert_eq!(cudart["without_hook"]["rule"], "ld-so-cache");
     assert_eq!(
@@ -566,7 +587,7 @@ fn system_cuda_in_the_loader_cache_shadows_the_env() {
     );
     // With the hook installed the env's copy comes first.
     sb.install(&env.prefix);
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     assert!(
         !codes(&json).contains(&"system-library-wins".to_string()),
         "{:?}",
@@ -586,7 +607,7 @@ fn one_gigabyte_library_is_not_read_whole() {
         .unwrap()
         .set_len(1 << 30)
         .unwrap();
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let elf = &json["libraries"][0]["elf"];
     assert_eq!(elf["soname"], "libpaddle.so");
     let read = elf["bytes_read"].as_u64().unwrap();
@@ -606,7 +627,7 @@ fn user_matrix_rows_take_precedence() {
         "[[driver_floor]]\ncuda = \"12\"\nlinux = \"570.0\"\nsource = \"our cluster policy\"\n",
     )
     .unwrap();
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &[
@@ -704,7 +725,7 @@ fn human_output_and_exit_codes() {
 fn check_on_a_cpu_env_is_quiet() {
     let sb = Sandbox::new();
     let env = support::cpu_only(&sb.path("env"));
-    let (json, code) = check(&sb, &env.prefix, &[]);
+    let (json, code) = check_json(&sb, &env.prefix, &[]);
     assert_eq!(code, 0, "{:#}", json["findings"]);
     assert_eq!(json["libraries"], serde_json::json!([]));
 }
@@ -729,7 +750,7 @@ fn plain_venvs_are_pip_only_environments() {
         "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.8\n",
     )
     .unwrap();
-    let (json, code) = check(&sb, &env.prefix, A100);
+    let (json, code) = check_json(&sb, &env.prefix, A100);
     assert!(code <= 1, "{json:#}");
     assert_eq!(
         json["cuda"][0]["package"], "nvidia-cuda-runtime-cu12",
@@ -768,7 +789,7 @@ fn plain_venvs_are_pip_only_environments() {
         false,
     );
     fs::remove_file(&scratch).unwrap();
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let missing = finding(&json, "library-not-found");
     let install = missing["fix"]["command"].as_str().unwrap();
     assert!(
@@ -866,14 +887,14 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
     );
     // GPU known or not: the command is the same.
     for machine in [A100, &["--driver-version", "535.104.05"][..]] {
-        let (json, code) = check(&sb, &env.prefix, machine);
+        let (json, code) = check_json(&sb, &env.prefix, machine);
         assert_eq!(code, 1);
         let f = finding(&json, "driver-too-old");
         assert!(
             f["message"]
                 .as_str()
                 .unwrap()
-                .starts_with("onnxruntime-gpu 1.31.1 (built for CUDA) needs CUDA 13.0"),
+                .starts_with("the onnxruntime-gpu 1.31.1 build needs CUDA 13.0"),
             "{f:#}"
         );
         let choose = &f["fix"]["choose"];
@@ -893,7 +914,7 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
             .files(vec![FileSpec::File("nvidia/cu13/lib/libcusolver.so.12")])
             .requires(vec!["nvidia-cublas", "nvidia-nvjitlink"]),
     );
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let commands = &finding(&json, "driver-too-old")["fix"]["choose"]["commands"];
     assert_eq!(
         commands[0].as_str().unwrap(),
@@ -925,7 +946,7 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
     // 12020"): the same fix where it is this driver's, check's words for
     // another one.
     let torch = "RuntimeError: The NVIDIA driver on your system is too old (found version 12020).";
-    let here = check(&sb, &env.prefix, A100).0;
+    let here = check_json(&sb, &env.prefix, A100).0;
     let here = &finding(&here, "driver-too-old")["fix"];
     let elsewhere = "upgrade the NVIDIA driver, or use a build made with CUDA 12.x";
     for (machine, fix) in [
@@ -986,7 +1007,7 @@ fn a_soname_two_pip_wheels_install_names_both_wheels() {
         PipDist::new("nvidia-curand-cu12", "10.3.10.19")
             .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
     );
-    let (json, _) = check(&sb, &env.prefix, A100);
+    let (json, _) = check_json(&sb, &env.prefix, A100);
     let f = finding(&json, "shadowed-library");
     let advice = f["fix"]["choose"]["advice"].as_str().unwrap();
     assert!(!advice.contains("conda"), "{advice}");
@@ -1003,5 +1024,50 @@ fn a_soname_two_pip_wheels_install_names_both_wheels() {
             format!("{py} 'nvidia-curand'"),
             format!("{py} 'nvidia-curand-cu12'")
         ])
+    );
+}
+
+/// The same two wheels beside a torch built for CUDA 12: the link
+/// directory exposes CUDA 12's (not the first met), and the fix removes
+/// the other one.
+#[test]
+fn of_two_wheels_with_one_soname_the_frameworks_cuda_line_is_exposed() {
+    use FileSpec::File;
+    let sb = Sandbox::new();
+    let mut env = support::explaining::torch_cu128(&sb.path("envs/t"));
+    env.pip(
+        PipDist::new("nvidia-curand", "10.4.5.25")
+            .files(vec![File("nvidia/cu13/lib/libcurand.so.10")]),
+    );
+    env.pip(
+        PipDist::new("nvidia-curand-cu12", "10.3.10.19")
+            .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
+    );
+    let (json, _) = check_json(&sb, &env.prefix, A100);
+    let f = finding(&json, "shadowed-library");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("nvidia/curand/lib/libcurand.so.10 is exposed and")
+            && message.ends_with("nvidia/cu13/lib/libcurand.so.10 is not"),
+        "{message}"
+    );
+    assert_eq!(
+        f["fix"]["choose"]["advice"],
+        "keep one CUDA line: nvidia-curand-cu12 10.3.10.19 (pip) and nvidia-curand 10.4.5.25 \
+         (pip) both install libcurand.so.10; the frameworks here are built for CUDA 12, so \
+         uninstall nvidia-curand"
+    );
+    let py = format!("'{}/bin/python' -m pip uninstall -y", env.prefix.display());
+    assert_eq!(
+        f["fix"]["choose"]["commands"],
+        serde_json::json!([format!("{py} 'nvidia-curand'")])
+    );
+    // Installed with the warning standing (exit 1: findings remain).
+    let (code, out, err) = sb.run_on(&["install", "--always"], &env.prefix);
+    assert_eq!(code, 1, "{out}{err}");
+    let exposed = fs::canonicalize(env.prefix.join("lib/envhook/cuda/libcurand.so.10")).unwrap();
+    assert!(
+        exposed.ends_with("nvidia/curand/lib/libcurand.so.10"),
+        "{exposed:?}"
     );
 }

@@ -11,24 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use support::explaining::cuda13_with_compat;
-use support::{Env, FileSpec, PipDist, Sandbox};
-
-fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(extra);
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
-}
-
-fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
-}
+use support::{Env, FileSpec, PipDist, Sandbox, check_json, findings_of};
 
 fn errors(json: &Value) -> Vec<&Value> {
     json["findings"]
@@ -85,13 +68,13 @@ fn blackwell_and_rubin_run_same_major_code() {
     for cudnn in ["9.7.1.26", "9.8.0.87", "9.9.0.52"] {
         let env = torch_cu128(&sb.path(&format!("envs/t{cudnn}")), cudnn, None);
         for gpu in ["B300", "NVIDIA GB10", "sm_107", "B200", "RTX 5090"] {
-            let (json, _) = check(
+            let (json, _) = check_json(
                 &sb,
                 &env.prefix,
                 &["--driver-version", "580.65.06", "--gpu", gpu],
             );
             assert!(
-                findings(&json, "gpu-unsupported").is_empty(),
+                findings_of(&json, "gpu-unsupported").is_empty(),
                 "cuDNN {cudnn} on {gpu}: {:#}",
                 json["findings"]
             );
@@ -119,13 +102,13 @@ fn blackwell_and_rubin_run_same_major_code() {
             ),
     );
     for gpu in ["sm_107", "B300", "GB10"] {
-        let (json, _) = check(
+        let (json, _) = check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "595.71.05", "--gpu", gpu],
         );
         assert!(
-            findings(&json, "gpu-unsupported").is_empty(),
+            findings_of(&json, "gpu-unsupported").is_empty(),
             "{gpu}: {:#}",
             json["findings"]
         );
@@ -138,13 +121,13 @@ fn blackwell_and_rubin_run_same_major_code() {
         Some("cu13_variants.so"),
     );
     for gpu in ["B300", "GB10", "sm_107"] {
-        let (json, _) = check(
+        let (json, _) = check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "580.65.06", "--gpu", gpu],
         );
         assert!(errors(&json).is_empty(), "{gpu}: {:#}", json["findings"]);
-        assert!(findings(&json, "gpu-jit").is_empty(), "{gpu}: SASS runs");
+        assert!(findings_of(&json, "gpu-jit").is_empty(), "{gpu}: SASS runs");
     }
 }
 
@@ -154,20 +137,20 @@ fn blackwell_and_rubin_run_same_major_code() {
 fn arch_specific_code_runs_on_its_own_gpu_only() {
     let sb = Sandbox::new();
     let env = torch_cu128(&sb.path("envs/hopper"), "9.8.0.87", Some("sm90a.so"));
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "H100"],
     );
     assert!(errors(&json).is_empty(), "{:#}", json["findings"]);
     for gpu in ["B200", "B300", "RTX 5090"] {
-        let (json, code) = check(
+        let (json, code) = check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "580.65.06", "--gpu", gpu],
         );
         assert_eq!(code, 1, "{gpu}");
-        let f = findings(&json, "gpu-unsupported");
+        let f = findings_of(&json, "gpu-unsupported");
         assert_eq!(f.len(), 1, "{gpu}: {:#}", json["findings"]);
         let message = f[0]["message"].as_str().unwrap();
         assert!(message.contains("has sm_90a, no PTX"), "{message}");
@@ -175,12 +158,12 @@ fn arch_specific_code_runs_on_its_own_gpu_only() {
     // cuDNN 8.9, built for CUDA up to 12.2, has nothing of major 10 or 12.
     let env = torch_cu128(&sb.path("envs/old"), "8.9.7.29", None);
     for gpu in ["B300", "GB10"] {
-        let (json, _) = check(
+        let (json, _) = check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "580.65.06", "--gpu", gpu],
         );
-        let f = findings(&json, "gpu-unsupported");
+        let f = findings_of(&json, "gpu-unsupported");
         assert!(
             f.iter()
                 .any(|p| p["message"].as_str().unwrap().starts_with("cuDNN 8.9.7.29")),
@@ -226,7 +209,7 @@ fn ort_120_beside_cudnn_8(prefix: &Path) -> Env {
 }
 
 fn hint_of<'a>(json: &'a Value, code: &str) -> &'a str {
-    let f = findings(json, code);
+    let f = findings_of(json, code);
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     f[0]["fix"]["command"].as_str().unwrap()
 }
@@ -244,7 +227,7 @@ fn a_cudnn_fix_fits_the_gpu() {
         ("Tesla V100-SXM2-32GB", ">=9.0,<9.11"),
         ("B200", ">=9.7,<10"),
     ] {
-        let (json, _) = check(
+        let (json, _) = check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "580.65.06", "--gpu", gpu],
@@ -279,7 +262,7 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         env.site().join("jax_plugins/xla_cuda13/xla_cuda_plugin.so"),
     )
     .unwrap();
-    let (json, code) = check(
+    let (json, code) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "V100"],
@@ -295,7 +278,7 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         )
     );
     // The fix is the command alone; the message says which build it is.
-    let message = findings(&json, "gpu-unsupported")[0]["message"]
+    let message = findings_of(&json, "gpu-unsupported")[0]["message"]
         .as_str()
         .unwrap()
         .to_string();
@@ -315,7 +298,7 @@ fn a_build_fix_names_the_build_that_runs_on_the_gpu() {
         "__version__ = '2.11.0+cu130'\ncuda = '13.0'\nhip = None\n",
     )
     .unwrap();
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "V100"],
@@ -358,7 +341,7 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
     let plain = cuda13_with_compat(&sb.path("envs/plain"), false);
     let json = check_with(&sb, &plain.prefix, &r535("H100"), &[]);
     assert!(
-        !findings(&json, "driver-too-old").is_empty(),
+        !findings_of(&json, "driver-too-old").is_empty(),
         "{:#}",
         json["findings"]
     );
@@ -367,7 +350,7 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
     let dir = env.prefix.join("cuda-compat");
     // Present, not loaded: still an error, which says what would help.
     let json = check_with(&sb, &env.prefix, &r535("H100"), &[]);
-    let too_old = findings(&json, "driver-too-old");
+    let too_old = findings_of(&json, "driver-too-old");
     assert!(!too_old.is_empty(), "{:#}", json["findings"]);
     let message = too_old[0]["message"].as_str().unwrap();
     assert!(
@@ -395,11 +378,11 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
     let ld = [("LD_LIBRARY_PATH", dir.display().to_string())];
     let json = check_with(&sb, &env.prefix, &r535("H100"), &ld);
     assert!(
-        findings(&json, "driver-too-old").is_empty(),
+        findings_of(&json, "driver-too-old").is_empty(),
         "{:#}",
         json["findings"]
     );
-    let note = findings(&json, "forward-compat");
+    let note = findings_of(&json, "forward-compat");
     assert!(!note.is_empty(), "{:#}", json["findings"]);
     assert_eq!(note[0]["severity"], "info");
     assert!(
@@ -411,10 +394,13 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
     // A GPU known only by its architecture: a warning that it must be a
     // data-centre one.
     let json = check_with(&sb, &env.prefix, &r535("sm_90"), &ld);
-    assert_eq!(findings(&json, "forward-compat")[0]["severity"], "warning");
+    assert_eq!(
+        findings_of(&json, "forward-compat")[0]["severity"],
+        "warning"
+    );
     // A GeForce card: forward compatibility does not apply.
     let json = check_with(&sb, &env.prefix, &r535("RTX 4090"), &ld);
-    let too_old = findings(&json, "driver-too-old");
+    let too_old = findings_of(&json, "driver-too-old");
     assert!(!too_old.is_empty(), "{:#}", json["findings"]);
     assert!(
         too_old[0]["message"]
@@ -438,12 +424,12 @@ fn forward_compatibility_runs_a_newer_cuda_on_a_data_centre_gpu() {
     let ld = [("LD_LIBRARY_PATH", system.display().to_string())];
     let json = check_with(&sb, &plain.prefix, &r535("A100"), &ld);
     assert!(
-        findings(&json, "driver-too-old").is_empty(),
+        findings_of(&json, "driver-too-old").is_empty(),
         "{:#}",
         json["findings"]
     );
     assert_eq!(
-        findings(&json, "forward-compat").len(),
+        findings_of(&json, "forward-compat").len(),
         1,
         "{:#}",
         json["findings"]
@@ -462,12 +448,12 @@ fn known_bad_versions_are_named() {
             .files(vec![FileSpec::File("nvidia/cublas/lib/libcublas.so.12")]),
     );
     let bad = |gpu: &'static str| {
-        let (json, _) = check(
+        let (json, _) = check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "580.65.06", "--gpu", gpu],
         );
-        findings(&json, "known-bad-version")
+        findings_of(&json, "known-bad-version")
             .iter()
             .map(|p| p["message"].as_str().unwrap().to_string())
             .collect::<Vec<_>>()
@@ -483,12 +469,12 @@ fn known_bad_versions_are_named() {
 
     // cuDNN 9.10.0 beside torch 2.7, built with cuDNN 9.7.
     let env = torch_cu128(&sb.path("envs/cudnn"), "9.10.0.56", None);
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "H100"],
     );
-    let f = findings(&json, "known-bad-version");
+    let f = findings_of(&json, "known-bad-version");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     assert_eq!(f[0]["severity"], "warning");
     assert_eq!(
@@ -499,13 +485,13 @@ fn known_bad_versions_are_named() {
         )
     );
     // On a V100 the fix stays below 9.11.
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "V100"],
     );
     assert!(
-        findings(&json, "known-bad-version")[0]["fix"]["command"]
+        findings_of(&json, "known-bad-version")[0]["fix"]["command"]
             .as_str()
             .unwrap()
             .ends_with("'nvidia-cudnn-cu12>=9.10.1,<9.11'"),
@@ -533,8 +519,8 @@ fn known_bad_versions_are_named() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let (json, _) = check(&sb, &env.prefix, &[]);
-    let f = findings(&json, "known-bad-version");
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
+    let f = findings_of(&json, "known-bad-version");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     assert_eq!(f[0]["severity"], "error");
     assert!(
@@ -544,10 +530,10 @@ fn known_bad_versions_are_named() {
             .contains("JAX refuses to start")
     );
     // One GPU: not this bug.
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "575.57.08", "--gpu", "H100"],
     );
-    assert!(findings(&json, "known-bad-version").is_empty());
+    assert!(findings_of(&json, "known-bad-version").is_empty());
 }

@@ -36,7 +36,7 @@ fn driver_insufficient_without_a_driver_states_the_floor_and_asks() {
     let a = clue(&json, "machine");
     assert_eq!(
         a["here"][0],
-        "torch 2.7.1+cu128 (built for CUDA) needs CUDA 12.8: a driver >= 525.60.13 (every CUDA 12.x)"
+        "the torch 2.7.1+cu128 build needs CUDA 12.8: a driver >= 525.60.13 (every CUDA 12.x)"
     );
     assert_eq!(a["verdict"], "cannot-tell", "{a:#}");
     assert!(
@@ -311,7 +311,7 @@ fn cupy_insufficient_driver_without_a_driver_is_the_missing_driver() {
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(
         clue(&json, "machine")["here"][0],
-        "cupy-cuda12x 14.2.0 (built for CUDA) needs CUDA 12: a driver >= 525.60.13 (every CUDA 12.x)"
+        "the cupy-cuda12x 14.2.0 build needs CUDA 12: a driver >= 525.60.13 (every CUDA 12.x)"
     );
     assert_eq!(json["causes"][0]["code"], "no-driver", "{json:#}");
 }

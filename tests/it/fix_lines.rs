@@ -131,6 +131,8 @@ fn layouts(sb: &Sandbox) -> Vec<std::path::PathBuf> {
     )
     .unwrap();
     out.push(broken.prefix.clone());
+    // CuPy 13 beside torch's cuDNN 9 wheel: its cudnn module's cuDNN 8.
+    out.push(crate::output::cupy_beside_cudnn9(sb).0);
     // Paddle 2.6.2 (CUDA 11.8 / cuDNN 8.6) beside CUDA 12 / cuDNN 9 wheels.
     let mut paddle = support::paddle::paddle_262(&odd("paddle262"));
     support::paddle::wheels(&mut paddle, support::paddle::CUDA12_CUDNN9);

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::Sandbox;
+use support::{Sandbox, set_age};
 
 use crate::harness;
 
@@ -493,29 +493,13 @@ fn fork_check_catches_a_subshell() {
     assert!(execs > 1 && forks > 0, "{execs} {forks}");
 }
 
-/// Set the mtime of a file or directory to `secs_ago` seconds in the past
-/// (futimens on a read-only descriptor, which a directory allows too).
-fn set_age(path: &Path, secs_ago: u64) {
-    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
-    fs::File::open(path).unwrap().set_modified(when).unwrap();
-}
-
-/// The hooks, written `secs_ago` seconds ago.
-fn age_hooks(h: &Hooked, secs_ago: u64) {
-    for phase in ["activate", "deactivate"] {
-        for ext in ["sh", "fish", "ps1", "csh"] {
-            set_age(&h.hook(phase, ext), secs_ago);
-        }
-    }
-}
-
 /// What a conda, mamba or pixi transaction does to an environment with
 /// hooks, after them: records added to or removed from conda-meta/ (the
 /// history conda also appends to is not what the hooks read). Ages
 /// instead of sleeps: tcsh's -M is in whole seconds, and the kernel's file
 /// times move in clock ticks.
 fn simulate_transaction(h: &Hooked) {
-    age_hooks(h, 20);
+    support::age_hooks(&h.prefix, 20);
     let record = add_record(h);
     set_age(&record, 10);
     set_age(&h.prefix.join("conda-meta"), 10);
@@ -580,7 +564,7 @@ fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
     let site = h.prefix.join("lib/python3.10/site-packages");
     set_age(&h.prefix.join("conda-meta"), 30);
     set_age(&site, 30);
-    age_hooks(&h, 20);
+    support::age_hooks(&h.prefix, 20);
     fs::create_dir(site.join("requests-2.32.3.dist-info")).unwrap();
     for sh in SHELLS {
         assert_eq!(activate(sh, &[]), "", "{sh:?}: an unrelated pip install");
@@ -616,7 +600,7 @@ fn stale_hooks_warn_once_per_activation_and_refresh_clears_it() {
     .unwrap();
     // An upgrade, some time later, replaces the record the hooks were made
     // from (pixi writes no history, but it does replace records).
-    age_hooks(&h, 20);
+    support::age_hooks(&h.prefix, 20);
     let record = h.prefix.join("conda-meta/cudnn-8.9.2.26-cuda11_0.json");
     fs::rename(
         &record,
@@ -967,7 +951,7 @@ fn conda_env_config_vars_do_not_make_hooks_stale() {
         }
     };
     age_records(30);
-    age_hooks(&h, 20);
+    support::age_hooks(&h.prefix, 20);
     let state = h.prefix.join("conda-meta/state");
     fs::write(&state, r#"{"env_vars": {"MY_VAR": "1"}}"#).unwrap();
     set_age(&state, 10);
@@ -997,7 +981,7 @@ fn conda_env_config_vars_do_not_make_hooks_stale() {
     // Refreshed, then cuDNN removed: no record is newer, one watched is gone.
     sb.install(&h.prefix);
     age_records(30);
-    age_hooks(&h, 20);
+    support::age_hooks(&h.prefix, 20);
     fs::remove_file(h.prefix.join("conda-meta/cudnn-8.9.2.26-cuda11_0.json")).unwrap();
     set_age(&h.prefix.join("conda-meta"), 10);
     for sh in SHELLS {

@@ -16,10 +16,7 @@ use serde_json::Value;
 use support::{CondaPkg, Env, FileSpec, PipDist, Sandbox};
 
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(extra);
-    let (_, out, err) = sb.run_on(&args, prefix);
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+    support::check_json(sb, prefix, extra).0
 }
 
 /// The findings with `code`, as `severity: message`.
@@ -196,7 +193,7 @@ fn wheels_nothing_loads_are_not_judged() {
     let older = findings(&json, "driver-older-than-cuda");
     assert_eq!(older.len(), 1, "{:#}", json["findings"]);
     assert!(
-        older[0].contains("onnxruntime-gpu 1.18.0 (built for CUDA) needs CUDA 11.8"),
+        older[0].contains("the onnxruntime-gpu 1.18.0 build needs CUDA 11.8"),
         "{older:?}"
     );
 }

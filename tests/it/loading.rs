@@ -19,12 +19,7 @@ use support::{Env, FileSpec, PipDist, Sandbox};
 const MACHINE: &[&str] = &["--driver-version", "580.65.06", "--gpu", "H100"];
 
 fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(MACHINE);
-    args.extend_from_slice(extra);
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
+    support::check_json(sb, prefix, &[MACHINE, extra].concat())
 }
 
 /// The findings that are not `info`, as `severity code: message`.
@@ -239,41 +234,6 @@ fn an_extra_the_environment_was_not_installed_with_is_not_held() {
     assert_eq!(code, 1);
 }
 
-/// Build a real shared object with `cc` from `src`: its soname, the
-/// libraries it links by path, a RUNPATH, and a version script naming
-/// the version node every symbol gets (as NVIDIA's libraries do:
-/// `libnvJitLink.so.12 { global: *; }`).
-fn cc(
-    out: &Path,
-    soname: &str,
-    src: &str,
-    deps: &[&Path],
-    runpath: Option<&str>,
-    node: Option<&str>,
-) {
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let c = out.with_extension("fixture.c");
-    std::fs::write(&c, src).unwrap();
-    let mut cmd = std::process::Command::new("cc");
-    cmd.args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&c)
-        .arg(format!("-Wl,-soname,{soname}"))
-        .arg("-Wl,--no-as-needed");
-    if let Some(r) = runpath {
-        cmd.args(["-Wl,--enable-new-dtags", &format!("-Wl,-rpath,{r}")]);
-    }
-    let map = out.with_extension("fixture.map");
-    if let Some(node) = node {
-        std::fs::write(&map, format!("{node} {{ global: *; }};\n")).unwrap();
-        cmd.arg(format!("-Wl,--version-script={}", map.display()));
-    }
-    let status = cmd.args(deps).status().expect("cc is installed");
-    assert!(status.success(), "cc failed for {}", out.display());
-    let _ = std::fs::remove_file(&c);
-    let _ = std::fs::remove_file(&map);
-}
-
 /// PyPI's torch at (version, local tag, CUDA), reduced to its
 /// `libtorch_cuda.so` (real ELF needing `needs`, found through the RPATH
 /// `rpath`) and its version file.
@@ -391,7 +351,7 @@ fn the_dependencies_of_a_library_loaded_by_path_under_an_inherited_path() {
         FileSpec::File("nvidia/cu13/lib/libcublas.so.13"),
         FileSpec::File("nvidia/cu13/lib/libcublasLt.so.13"),
     ]));
-    cc(
+    support::cc_lib(
         &lib.join("libcublasLt.so.13"),
         "libcublasLt.so.13",
         "int lt(void) { return 0; }\n",
@@ -399,7 +359,7 @@ fn the_dependencies_of_a_library_loaded_by_path_under_an_inherited_path() {
         None,
         None,
     );
-    cc(
+    support::cc_lib(
         &lib.join("libcublas.so.13"),
         "libcublas.so.13",
         "int lt(void);\nint blas(void) { return lt(); }\n",
@@ -408,7 +368,7 @@ fn the_dependencies_of_a_library_loaded_by_path_under_an_inherited_path() {
         None,
     );
     let system = sb.path("usr/local/cuda-13.0/lib64");
-    cc(
+    support::cc_lib(
         &system.join("libcublasLt.so.13"),
         "libcublasLt.so.13",
         "int lt(void) { return 1; }\n",
@@ -518,7 +478,7 @@ fn a_symbol_the_bound_provider_lacks() {
     let jit = site.join("nvidia/nvjitlink/lib/libnvJitLink.so.12");
     let scratch = sb.path("scratch/libnvJitLink.so.12");
     // Built against 12.4's nvJitLink, which the environment then lost.
-    cc(
+    support::cc_lib(
         &scratch,
         "libnvJitLink.so.12",
         "int __nvJitLinkComplete_12_4(void) { return 0; }\nint __nvJitLinkCreate_12_0(void) { return 0; }\n",
@@ -527,7 +487,7 @@ fn a_symbol_the_bound_provider_lacks() {
         Some("libnvJitLink.so.12"),
     );
     let sparse = site.join("nvidia/cusparse/lib/libcusparse.so.12");
-    cc(
+    support::cc_lib(
         &sparse,
         "libcusparse.so.12",
         "int __nvJitLinkComplete_12_4(void);\nint __nvJitLinkCreate_12_0(void);\nint sp(void) { return __nvJitLinkComplete_12_4() + __nvJitLinkCreate_12_0(); }\n",
@@ -535,7 +495,7 @@ fn a_symbol_the_bound_provider_lacks() {
         Some("$ORIGIN:$ORIGIN/../../nvjitlink/lib"),
         Some("libcusparse.so.12"),
     );
-    cc(
+    support::cc_lib(
         &jit,
         "libnvJitLink.so.12",
         "int __nvJitLinkCreate_12_0(void) { return 0; }\n",
@@ -617,7 +577,7 @@ fn an_older_nvjitlink_on_the_shells_path_is_the_shells_doing() {
         )]),
     );
     let jit = site.join("nvidia/nvjitlink/lib/libnvJitLink.so.12");
-    cc(
+    support::cc_lib(
         &jit,
         "libnvJitLink.so.12",
         "int __nvJitLinkComplete_12_4(void) { return 0; }\nint __nvJitLinkCreate_12_0(void) { return 0; }\n",
@@ -626,7 +586,7 @@ fn an_older_nvjitlink_on_the_shells_path_is_the_shells_doing() {
         Some("libnvJitLink.so.12"),
     );
     let sparse = site.join("nvidia/cusparse/lib/libcusparse.so.12");
-    cc(
+    support::cc_lib(
         &sparse,
         "libcusparse.so.12",
         "int __nvJitLinkComplete_12_4(void);\nint __nvJitLinkCreate_12_0(void);\nint sp(void) { return __nvJitLinkComplete_12_4() + __nvJitLinkCreate_12_0(); }\n",
@@ -641,7 +601,7 @@ fn an_older_nvjitlink_on_the_shells_path_is_the_shells_doing() {
         "$ORIGIN/../../nvidia/cusparse/lib",
     );
     let lib64 = sb.path("usr/local/cuda-12.1/lib64");
-    cc(
+    support::cc_lib(
         &lib64.join("libnvJitLink.so.12.1.105"),
         "libnvJitLink.so.12",
         "int __nvJitLinkCreate_12_0(void) { return 0; }\n",
@@ -806,6 +766,18 @@ fn a_build_for_another_major_missing_its_libraries_is_replaced_not_completed() {
         !text.contains("-cu11") && !text.contains(">=11,<12"),
         "{text}"
     );
+    // explain of the message CuPy prints gives check's fix, from the same
+    // one answer to "a build of another major" (fixes::for_major).
+    let (code, out, err) = sb.run_on(
+        &[
+            "explain",
+            "libcublas.so.11: cannot open shared object file: No such file or directory",
+        ],
+        &prefix,
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("'cupy-cuda12x==13.3.0'"), "{out}");
+    assert!(!out.contains("-cu11") && !out.contains(">=11,<12"), "{out}");
 }
 
 /// cupy-cuda11x beside torch's CUDA 12 wheels: CuPy links its runtime in,
@@ -949,8 +921,8 @@ fn a_torch_extension_built_against_another_torch() {
     // then torch 2.6's, which is installed.
     let built_against = sb.path("scratch/libtorch_cpu.so");
     let both = "int _ZN3c104funcEv(void) { return 0; }\nint _ZNK5torch8autograd4Node4nameB5cxx11Ev(void) { return 0; }\n";
-    cc(&built_against, "libtorch_cpu.so", both, &[], None, None);
-    cc(
+    support::cc_lib(&built_against, "libtorch_cpu.so", both, &[], None, None);
+    support::cc_lib(
         &lib.join("libtorch_cpu.so"),
         "libtorch_cpu.so",
         "int _ZN3c104funcEv(void) { return 0; }\n",
@@ -963,7 +935,7 @@ fn a_torch_extension_built_against_another_torch() {
             .requires(vec!["numpy", "torch==2.7.0", "pillow!=8.3.*,>=5.3.0"])
             .files(vec![FileSpec::File("torchvision/_C.so")]),
     );
-    cc(
+    support::cc_lib(
         &site.join("torchvision/_C.so"),
         "_C.so",
         "int _ZN3c104funcEv(void);\nint _ZNK5torch8autograd4Node4nameB5cxx11Ev(void);\nint PyInit__C(void) { return _ZN3c104funcEv() + _ZNK5torch8autograd4Node4nameB5cxx11Ev(); }\n",
@@ -994,7 +966,7 @@ fn a_torch_extension_built_against_another_torch() {
     assert_eq!(code, 1);
     // The torchvision built for this torch: nothing to say.
     std::fs::copy(lib.join("libtorch_cpu.so"), &built_against).unwrap();
-    cc(
+    support::cc_lib(
         &site.join("torchvision/_C.so"),
         "_C.so",
         "int _ZN3c104funcEv(void);\nint PyInit__C(void) { return _ZN3c104funcEv(); }\n",
@@ -1008,4 +980,83 @@ fn a_torch_extension_built_against_another_torch() {
         "{:#}",
         json["findings"]
     );
+}
+
+/// bitsandbytes loads the object its `BNB_CUDA_VERSION` names, where set
+/// and not empty, instead of the one for its torch's CUDA
+/// (bitsandbytes/cextension.py@0.45.0): check reads the variable as the
+/// process would. `BNB_CUDA_VERSION=118` under a torch for CUDA 12.4 with
+/// CUDA 12's wheels only: the cuda118 object's CUDA 11 libraries are
+/// nowhere, and the variable is the cause, unset as bitsandbytes advises.
+#[test]
+fn a_picked_object_follows_the_variable_that_overrides_the_pick() {
+    let sb = Sandbox::new();
+    let prefix = sb.path("envs/bnb");
+    let mut env = super::explain_corpus_more::bitsandbytes_on(&prefix, "2.4.1+cu124", "12.4");
+    let cudart = ["nvidia/cuda_runtime/lib/libcudart.so.12"];
+    wheel(&mut env, "nvidia-cuda-runtime-cu12", "12.4.127", &cudart);
+    let cublas = [
+        "nvidia/cublas/lib/libcublas.so.12",
+        "nvidia/cublas/lib/libcublasLt.so.12",
+    ];
+    wheel(&mut env, "nvidia-cublas-cu12", "12.4.5.8", &cublas);
+    let cusparse = ["nvidia/cusparse/lib/libcusparse.so.12"];
+    wheel(&mut env, "nvidia-cusparse-cu12", "12.3.1.170", &cusparse);
+    // torch reaches its wheels through its RPATH (torch 2.5.1's
+    // libtorch_cuda.so), and bitsandbytes imports torch first: torch's
+    // copies answer the cuda124 object's names, with no hook.
+    let site = env.site();
+    let deps: Vec<std::path::PathBuf> = [&cudart[..], &cublas[..], &cusparse[..]]
+        .concat()
+        .iter()
+        .map(|r| site.join(r))
+        .collect();
+    let deps: Vec<&Path> = deps.iter().map(|d| d.as_path()).collect();
+    support::cc_shared(
+        &site.join("torch/lib/libtorch_cuda.so"),
+        "libtorch_cuda.so",
+        &deps,
+        Some(
+            "$ORIGIN/../../nvidia/cuda_runtime/lib:$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cusparse/lib",
+        ),
+        false,
+    );
+    let run = |value: Option<&str>| {
+        let mut cmd = sb.envhook();
+        if let Some(v) = value {
+            cmd.env("BNB_CUDA_VERSION", v);
+        }
+        let out = cmd
+            .args(["check", "--json", "-p"])
+            .arg(&prefix)
+            .args(MACHINE)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    // Unset or empty: the cuda124 object, whose libraries torch loaded.
+    for value in [None, Some("")] {
+        let json = run(value);
+        let about: Vec<String> = loud(&json)
+            .into_iter()
+            .filter(|f| f.contains("needs-hook") || f.contains("library-not-found"))
+            .collect();
+        assert_eq!(about, Vec::<String>::new(), "{value:?}");
+    }
+    let json = run(Some("118"));
+    let missing = of(&json, "library-not-found");
+    assert_eq!(missing.len(), 1, "{json:#}");
+    let message = missing[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("libbitsandbytes_cuda118.so") && message.contains("libcusparse.so.11"),
+        "{message}"
+    );
+    assert_eq!(
+        missing[0]["fix"]["choose"]["commands"],
+        serde_json::json!(["unset BNB_CUDA_VERSION"]),
+        "{:#}",
+        missing[0]
+    );
+    // The value that names the object for torch's own CUDA changes nothing.
+    assert!(of(&run(Some("124")), "library-not-found").is_empty());
 }

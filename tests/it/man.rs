@@ -73,6 +73,30 @@ fn man_dir_writes_every_page_and_each_lints_clean() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), want.len());
 }
 
+/// A directory that cannot be made is an error that names it once (#40
+/// item 8: the error of `fs_err`, which names the path, was wrapped in one
+/// that named it again).
+#[test]
+fn man_dir_that_cannot_be_made_is_named_once() {
+    let sb = Sandbox::new();
+    let file = sb.path("a-file");
+    std::fs::write(&file, "").unwrap();
+    for dir in [
+        std::path::PathBuf::from("/proc/envhook-no-such-dir"),
+        file.join("man1"),
+    ] {
+        let dir = dir.to_str().unwrap();
+        let (code, out, err) = sb.run(&["man", "--dir", dir]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.starts_with(&format!("error: could not write {dir}: ")),
+            "{err}"
+        );
+        assert_eq!(err.matches(dir).count(), 1, "{err}");
+    }
+}
+
 #[test]
 fn pages_document_options_files_and_every_variable() {
     let sb = Sandbox::new();

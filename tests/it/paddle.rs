@@ -12,33 +12,13 @@ use std::fs;
 use std::path::Path;
 
 use serde_json::Value;
-use support::Sandbox;
 use support::paddle::{CUDA11_CUDNN8, CUDA12_CUDNN9, paddle_262, wheels};
+use support::{Sandbox, findings_of};
 
 const A100: &[&str] = &["--driver-version", "535.104.05", "--gpu", "A100"];
 
 fn check(sb: &Sandbox, prefix: &Path) -> (Value, i32) {
-    let out = sb
-        .envhook()
-        .args(["check", "--json"])
-        .args(A100)
-        .arg("-p")
-        .arg(prefix)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    (json, out.status.code().unwrap())
-}
-
-fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
+    support::check_json(sb, prefix, A100)
 }
 
 /// How check resolved `name` for each object that asks for it.
@@ -67,7 +47,7 @@ fn a_cuda11_paddle_is_never_handed_cuda12_or_cudnn9() {
 
     let (json, code) = check(&sb, &prefix);
     assert_eq!(code, 1, "{:#}", json["findings"]);
-    let wrong = findings(&json, "library-other-major");
+    let wrong = findings_of(&json, "library-other-major");
     assert_eq!(wrong.len(), 1, "{:#}", json["findings"]);
     let (msg, fix) = (
         wrong[0]["message"].as_str().unwrap(),
@@ -90,8 +70,8 @@ fn a_cuda11_paddle_is_never_handed_cuda12_or_cudnn9() {
             && fix.ends_with(&format!("&& envhook install -p '{}'", prefix.display())),
         "{fix}"
     );
-    assert!(findings(&json, "needs-hook").is_empty());
-    assert!(findings(&json, "missing-dev-symlink").is_empty());
+    assert!(findings_of(&json, "needs-hook").is_empty());
+    assert!(findings_of(&json, "missing-dev-symlink").is_empty());
 
     // install writes no hooks (none would change what Paddle loads), and
     // says why without claiming that everything resolves.
@@ -139,7 +119,7 @@ fn a_cuda11_paddle_is_never_handed_cuda12_or_cudnn9() {
     );
     let (json, code) = check(&sb, &prefix);
     assert_eq!(code, 0, "{:#}", json["findings"]);
-    assert!(findings(&json, "library-other-major").is_empty());
+    assert!(findings_of(&json, "library-other-major").is_empty());
 }
 
 #[test]
@@ -170,7 +150,7 @@ fn a_system_copy_of_another_major_is_named() {
         "{names:#?}"
     );
     assert!(
-        findings(&json, "library-other-major").is_empty(),
+        findings_of(&json, "library-other-major").is_empty(),
         "{:#}",
         json["findings"]
     );
@@ -235,7 +215,7 @@ fn a_wheel_pinned_below_the_cudnn_it_was_compiled_with_gets_no_fix_that_cannot_c
     ] {
         let env = paddle_331_cu126(&sb.path(&format!("envs/p{cudnn}")), cudnn);
         let (json, _) = check(&sb, &env.prefix);
-        let note = findings(&json, "cudnn-pin-below-build");
+        let note = findings_of(&json, "cudnn-pin-below-build");
         assert_eq!(note.len(), 1, "{cudnn}: {:#}", json["findings"]);
         assert_eq!(note[0]["severity"], "info");
         assert!(note[0]["fix"].is_null(), "{:#}", note[0]);
@@ -243,7 +223,7 @@ fn a_wheel_pinned_below_the_cudnn_it_was_compiled_with_gets_no_fix_that_cannot_c
         assert!(msg.contains(says) && msg.contains("cuDNN 9.9"), "{msg}");
         for code in ["cudnn-older-than-build", "pin-broken"] {
             assert!(
-                findings(&json, code).is_empty(),
+                findings_of(&json, code).is_empty(),
                 "{cudnn}: {:#}",
                 json["findings"]
             );
@@ -339,23 +319,23 @@ fn the_architectures_a_paddle_build_lists_decide_where_it_runs() {
         "[75, 80, 86, 89, 90, 100, 120]",
     );
     let json = check_on(&sb, &cu129.prefix, "V100");
-    let f = findings(&json, "gpu-unsupported");
+    let f = findings_of(&json, "gpu-unsupported");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let msg = f[0]["message"].as_str().unwrap();
     assert!(
         msg.contains("7.5, 8.0, 8.6") && msg.contains("compiled_cuda_archs"),
         "{msg}"
     );
-    assert!(findings(&check_on(&sb, &cu129.prefix, "A100"), "gpu-unsupported").is_empty());
+    assert!(findings_of(&check_on(&sb, &cu129.prefix, "A100"), "gpu-unsupported").is_empty());
     // A CUDA 11.8 build for 6.1 to 8.0 on a Hopper: unsupported, and the
     // fix is never another cu118 build.
     let cu118 = paddle_with_archs(&sb.path("envs/cu118"), "11.8", "[61, 70, 75, 80]");
     let json = check_on(&sb, &cu118.prefix, "NVIDIA H100 80GB HBM3");
-    let f = findings(&json, "gpu-unsupported");
+    let f = findings_of(&json, "gpu-unsupported");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let fix = f[0]["fix"].to_string();
     assert!(!fix.contains("stable/cu118"), "{fix}");
-    assert!(findings(&check_on(&sb, &cu118.prefix, "A100"), "gpu-unsupported").is_empty());
+    assert!(findings_of(&check_on(&sb, &cu118.prefix, "A100"), "gpu-unsupported").is_empty());
 }
 
 #[test]
@@ -449,7 +429,7 @@ fn a_paddle_tag_no_release_carries_is_named() {
     // The seed's table: 2.5.2.post118 does not exist.
     let env = layout("seed", "2.5.2.post118");
     let (json, _) = check(&sb, &env.prefix);
-    let f = findings(&json, "no-such-build");
+    let f = findings_of(&json, "no-such-build");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let msg = f[0]["message"].as_str().unwrap();
     assert!(
@@ -460,7 +440,7 @@ fn a_paddle_tag_no_release_carries_is_named() {
     let env = layout("real", "2.5.2.post116");
     let (json, _) = check(&sb, &env.prefix);
     assert!(
-        findings(&json, "no-such-build").is_empty(),
+        findings_of(&json, "no-such-build").is_empty(),
         "{:#}",
         json["findings"]
     );
@@ -509,7 +489,7 @@ fn paddles_own_try_of_usr_local_cuda_is_judged_too() {
     );
     std::os::unix::fs::symlink("libcudnn.so.9.1.0", dir.join("libcudnn.so")).unwrap();
     let (json, _) = check(&sb, &env.prefix);
-    let f = findings(&json, "library-other-major");
+    let f = findings_of(&json, "library-other-major");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let msg = f[0]["message"].as_str().unwrap();
     assert!(
@@ -528,7 +508,7 @@ fn paddles_own_try_of_usr_local_cuda_is_judged_too() {
     std::os::unix::fs::symlink("libcudnn.so.8.6.0", dir.join("libcudnn.so")).unwrap();
     let (json, _) = check(&sb, &env.prefix);
     assert!(
-        findings(&json, "library-other-major").is_empty(),
+        findings_of(&json, "library-other-major").is_empty(),
         "{:#}",
         json["findings"]
     );
@@ -558,17 +538,11 @@ fn condas_python_rpath_reaches_lib_for_a_caller_without_runpath() {
     // bin/python3 as conda builds it: a program with DT_RPATH $ORIGIN/../lib.
     let python = env.path("bin/python3");
     fs::remove_file(&python).unwrap();
-    let src = sb.path("python.c");
-    fs::write(&src, "int main(void) { return 0; }\n").unwrap();
-    let ok = std::process::Command::new("cc")
-        .arg("-o")
-        .arg(&python)
-        .arg(&src)
-        .args(["-Wl,--disable-new-dtags", "-Wl,-rpath,$ORIGIN/../lib"])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    support::cc_program(
+        &python,
+        "int main(void) { return 0; }\n",
+        &["-Wl,--disable-new-dtags", "-Wl,-rpath,$ORIGIN/../lib"],
+    );
     let (json, _) = check(&sb, &env.prefix);
     for name in ["libcudart.so.11.0", "libcublas.so.11"] {
         let n = resolved(&json, name);
@@ -580,7 +554,7 @@ fn condas_python_rpath_reaches_lib_for_a_caller_without_runpath() {
         .iter()
         .map(|f| f["code"].as_str().unwrap())
         .collect();
-    let hook = findings(&json, "needs-hook");
+    let hook = findings_of(&json, "needs-hook");
     assert!(
         hook.iter()
             .all(|f| !f["message"].as_str().unwrap().contains("libcudart.so.11.0")),

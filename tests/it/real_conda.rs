@@ -22,11 +22,11 @@ use std::process::Command;
 use support::{EnvDump, Sandbox, ld, parse_env};
 
 fn conda_root() -> Option<PathBuf> {
-    let root = std::env::var_os("ENVHOOK_REAL_CONDA").map(PathBuf::from);
-    if root.is_none() {
-        eprintln!("skipped: set ENVHOOK_REAL_CONDA=<conda root prefix> to run the real-conda tier");
-    }
-    root
+    support::opt_in(
+        "ENVHOOK_REAL_CONDA",
+        "set ENVHOOK_REAL_CONDA=<conda root prefix> to run the real-conda tier",
+    )
+    .map(PathBuf::from)
 }
 
 /// A real `conda create -p` environment with a CUDA 11 Paddle layout and
@@ -256,7 +256,7 @@ fn run_activates_as_conda_run_does() {
     environment(&sb, &root, "alpha");
     environment(&sb, &root, "beta");
     let probe = "for v in CONDA_SHLVL CONDA_PREFIX CONDA_DEFAULT_ENV CONDA_PROMPT_MODIFIER \
-                 CONDA_PREFIX_1 CONDA_PREFIX_2 CONDA_PREFIX_3 PATH; do \
+                 CONDA_PREFIX_1 CONDA_PREFIX_2 CONDA_PREFIX_3 PATH LD_LIBRARY_PATH; do \
                  eval \"printf '%s=%s\\n' $v \\\"\\${$v--}\\\"\"; done";
     let inner = format!(
         "{probe}; eval \"$(\"$T_CONDA\" shell.bash hook)\"; conda activate \"$T_B\"; {probe}; \

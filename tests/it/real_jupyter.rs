@@ -64,10 +64,12 @@ fn kernel(sb: &Sandbox, python: &Path) -> String {
 
 #[test]
 fn a_real_kernel_loads_the_library_from_its_kernelspec() {
-    if std::env::var("ENVHOOK_REAL_WHEELS").is_ok_and(|v| v == "1") {
+    let on = support::opt_in(
+        "ENVHOOK_REAL_WHEELS",
+        "set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier",
+    );
+    if on.is_some() {
         real_kernel();
-    } else {
-        eprintln!("skipped: set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier");
     }
 }
 

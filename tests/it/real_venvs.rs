@@ -18,11 +18,11 @@ use serde_json::Value;
 use support::venvs::{INITS, assert_cycle, cycle, sha};
 
 fn enabled() -> bool {
-    let on = std::env::var("ENVHOOK_REAL_WHEELS").is_ok_and(|v| v == "1");
-    if !on {
-        eprintln!("skipped: set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier");
-    }
-    on
+    support::opt_in(
+        "ENVHOOK_REAL_WHEELS",
+        "set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier",
+    )
+    .is_some()
 }
 
 fn run(cmd: &mut Command) {

@@ -50,30 +50,6 @@ fn replace(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `envhook check --json -p PREFIX`: the document, and the exit code.
-fn check_json(sb: &Sandbox, prefix: &Path) -> (serde_json::Value, i32) {
-    let out = sb
-        .envhook()
-        .args(["check", "--json", "-p"])
-        .arg(prefix)
-        .output()
-        .unwrap();
-    (
-        serde_json::from_slice(&out.stdout).unwrap(),
-        out.status.code().unwrap(),
-    )
-}
-
-/// The finding of `code` in a check document.
-fn finding<'a>(json: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == code)
-        .unwrap_or_else(|| panic!("no {code} in {json}"))
-}
-
 fn copied(sb: &Sandbox, source: &Hooked, name: &str) -> Hooked {
     let prefix = sb.path(&format!("envs/{name}"));
     fs::create_dir_all(&prefix).unwrap();
@@ -145,9 +121,12 @@ fn a_copy_is_reported_the_same_by_activation_check_and_audit() {
         let r = run(sh, &clone, &source, &[Step::ActA], &None);
         assert_eq!(r.stderr, format!("envhook: {want}\n"), "{sh:?}");
     }
-    let (json, code) = check_json(&sb, &clone.prefix);
+    let (json, code) = support::check_json(&sb, &clone.prefix, &[]);
     assert_eq!(json["hook"]["state"], "moved", "{json}");
-    assert_eq!(finding(&json, "moved-hooks")["message"], want.as_str());
+    assert_eq!(
+        support::finding(&json, "moved-hooks")["message"],
+        want.as_str()
+    );
     assert_eq!(code, 1);
     // audit: the row's hook status.
     let out = sb
@@ -165,14 +144,14 @@ fn a_copy_is_reported_the_same_by_activation_check_and_audit() {
         .unwrap();
     assert_eq!(row["hook"], "moved", "{row}");
     // The source is unaffected, and a refresh makes the copy current.
-    let (json, _) = check_json(&sb, &source.prefix);
+    let (json, _) = support::check_json(&sb, &source.prefix, &[]);
     assert_eq!(json["hook"]["state"], "current", "{json}");
     sb.envhook()
         .args(["install", "-p"])
         .arg(&clone.prefix)
         .assert()
         .code(0);
-    let (json, _) = check_json(&sb, &clone.prefix);
+    let (json, _) = support::check_json(&sb, &clone.prefix, &[]);
     assert_eq!(json["hook"]["state"], "current", "{json}");
     for sh in SHELLS {
         assert_eq!(
@@ -243,9 +222,12 @@ fn an_unrelated_transaction_gets_one_verdict() {
         run(Sh::Bash, &h, &h, &[Step::ActA], &None).stderr,
         format!("envhook: {stale}\n")
     );
-    let (json, _) = check_json(&sb, &h.prefix);
+    let (json, _) = support::check_json(&sb, &h.prefix, &[]);
     assert_eq!(json["hook"]["state"], "stale", "{json}");
-    assert_eq!(finding(&json, "stale-hook")["message"], stale.as_str());
+    assert_eq!(
+        support::finding(&json, "stale-hook")["message"],
+        stale.as_str()
+    );
     // A refresh settles it for all three.
     sb.envhook()
         .args(["install", "-p"])
@@ -253,6 +235,6 @@ fn an_unrelated_transaction_gets_one_verdict() {
         .assert()
         .code(0);
     assert_eq!(run(Sh::Bash, &h, &h, &[Step::ActA], &None).stderr, "");
-    let (json, _) = check_json(&sb, &h.prefix);
+    let (json, _) = support::check_json(&sb, &h.prefix, &[]);
     assert_eq!(json["hook"]["state"], "current", "{json}");
 }

@@ -269,7 +269,7 @@ fn run_uses_no_place_another_user_or_a_colon_could_subvert() {
     assert!(value.starts_with(&cache), "{value}");
     assert!(value.split(':').all(|e| e.starts_with('/')), "{value}");
     // Another user's, 1777 (only root can make one here).
-    if rustix::process::geteuid().is_root() {
+    if support::require("root", support::is_root()) {
         let theirs = sb.path("theirs");
         fs::create_dir(&theirs).unwrap();
         fs::set_permissions(&theirs, fs::Permissions::from_mode(0o1777)).unwrap();
@@ -286,8 +286,7 @@ fn run_uses_no_place_another_user_or_a_colon_could_subvert() {
 /// directory, per uid (#31).
 #[test]
 fn root_with_a_users_home_makes_nothing_there() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: needs root to stand in for another user's HOME");
+    if !support::require("root", support::is_root()) {
         return;
     }
     let sb = Sandbox::new();
@@ -597,4 +596,98 @@ fn run_sets_what_conda_activate_sets() {
     assert_eq!(vars[5], format!("CONDA_PREFIX_1={}", root.display()));
     assert_eq!(vars[6], "CONDA_PREFIX_2=-");
     assert_eq!(vars[7], format!("PATH={}:/usr/bin", bin(&env.prefix)));
+}
+
+/// What the environment's own deactivate hook leaves, run inside `envhook
+/// run` (as `conda activate other` or `conda deactivate` there runs it),
+/// from a calling shell whose `LD_LIBRARY_PATH` is `start`: `None` unset.
+fn deactivated_inside_run(sb: &Sandbox, prefix: &Path, shell: &str, start: Option<&str>) -> String {
+    let hook = |ext: &str| prefix.join(format!("etc/conda/deactivate.d/envhook.{ext}"));
+    let (args, hook): (Vec<&str>, PathBuf) = match shell {
+        "bash" => (vec!["/bin/bash", "-euc"], hook("sh")),
+        "fish" => (vec!["/usr/bin/fish", "-c"], hook("fish")),
+        _ => (vec!["/usr/bin/tcsh", "-fc"], hook("csh")),
+    };
+    let script = match shell {
+        "fish" => format!(
+            "source '{}'; if set -q LD_LIBRARY_PATH; printf '<%s>' \"$LD_LIBRARY_PATH\"; else; printf unset; end",
+            hook.display()
+        ),
+        "bash" => format!(
+            ". '{}'; if [ -n \"${{LD_LIBRARY_PATH+x}}\" ]; then printf '<%s>' \"$LD_LIBRARY_PATH\"; else printf unset; fi",
+            hook.display()
+        ),
+        _ => format!(
+            "source '{}'; if ($?LD_LIBRARY_PATH) then\n echo -n \"<$LD_LIBRARY_PATH>\"\nelse\n echo -n unset\nendif",
+            hook.display()
+        ),
+    };
+    let mut cmd = sb.envhook();
+    cmd.env_remove("LD_LIBRARY_PATH");
+    if let Some(v) = start {
+        cmd.env("LD_LIBRARY_PATH", v);
+    }
+    let out = cmd
+        .args(["run", "-p"])
+        .arg(prefix)
+        .arg("--")
+        .args(&args)
+        .arg(script)
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = support::outcome(out);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "{shell} {start:?}: {stdout}"
+    );
+    stdout
+}
+
+/// #42 (found in review): `run` leaves the state the activate hook would
+/// have, so the environment's deactivate hook, run inside the command,
+/// gives back the value `run` started from, byte for byte, in each shell.
+#[test]
+fn leaving_the_environment_inside_run_restores_the_value_run_started_from() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    sb.install(&env.prefix);
+    for shell in ["bash", "fish", "tcsh"] {
+        for start in [None, Some(""), Some("/opt/x::/opt/y")] {
+            let left = deactivated_inside_run(&sb, &env.prefix, shell, start);
+            let want = start.map_or("unset".to_string(), |v| format!("<{v}>"));
+            assert_eq!(left, want, "{shell} {start:?}");
+        }
+    }
+}
+
+/// `run` from a shell where the environment is active already: the state
+/// the shell's activation saved stays, so leaving the environment inside
+/// the command still gives the value from before that activation.
+#[test]
+fn run_inside_the_active_environment_keeps_the_shells_saved_state() {
+    let sb = Sandbox::new();
+    let env = support::cuda11_paddle(&sb.path("env"));
+    sb.install(&env.prefix);
+    let hook = |phase: &str| env.prefix.join(format!("etc/conda/{phase}.d/envhook.sh"));
+    let script = format!(
+        ". '{}'; \"$0\" run -p '{}' -- /bin/bash -euc \". '{}'; printf '<%s>' \\\"\\$LD_LIBRARY_PATH\\\"\"",
+        hook("activate").display(),
+        env.prefix.display(),
+        hook("deactivate").display()
+    );
+    let out = std::process::Command::new("/bin/bash")
+        .env_clear()
+        .env("HOME", sb.home())
+        .env("PATH", sb.path("bin"))
+        .env("ENVHOOK_SYSROOT", sb.path("sysroot"))
+        .env("LD_LIBRARY_PATH", "/opt/before")
+        .env("ENVHOOK_QUIET", "1")
+        .args(["-euc", &script])
+        .arg(assert_cmd::cargo::cargo_bin("envhook"))
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = support::outcome(out);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert_eq!(stdout, "</opt/before>");
 }

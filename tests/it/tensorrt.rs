@@ -11,24 +11,12 @@ use crate::support;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use support::{Env, FileSpec, PipDist, Sandbox};
+use support::{Env, FileSpec, PipDist, Sandbox, findings_of};
 
 const DRIVER: &str = "580.65.06";
 
 fn check(sb: &Sandbox, prefix: &Path) -> (Value, i32) {
-    let args = ["check", "--json", "--driver-version", DRIVER];
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
-}
-
-fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
+    support::check_json(sb, prefix, &["--driver-version", DRIVER])
 }
 
 fn severities(json: &Value) -> Vec<String> {
@@ -128,7 +116,7 @@ fn missing_tensorrt_is_an_info_naming_the_provider_and_the_package() {
     let env = ort_1_31(&sb, "ort");
     sb.install(&env.prefix);
     let (json, code) = check(&sb, &env.prefix);
-    let infos = findings(&json, "optional-library-missing");
+    let infos = findings_of(&json, "optional-library-missing");
     let names: Vec<&str> = infos
         .iter()
         .map(|f| f["message"].as_str().unwrap())
@@ -209,8 +197,8 @@ fn tensorrt_wheel_of_the_right_majors_is_found_through_the_hook() {
         path.contains("tensorrt_libs") || path.contains("envhook"),
         "{nvinfer:#}"
     );
-    assert!(findings(&json, "optional-library-missing").is_empty());
-    assert!(findings(&json, "tensorrt-other-cuda").is_empty());
+    assert!(findings_of(&json, "optional-library-missing").is_empty());
+    assert!(findings_of(&json, "tensorrt-other-cuda").is_empty());
 }
 
 /// TensorRT 11 (`libnvinfer.so.11`, today's tensorrt-cu13-libs) where the
@@ -230,7 +218,7 @@ fn tensorrt_of_another_major_is_a_warning() {
     );
     sb.install(&env.prefix);
     let (json, code) = check(&sb, &env.prefix);
-    let other = findings(&json, "tensorrt-other-version");
+    let other = findings_of(&json, "tensorrt-other-version");
     assert_eq!(other.len(), 2, "{:#}", json["findings"]);
     let message = other[0]["message"].as_str().unwrap();
     assert_eq!(other[0]["severity"], "warning");
@@ -241,7 +229,7 @@ fn tensorrt_of_another_major_is_a_warning() {
             .to_string()
             .contains("tensorrt-cu13-libs==10.*")
     );
-    assert!(findings(&json, "optional-library-missing").is_empty());
+    assert!(findings_of(&json, "optional-library-missing").is_empty());
     assert_eq!(code, 1);
 }
 
@@ -262,7 +250,7 @@ fn tensorrt_built_for_another_cuda_major_is_a_warning() {
     );
     sb.install(&env.prefix);
     let (json, code) = check(&sb, &env.prefix);
-    let other = findings(&json, "tensorrt-other-cuda");
+    let other = findings_of(&json, "tensorrt-other-cuda");
     assert!(!other.is_empty(), "{:#}", json["findings"]);
     let message = other[0]["message"].as_str().unwrap();
     assert!(message.contains("tensorrt-cu12-libs"), "{message}");

@@ -286,3 +286,44 @@ fn an_edited_block_or_a_linked_script_is_refused() {
     let fish = fs::read_to_string(other.join("bin/activate.fish")).unwrap();
     assert!(!fish.contains("# >>> envhook >>>"), "{fish}");
 }
+
+/// `conda run -p VENV` leaves a `conda-meta/history` and nothing else in a
+/// venv: it stays a venv, whose own activation scripts are hooked (conda's
+/// activate.d never runs there).
+#[test]
+fn a_venv_with_a_stray_conda_history_stays_a_venv() {
+    let sb = Sandbox::new();
+    let (prefix, _) = venv(&sb.path("v"));
+    fs::create_dir(prefix.join("conda-meta")).unwrap();
+    fs::write(prefix.join("conda-meta/history"), "").unwrap();
+    let envs = json(
+        sb.envhook()
+            .args(["envs", "--json"])
+            .env("VIRTUAL_ENV", &prefix)
+            .output()
+            .unwrap(),
+    );
+    let kinds: Vec<&str> = envs["envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["prefix"] == prefix.display().to_string())
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["venv"], "{envs:#}");
+    let before = sha(&prefix.join("bin/activate"));
+    let (code, out, err) = sb.run_on(&["install", "--always"], &prefix);
+    assert_eq!(code, 0, "{out}{err}");
+    let line = format!("hooked       {}", prefix.join("bin/activate").display());
+    assert!(out.contains(&line), "{out}");
+    assert_eq!(hook_state(&sb, &prefix), "current");
+    // A package record makes it conda's: then conda's hooks are the ones.
+    let (code, out, err) = sb.run_on(&["uninstall"], &prefix);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(sha(&prefix.join("bin/activate")), before);
+    fs::write(prefix.join("conda-meta/python-3.12.0-0.json"), "{}").unwrap();
+    let (code, out, err) = sb.run_on(&["install", "--always"], &prefix);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("hooked "), "{out}");
+    assert_eq!(sha(&prefix.join("bin/activate")), before);
+}

@@ -13,33 +13,7 @@ use crate::support;
 use std::path::Path;
 
 use serde_json::Value;
-use support::{Env, FileSpec, PipDist, Sandbox};
-
-fn check(sb: &Sandbox, prefix: &Path, extra: &[&str]) -> (Value, i32) {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(extra);
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
-}
-
-fn findings<'a>(json: &'a Value, code: &str) -> Vec<&'a Value> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
-}
-
-fn codes(json: &Value) -> Vec<String> {
-    json["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect()
-}
+use support::{Env, FileSpec, PipDist, Sandbox, check_json, codes, findings_of};
 
 /// A pip wheel that installs one real library (built by `cc` with that
 /// soname at `rel` under site-packages), as the nvidia-* wheels do; the
@@ -84,9 +58,9 @@ fn paddle_alone(prefix: &Path) -> Env {
 fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
     let sb = Sandbox::new();
     let env = paddle_alone(&sb.path("envs/paddle"));
-    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "535.104.05"]);
+    let (json, code) = check_json(&sb, &env.prefix, &["--driver-version", "535.104.05"]);
     assert_eq!(code, 1);
-    let missing = findings(&json, "library-not-found");
+    let missing = findings_of(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     let f = missing[0];
     assert_eq!(f["severity"], "error");
@@ -110,7 +84,7 @@ fn framework_without_its_cuda_stack_gets_one_finding_with_one_fix() {
         "{all:?}"
     );
     // NCCL is only for several GPUs: an info, with a fix that agrees.
-    let nccl = findings(&json, "optional-library-missing");
+    let nccl = findings_of(&json, "optional-library-missing");
     assert_eq!(nccl.len(), 1, "{all:?}");
     assert_eq!(nccl[0]["severity"], "info");
     assert_eq!(
@@ -208,10 +182,10 @@ fn the_drivers_libraries_are_never_something_to_install() {
     )
     .unwrap();
     std::fs::set_permissions(&smi, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let (json, _) = check(&sb, &env.prefix, &[]);
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
     let all = codes(&json);
     assert!(!all.contains(&"library-not-found".to_string()), "{all:?}");
-    let f = findings(&json, "driver-library-missing");
+    let f = findings_of(&json, "driver-library-missing");
     assert_eq!(f.len(), 1, "{all:?}");
     assert!(f[0]["message"].as_str().unwrap().contains("libcuda.so.1"));
     assert!(
@@ -223,7 +197,7 @@ fn the_drivers_libraries_are_never_something_to_install() {
         f[0]["fix"]
     );
     // Checked for another machine: that machine's driver provides it.
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.95.05"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "580.95.05"]);
     let all = codes(&json);
     assert!(
         !all.iter()
@@ -232,7 +206,7 @@ fn the_drivers_libraries_are_never_something_to_install() {
     );
     // No driver at all (a build host): the driver rule's info says it.
     std::fs::remove_file(&smi).unwrap();
-    let (json, _) = check(&sb, &env.prefix, &[]);
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
     let all = codes(&json);
     assert!(
         !all.iter()
@@ -277,7 +251,7 @@ fn a_20_kb_runpath_is_followed() {
         Some(&runpath),
         true,
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     assert!(!codes(&json).contains(&"elf-unreadable".to_string()));
     let names = &json["libraries"][0]["names"];
     assert_eq!(
@@ -323,7 +297,7 @@ fn a_runpath_past_1024_elements_is_cut_and_said() {
         Some(&runpath.join(":")),
         true,
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     assert!(codes(&json).contains(&"elf-search-path-cut".to_string()));
     let elf = &json["libraries"][0]["elf"];
     assert_eq!(elf["runpath"].as_array().unwrap().len(), 1024, "{elf:#}");
@@ -422,7 +396,7 @@ fn jax_core_object_comes_from_the_pjrt_distribution() {
             "jax_plugins/xla_cuda12/xla_cuda_plugin.so",
         )]),
     );
-    let (json, _) = check(&sb, &env.prefix, &[]);
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
     let objects: Vec<&str> = json["libraries"]
         .as_array()
         .unwrap()
@@ -473,12 +447,12 @@ fn the_architectures_in_the_binary_decide() {
     let sb = Sandbox::new();
     // SASS for sm_70 and sm_80, no PTX (nvcc 11.8; cuobjdump lists them).
     let env = torch_with_code(&sb.path("envs/sass"), "sm70_sm80.so");
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "560.35.05", "--gpu", "sm_90"],
     );
-    let f = findings(&json, "gpu-unsupported");
+    let f = findings_of(&json, "gpu-unsupported");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let message = f[0]["message"].as_str().unwrap();
     assert!(message.contains("has sm_70 sm_80, no PTX"), "{message}");
@@ -487,26 +461,26 @@ fn the_architectures_in_the_binary_decide() {
         "{message}"
     );
     // sm_80 code runs on 8.6 (same major, newer minor).
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "560.35.05", "--gpu", "sm_86"],
     );
     assert!(
-        findings(&json, "gpu-unsupported").is_empty(),
+        findings_of(&json, "gpu-unsupported").is_empty(),
         "{:#}",
         json["findings"]
     );
 
     // SASS sm_80 plus PTX compute_80: Hopper runs it by JIT only.
     let env = torch_with_code(&sb.path("envs/ptx"), "sm80_compute80.so");
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "560.35.05", "--gpu", "sm_90"],
     );
-    assert!(findings(&json, "gpu-unsupported").is_empty());
-    let jit = findings(&json, "gpu-jit");
+    assert!(findings_of(&json, "gpu-unsupported").is_empty());
+    let jit = findings_of(&json, "gpu-jit");
     assert_eq!(jit.len(), 1, "{:#}", json["findings"]);
     assert_eq!(jit[0]["severity"], "info");
     assert!(jit[0]["message"].as_str().unwrap().contains("compute_80"));
@@ -527,7 +501,7 @@ fn without_a_fatbin_the_builds_cuda_decides() {
                 "full_version = '2.5.2'\ncuda_version = '11.6'\ncudnn_version = '8.4.0'\n",
             ),
     );
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &[
@@ -537,7 +511,7 @@ fn without_a_fatbin_the_builds_cuda_decides() {
             "NVIDIA H100 80GB HBM3",
         ],
     );
-    let f = findings(&json, "gpu-unsupported");
+    let f = findings_of(&json, "gpu-unsupported");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let message = f[0]["message"].as_str().unwrap();
     assert!(message.contains("built with CUDA 11.6"), "{message}");
@@ -599,7 +573,7 @@ fn without_a_fatbin_tensorflows_own_list_decides() {
         "nvidia/cudnn/lib/libcudnn.so.8",
     );
     let on = |gpu: &str| {
-        check(
+        check_json(
             &sb,
             &env.prefix,
             &["--driver-version", "580.65.06", "--gpu", gpu],
@@ -608,7 +582,7 @@ fn without_a_fatbin_tensorflows_own_list_decides() {
     };
     for gpu in ["B200", "NVIDIA GeForce RTX 5090", "NVIDIA H100 80GB HBM3"] {
         let json = on(gpu);
-        let jit = findings(&json, "gpu-jit");
+        let jit = findings_of(&json, "gpu-jit");
         assert_eq!(jit.len(), 1, "{gpu}: {:#}", json["findings"]);
         let message = jit[0]["message"].as_str().unwrap();
         assert!(
@@ -617,7 +591,7 @@ fn without_a_fatbin_tensorflows_own_list_decides() {
             "{message}"
         );
         assert!(
-            findings(&json, "gpu-unsupported")
+            findings_of(&json, "gpu-unsupported")
                 .iter()
                 .all(|f| f["message"].as_str().unwrap().starts_with("cuDNN 8.9.7.29")),
             "{gpu}: {:#}",
@@ -625,19 +599,20 @@ fn without_a_fatbin_tensorflows_own_list_decides() {
         );
     }
     // The cuDNN it pins has no Blackwell kernels: that is the blocker.
-    assert_eq!(findings(&on("B200"), "gpu-unsupported").len(), 1);
+    assert_eq!(findings_of(&on("B200"), "gpu-unsupported").len(), 1);
     // Cubins for Ampere and Volta.
     for gpu in ["A100", "V100"] {
         let json = on(gpu);
         assert!(
-            findings(&json, "gpu-jit").is_empty() && findings(&json, "gpu-unsupported").is_empty(),
+            findings_of(&json, "gpu-jit").is_empty()
+                && findings_of(&json, "gpu-unsupported").is_empty(),
             "{gpu}: {:#}",
             json["findings"]
         );
     }
     // Below the list's lowest (Maxwell, sm_52): nothing runs.
     let json = on("sm_52");
-    let unsupported = findings(&json, "gpu-unsupported");
+    let unsupported = findings_of(&json, "gpu-unsupported");
     assert_eq!(unsupported.len(), 1, "{:#}", json["findings"]);
     let message = unsupported[0]["message"].as_str().unwrap();
     assert!(
@@ -697,7 +672,7 @@ fn torch_215(prefix: &Path, cudnn: &'static str) -> Env {
 fn a_pip_build_with_the_wheels_it_pins_gets_no_warning() {
     let sb = Sandbox::new();
     let env = torch_215(&sb.path("envs/torch"), "9.26.0.51");
-    let (json, code) = check(
+    let (json, code) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "600.10", "--gpu", "sm_90"],
@@ -739,9 +714,9 @@ fn a_pip_build_with_the_wheels_it_pins_gets_no_warning() {
 fn a_wheel_moved_past_the_frameworks_pin_is_pin_broken() {
     let sb = Sandbox::new();
     let older = torch_215(&sb.path("envs/older"), "9.20.0.48");
-    let (json, code) = check(&sb, &older.prefix, &["--driver-version", "600.10"]);
+    let (json, code) = check_json(&sb, &older.prefix, &["--driver-version", "600.10"]);
     assert_eq!(code, 1);
-    let f = findings(&json, "pin-broken");
+    let f = findings_of(&json, "pin-broken");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     assert_eq!(f[0]["severity"], "error");
     let message = f[0]["message"].as_str().unwrap();
@@ -750,8 +725,8 @@ fn a_wheel_moved_past_the_frameworks_pin_is_pin_broken() {
         "{message}"
     );
     let env = torch_215(&sb.path("envs/torch"), "9.28.1.4");
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "600.10"]);
-    let f = findings(&json, "pin-broken");
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "600.10"]);
+    let f = findings_of(&json, "pin-broken");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     assert_eq!(f[0]["severity"], "info");
     assert!(
@@ -791,8 +766,8 @@ fn conda_env_config_vars_are_hooks_too() {
             .to_string(),
     )
     .unwrap();
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "535.104.05"]);
-    let f = findings(&json, "foreign-hook");
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "535.104.05"]);
+    let f = findings_of(&json, "foreign-hook");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let message = f[0]["message"].as_str().unwrap();
     assert!(message.contains("conda-meta/state"), "{message}");
@@ -847,9 +822,9 @@ fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
         "Tesla V100-SXM2-32GB",
     ];
     let env = torch_26_over_cudnn(&sb.path("envs/new"), "9.11.0.98");
-    let (json, code) = check(&sb, &env.prefix, &v100);
+    let (json, code) = check_json(&sb, &env.prefix, &v100);
     assert_eq!(code, 1);
-    let f = findings(&json, "gpu-unsupported");
+    let f = findings_of(&json, "gpu-unsupported");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let message = f[0]["message"].as_str().unwrap();
     assert!(
@@ -864,20 +839,20 @@ fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
         )
     );
     // The same wheel on Turing and newer; the last release with Volta.
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "560.35.05", "--gpu", "sm_75"],
     );
     assert!(
-        findings(&json, "gpu-unsupported").is_empty(),
+        findings_of(&json, "gpu-unsupported").is_empty(),
         "{:#}",
         json["findings"]
     );
     let env = torch_26_over_cudnn(&sb.path("envs/old"), "9.10.2.21");
-    let (json, _) = check(&sb, &env.prefix, &v100);
+    let (json, _) = check_json(&sb, &env.prefix, &v100);
     assert!(
-        findings(&json, "gpu-unsupported").is_empty(),
+        findings_of(&json, "gpu-unsupported").is_empty(),
         "{:#}",
         json["findings"]
     );
@@ -885,8 +860,8 @@ fn cudnn_9_11_dropped_volta_while_cuda_12_kept_it() {
     // A build with no code for the GPU is the one finding: its fix brings
     // its own CUDA and cuDNN (torch 2.15 is CUDA 13.2, which has no Volta).
     let env = torch_215(&sb.path("envs/torch215"), "9.26.0.51");
-    let (json, _) = check(&sb, &env.prefix, &v100);
-    let f = findings(&json, "gpu-unsupported");
+    let (json, _) = check_json(&sb, &env.prefix, &v100);
+    let f = findings_of(&json, "gpu-unsupported");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     assert!(
         f[0]["message"]
@@ -954,7 +929,7 @@ fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
         Some("$ORIGIN/../nvidia/cusolver/lib"),
         true,
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     let by_object = |suffix: &str| -> Vec<(String, String)> {
         json["libraries"]
             .as_array()
@@ -981,7 +956,7 @@ fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
     assert!(framework.contains(&("libcusolver.so.11".into(), "-".into())));
     assert!(by_object("libtensorflow_cc.so.2").is_empty());
     // cuDNN, cuBLAS, ... are nowhere: one finding for the framework.
-    let missing = findings(&json, "library-not-found");
+    let missing = findings_of(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     assert!(
         missing[0]["message"]
@@ -991,7 +966,7 @@ fn names_loaded_at_run_time_are_resolved_from_the_object_that_loads_them() {
     );
     // cuSOLVER is the wheel's, reached only through the hook; without it
     // TensorFlow registers no GPU: an error.
-    let hook = findings(&json, "needs-hook");
+    let hook = findings_of(&json, "needs-hook");
     assert_eq!(hook.len(), 1, "{:#}", json["findings"]);
     assert_eq!(hook[0]["severity"], "error");
     let message = hook[0]["message"].as_str().unwrap();
@@ -1028,7 +1003,7 @@ fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
         None,
         false,
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     let names = json["libraries"][0]["names"].as_array().unwrap();
     let solver = names
         .iter()
@@ -1039,12 +1014,12 @@ fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
     assert_eq!(solver["with_hook"]["rule"], "loaded");
     assert_eq!(solver["without_hook"]["path"].as_str(), cusolver.to_str());
     assert!(
-        findings(&json, "needs-hook").is_empty(),
+        findings_of(&json, "needs-hook").is_empty(),
         "{:#}",
         json["findings"]
     );
     // The rest of the stack is nowhere: one finding, one pip command.
-    let missing = findings(&json, "library-not-found");
+    let missing = findings_of(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     assert!(
         missing[0]["fix"]["command"]
@@ -1093,20 +1068,20 @@ fn jax_preloads_from_the_wheels_and_ort_dlopens_cudnn_by_its_major() {
         None,
         false,
     );
-    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let (json, code) = check_json(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
     let cudnn = &json["libraries"][0]["names"][0];
     assert_eq!(cudnn["name"], "libcudnn.so.9", "{:#}", json["libraries"]);
     assert_eq!(cudnn["kind"], "dlopen");
     assert_eq!(cudnn["without_hook"], Value::Null);
     assert_eq!(
-        findings(&json, "needs-hook").len(),
+        findings_of(&json, "needs-hook").len(),
         1,
         "{:#}",
         json["findings"]
     );
     assert_eq!(code, 1);
     sb.install(&env.prefix);
-    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let (json, code) = check_json(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
 
@@ -1140,10 +1115,10 @@ fn stale_hooks_never_invent_damage() {
     );
     sb.install(&env.prefix);
     let machine = ["--driver-version", "580.65.06"];
-    let (json, _) = check(&sb, &env.prefix, &machine);
+    let (json, _) = check_json(&sb, &env.prefix, &machine);
     // ONNX Runtime 1.28+ runs without cuDNN and cuFFT, but the operators
     // that use them fail: warnings.
-    let missing = findings(&json, "optional-library-missing");
+    let missing = findings_of(&json, "optional-library-missing");
     assert_eq!(missing.len(), 2, "{:#}", json["findings"]);
     assert!(
         missing[0]["message"]
@@ -1153,9 +1128,9 @@ fn stale_hooks_never_invent_damage() {
         "{:#}",
         missing[0]
     );
-    // The user installs cuDNN and cuFFT, as the hints say, and does not
-    // refresh.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Later, the user installs cuDNN and cuFFT, as the hints say, and does
+    // not refresh (the hooks' times set back, not waited out).
+    support::age_hooks(&env.prefix, 10);
     wheel_lib(
         &mut env,
         "nvidia-cudnn-cu13",
@@ -1168,7 +1143,7 @@ fn stale_hooks_never_invent_damage() {
         "12.0.0.61",
         "nvidia/cu13/lib/libcufft.so.12",
     );
-    let (json, code) = check(&sb, &env.prefix, &machine);
+    let (json, code) = check_json(&sb, &env.prefix, &machine);
     let all = codes(&json);
     assert_eq!(all, ["stale-hook"], "{:#}", json["findings"]);
     assert_eq!(code, 1);
@@ -1187,7 +1162,7 @@ fn stale_hooks_never_invent_damage() {
     );
     // The refresh the finding names ends in a clean check.
     sb.install(&env.prefix);
-    let (json, code) = check(&sb, &env.prefix, &machine);
+    let (json, code) = check_json(&sb, &env.prefix, &machine);
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
 
@@ -1221,9 +1196,9 @@ fn older_releases_keep_their_run_time_checks() {
         Some("$ORIGIN/../nvidia/cuda_runtime/lib:$ORIGIN/../nvidia/cublas/lib"),
         true,
     );
-    let (json, code) = check(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
+    let (json, code) = check_json(&sb, &env.prefix, &["--driver-version", "560.35.05"]);
     assert_eq!(code, 1);
-    let missing = findings(&json, "library-not-found");
+    let missing = findings_of(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     let message = missing[0]["message"].as_str().unwrap();
     for name in [
@@ -1270,13 +1245,13 @@ fn older_releases_keep_their_run_time_checks() {
         None,
         false,
     );
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
     assert!(
-        findings(&json, "library-not-found").is_empty(),
+        findings_of(&json, "library-not-found").is_empty(),
         "{:#}",
         json["findings"]
     );
-    let missing = findings(&json, "optional-library-missing");
+    let missing = findings_of(&json, "optional-library-missing");
     let cudnn = missing
         .iter()
         .find(|p| p["message"].as_str().unwrap().contains("libcudnn.so.9"))
@@ -1316,8 +1291,8 @@ fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
     let (head, _) = line.rsplit_once(',').unwrap();
     std::fs::write(&record, format!("{head},999999\n{rest}")).unwrap();
 
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
-    let f = findings(&json, "wheel-files-overwritten");
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    let f = findings_of(&json, "wheel-files-overwritten");
     assert_eq!(f.len(), 1, "{:#}", json["findings"]);
     let message = f[0]["message"].as_str().unwrap();
     assert!(
@@ -1359,8 +1334,8 @@ fn wheels_that_wrote_over_each_other_are_named_with_their_pins() {
     }
     // Files the RECORDs agree on are no finding.
     std::fs::write(&record, text).unwrap();
-    let (json, _) = check(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
-    assert!(findings(&json, "wheel-files-overwritten").is_empty());
+    let (json, _) = check_json(&sb, &env.prefix, &["--driver-version", "580.65.06"]);
+    assert!(findings_of(&json, "wheel-files-overwritten").is_empty());
 }
 
 /// A build that runs on Blackwell only by JIT-compiling its PTX, over a
@@ -1375,12 +1350,12 @@ fn on_a_newer_gpu_the_real_blocker_is_named() {
         PipDist::new("nvidia-cudnn-cu12", "8.9.7.29")
             .files(vec![FileSpec::File("nvidia/cudnn/lib/libcudnn.so.8")]),
     );
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "B200"],
     );
-    let unsupported = findings(&json, "gpu-unsupported");
+    let unsupported = findings_of(&json, "gpu-unsupported");
     assert_eq!(unsupported.len(), 1, "{:#}", json["findings"]);
     let message = unsupported[0]["message"].as_str().unwrap();
     assert!(
@@ -1398,18 +1373,18 @@ fn on_a_newer_gpu_the_real_blocker_is_named() {
         unsupported[0]
     );
     assert_eq!(
-        findings(&json, "gpu-jit").len(),
+        findings_of(&json, "gpu-jit").len(),
         1,
         "{:#}",
         json["findings"]
     );
     // The same build on a GPU its SASS covers: nothing to say.
-    let (json, _) = check(
+    let (json, _) = check_json(
         &sb,
         &env.prefix,
         &["--driver-version", "580.65.06", "--gpu", "A100"],
     );
-    assert!(findings(&json, "gpu-unsupported").is_empty());
+    assert!(findings_of(&json, "gpu-unsupported").is_empty());
 }
 
 /// A CUDA package envhook has no data for (CuPy 13, which loads its
@@ -1480,7 +1455,7 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
     );
     std::fs::remove_file(&scratch).unwrap();
     let machine = ["--driver-version", "580.65.06"];
-    let (json, code) = check(&sb, &env.prefix, &machine);
+    let (json, code) = check_json(&sb, &env.prefix, &machine);
     let fw = &json["frameworks"][0];
     assert_eq!(
         (fw["framework"].as_str(), fw["package"].as_str()),
@@ -1496,17 +1471,17 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
     );
     assert_eq!(code, 1);
     assert_eq!(
-        findings(&json, "needs-hook").len(),
+        findings_of(&json, "needs-hook").len(),
         1,
         "{:#}",
         json["findings"]
     );
     assert!(
-        findings(&json, "library-not-found").is_empty(),
+        findings_of(&json, "library-not-found").is_empty(),
         "{:#}",
         json["findings"]
     );
-    let optional = findings(&json, "optional-library-missing");
+    let optional = findings_of(&json, "optional-library-missing");
     assert_eq!(optional.len(), 1, "{:#}", json["findings"]);
     assert!(
         optional[0]["message"]
@@ -1522,7 +1497,7 @@ fn a_cuda_package_without_data_is_checked_from_its_objects() {
         )
     );
     sb.install(&env.prefix);
-    let (json, code) = check(&sb, &env.prefix, &machine);
+    let (json, code) = check_json(&sb, &env.prefix, &machine);
     assert_eq!(code, 0, "{:#}", json["findings"]);
 }
 
@@ -1568,9 +1543,9 @@ fn cupys_nvrtc_and_cublas_are_required_whatever_its_pins_name() {
         std::fs::remove_file(&scratch).unwrap();
     }
     let py = format!("{}/bin/python", env.prefix.display());
-    let (json, code) = check(&sb, &env.prefix, &[]);
+    let (json, code) = check_json(&sb, &env.prefix, &[]);
     assert_eq!(code, 1, "{:#}", json["findings"]);
-    let missing = findings(&json, "library-not-found");
+    let missing = findings_of(&json, "library-not-found");
     assert_eq!(missing.len(), 1, "{:#}", json["findings"]);
     assert_eq!(missing[0]["severity"], "error");
     let message = missing[0]["message"].as_str().unwrap();
@@ -1587,7 +1562,7 @@ fn cupys_nvrtc_and_cublas_are_required_whatever_its_pins_name() {
             env.prefix.display()
         )
     );
-    let optional = findings(&json, "optional-library-missing");
+    let optional = findings_of(&json, "optional-library-missing");
     assert_eq!(optional.len(), 1, "{:#}", json["findings"]);
     assert_eq!(optional[0]["severity"], "info");
     assert!(
@@ -1611,13 +1586,13 @@ fn cupys_nvrtc_and_cublas_are_required_whatever_its_pins_name() {
         "11.8.89",
         "nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2",
     );
-    let (json, _) = check(&sb, &env.prefix, &[]);
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
     assert!(
-        findings(&json, "library-not-found").is_empty(),
+        findings_of(&json, "library-not-found").is_empty(),
         "{:#}",
         json["findings"]
     );
-    let hook = findings(&json, "needs-hook");
+    let hook = findings_of(&json, "needs-hook");
     assert_eq!(hook.len(), 1, "{:#}", json["findings"]);
     assert_eq!(hook[0]["severity"], "error");
     assert!(
@@ -1629,7 +1604,7 @@ fn cupys_nvrtc_and_cublas_are_required_whatever_its_pins_name() {
         hook[0]
     );
     sb.install(&env.prefix);
-    let (json, _) = check(&sb, &env.prefix, &[]);
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
     assert!(
         !json["findings"]
             .as_array()
@@ -1660,7 +1635,7 @@ fn jax_0_4_35_beside_a_namespace_nvcc_package_cannot_import() {
         env
     };
     let broken = layout("broken", "0.4.35", false);
-    let (json, code) = check(&sb, &broken.prefix, &[]);
+    let (json, code) = check_json(&sb, &broken.prefix, &[]);
     assert_eq!(code, 1, "{:#}", json["findings"]);
     let f = json["findings"]
         .as_array()
@@ -1678,7 +1653,7 @@ fn jax_0_4_35_beside_a_namespace_nvcc_package_cannot_import() {
     );
     for (name, jax, init) in [("fixed", "0.4.36", false), ("regular", "0.4.35", true)] {
         let env = layout(name, jax, init);
-        let (json, _) = check(&sb, &env.prefix, &[]);
+        let (json, _) = check_json(&sb, &env.prefix, &[]);
         assert!(
             !codes(&json).contains(&"broken-import".to_string()),
             "{name}: {:#}",
@@ -1745,9 +1720,9 @@ fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
     );
     let env = jax_start_check(&sb, "old", ("0.4.23", true), &[RUNTIME_12_1, CUDNN_8_8]);
     let py = format!("'{}/bin/python'", env.prefix.display());
-    let (json, code) = check(&sb, &env.prefix, &[]);
+    let (json, code) = check_json(&sb, &env.prefix, &[]);
     assert_eq!(code, 1, "{:#}", json["findings"]);
-    let refused = findings(&json, "refused-at-start");
+    let refused = findings_of(&json, "refused-at-start");
     assert_eq!(refused.len(), 1, "{:#}", json["findings"]);
     assert_eq!(refused[0]["severity"], "error");
     let message = refused[0]["message"].as_str().unwrap();
@@ -1768,7 +1743,11 @@ fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
     );
     // The one error, not a second warning for the same libraries.
     for code in ["cuda-older-than-build", "cudnn-older-than-build"] {
-        assert!(findings(&json, code).is_empty(), "{:#}", json["findings"]);
+        assert!(
+            findings_of(&json, code).is_empty(),
+            "{:#}",
+            json["findings"]
+        );
     }
     // The plugin build of the same release never runs the check; a runtime
     // of the build's minor (and cuDNN 8.9 with another patch) passes it;
@@ -1787,9 +1766,9 @@ fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
         ("floors", "0.4.26", true, [RUNTIME_12_1, CUDNN_8_8]),
     ] {
         let env = jax_start_check(&sb, name, (jax, monolithic), &wheels);
-        let (json, _) = check(&sb, &env.prefix, &[]);
+        let (json, _) = check_json(&sb, &env.prefix, &[]);
         assert!(
-            findings(&json, "refused-at-start").is_empty(),
+            findings_of(&json, "refused-at-start").is_empty(),
             "{name}: {:#}",
             json["findings"]
         );
@@ -1803,8 +1782,8 @@ fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
     );
     let runtime = ("nvidia-cuda-runtime-cu12", "12.2.140", RUNTIME_12_1.2);
     let whole = jax_start_check(&sb, "whole", ("0.4.18", true), &[runtime, cufft]);
-    let (json, _) = check(&sb, &whole.prefix, &[]);
-    let refused = findings(&json, "refused-at-start");
+    let (json, _) = check_json(&sb, &whole.prefix, &[]);
+    let refused = findings_of(&json, "refused-at-start");
     assert_eq!(refused.len(), 1, "{:#}", json["findings"]);
     assert!(
         refused[0]["message"]
@@ -1822,9 +1801,9 @@ fn jax_refuses_libraries_older_than_its_monolithic_jaxlib() {
         )
     );
     let minor = jax_start_check(&sb, "minor", ("0.4.19", true), &[runtime, cufft]);
-    let (json, _) = check(&sb, &minor.prefix, &[]);
+    let (json, _) = check_json(&sb, &minor.prefix, &[]);
     assert!(
-        findings(&json, "refused-at-start").is_empty(),
+        findings_of(&json, "refused-at-start").is_empty(),
         "{:#}",
         json["findings"]
     );
@@ -1857,9 +1836,9 @@ fn a_fix_follows_the_pins_of_the_builds_own_majors() {
         "12.2.140",
         "nvidia/cuda_runtime/lib/libcudart.so.12",
     );
-    let (json, _) = check(&sb, &env.prefix, &[]);
+    let (json, _) = check_json(&sb, &env.prefix, &[]);
     let py = format!("'{}/bin/python'", env.prefix.display());
-    let no_cudnn = findings(&json, "no-cudnn");
+    let no_cudnn = findings_of(&json, "no-cudnn");
     assert_eq!(no_cudnn.len(), 1, "{:#}", json["findings"]);
     assert_eq!(
         no_cudnn[0]["fix"]["command"],
@@ -1906,8 +1885,8 @@ fn an_older_runtime_the_builds_own_requirement_accepts_is_a_note() {
             "12.4.127",
             "nvidia/cuda_runtime/lib/libcudart.so.12",
         );
-        let (json, _) = check(&sb, &prefix, &[]);
-        let older = findings(&json, "cuda-older-than-build");
+        let (json, _) = check_json(&sb, &prefix, &[]);
+        let older = findings_of(&json, "cuda-older-than-build");
         assert_eq!(older.len(), 1, "{name}: {:#}", json["findings"]);
         assert_eq!(older[0]["severity"], severity, "{name}: {:#}", older[0]);
         let message = older[0]["message"].as_str().unwrap();

@@ -17,10 +17,10 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The wheel directory, or `None` (and a note) when the tier is not asked for.
 fn wheels() -> Option<PathBuf> {
-    let Some(dir) = std::env::var_os("ENVHOOK_WHEELS") else {
-        eprintln!("skipped: set ENVHOOK_WHEELS=DIR after scripts/build-wheels DIR");
-        return None;
-    };
+    let dir = crate::support::opt_in(
+        "ENVHOOK_WHEELS",
+        "set ENVHOOK_WHEELS=DIR after scripts/build-wheels DIR; CI's .ci/run does",
+    )?;
     let dir = std::path::absolute(dir).unwrap();
     assert!(
         dir.is_dir(),

@@ -168,6 +168,28 @@ impl Phase {
 /// files, so that it replaces or removes those and nothing else.
 pub const OWNER_MARK: &str = "# envhook:owned";
 
+/// The state the activate hooks of every dialect keep, in the variables
+/// they name after the environment's `id` (`ENVHOOK_STATE_<id>`, `_SAVED_`,
+/// `_APPLIED_`), for a process that gets `applied` as `LD_LIBRARY_PATH`
+/// without running a hook (`envhook run`): whether the value `before` was
+/// set, that value, and what was applied. The deactivate hook then puts
+/// `before` back byte for byte, as after a hook's own activation.
+pub fn saved_state(
+    id: &str,
+    before: Option<&std::ffi::OsStr>,
+    applied: &std::ffi::OsStr,
+) -> [(String, std::ffi::OsString); 3] {
+    let state = if before.is_some() { "set" } else { "unset" };
+    [
+        (format!("ENVHOOK_STATE_{id}"), state.into()),
+        (
+            format!("ENVHOOK_SAVED_{id}"),
+            before.unwrap_or_default().to_os_string(),
+        ),
+        (format!("ENVHOOK_APPLIED_{id}"), applied.to_os_string()),
+    ]
+}
+
 /// Whether a file's text starts with envhook's ownership mark.
 pub fn is_owned(text: &str) -> bool {
     text.lines()

@@ -195,9 +195,26 @@ fn the_cuda_is_written_as_bitsandbytes_writes_it() {
         name: "bitsandbytes".into(),
         framework: Framework::Pytorch,
         files: vec!["libbitsandbytes_cuda{cuda}.so".into()],
+        digits_from: None,
         source: String::new(),
     };
     assert_eq!(row.files_for("11.8"), ["libbitsandbytes_cuda118.so"]);
     assert_eq!(row.files_for("12.4"), ["libbitsandbytes_cuda124.so"]);
     assert_eq!(row.files_for("12"), ["libbitsandbytes_cuda120.so"]);
+}
+
+#[test]
+fn every_variable_a_picked_row_reads_is_documented() {
+    let cat = Catalog::parse(PACKAGES_TOML).unwrap();
+    for row in &cat.picked {
+        if let Some(var) = &row.digits_from {
+            assert!(
+                crate::env_vars::DOCUMENTED
+                    .iter()
+                    .any(|(name, _)| name == var),
+                "{var} is read for {} but not in env_vars::DOCUMENTED",
+                row.name
+            );
+        }
+    }
 }

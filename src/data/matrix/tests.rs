@@ -1021,6 +1021,9 @@ fn dlopen_names_come_from_the_build() {
 ///   3.0-3.4 from Paddle's own index (not reachable from here), with the
 ///   builds of each series as the matrix's sources and the audit name them.
 #[test]
+// The coverage per family goes to the test's stderr, for a person
+// updating the matrix (`--nocapture`).
+#[allow(clippy::print_stderr)]
 fn framework_builds_since_2023_have_rows() {
     let m = m();
     let torch: &[(&str, &[&str])] = &[

@@ -78,9 +78,9 @@ pub fn for_framework(f: &Facts, fw: &FrameworkBuild, components: &[&str]) -> Fix
     // the build for that major, not a second CUDA line beside it.
     if let Some(cmd) = held_major(f, components)
         .filter(|m| n.cuda.as_deref().and_then(major) != Some(*m))
-        .and_then(|m| build_for_major(f, fw, m))
+        .and_then(|m| replacement(f, fw, m))
     {
-        return Fix::Command(cmd.1);
+        return Fix::Command(cmd);
     }
     let installer = stack_installer(f, fw);
     if want.pinned.is_empty()
@@ -119,11 +119,11 @@ fn conflicts(want: &Want) -> bool {
 
 /// For a pip package whose name carries the CUDA major it is built for
 /// (`cupy-cuda11x`), the same release built for `major`, in its place
-/// (`cupy-cuda12x==13.3.0`), then the hooks refreshed: when the
-/// environment's CUDA is another major, that is the one fix (installing
+/// (`cupy-cuda12x==13.3.0`): when the environment's CUDA is another
+/// major, that is the one fix (installing
 /// the other major's libraries beside it would put two CUDA releases'
 /// `libcurand.so.10` in one directory).
-pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<Cmd> {
+fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<Cmd> {
     if fw.installer != Installer::Pip {
         return None;
     }
@@ -144,7 +144,7 @@ pub fn rebuilt_for(f: &Facts, fw: &FrameworkBuild, major: u32) -> Option<Cmd> {
         .raw("uninstall -y")
         .arg(&fw.package)
         .and(py().raw("install").arg(format!("{other}=={}", fw.version)));
-    Some(then_refresh(swap, &f.inv.prefix))
+    Some(swap)
 }
 
 /// The CUDA major of every package in the environment that provides one
@@ -168,11 +168,16 @@ fn held_major(f: &Facts, components: &[&str]) -> Option<u32> {
 /// The command that replaces a build of one CUDA major with one of
 /// `cuda_major`, the major the environment's libraries are: the same
 /// release under the name of that major ([`rebuilt_for`]), else the
-/// framework's newest build made with it ([`build_for_major`]).
+/// framework's newest build made with it ([`build_for_major`]). The one
+/// answer to "a build of another major than the libraries held", for
+/// every rule that gives it.
+fn replacement(f: &Facts, fw: &FrameworkBuild, cuda_major: u32) -> Option<Cmd> {
+    rebuilt_for(f, fw, cuda_major).or_else(|| build_for_major(f, fw, cuda_major).map(|(_, c)| c))
+}
+
+/// [`replacement`], then the hooks refreshed for the libraries it brings.
 pub fn for_major(f: &Facts, fw: &FrameworkBuild, cuda_major: u32) -> Option<Cmd> {
-    rebuilt_for(f, fw, cuda_major).or_else(|| {
-        build_for_major(f, fw, cuda_major).map(|(_, cmd)| then_refresh(cmd, &f.inv.prefix))
-    })
+    replacement(f, fw, cuda_major).map(|cmd| then_refresh(cmd, &f.inv.prefix))
 }
 
 /// The framework's own requirement on the distribution that provides

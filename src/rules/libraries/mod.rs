@@ -16,15 +16,16 @@
 //! driver's own libraries are never something to install into an
 //! environment).
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::Serialize;
 
 use super::{Facts, finding};
 use crate::data::catalog::{CATALOG, Framework};
 use crate::finding::{Code, Problem, Severity};
+use crate::inventory::FrameworkBuild;
 use crate::inventory::builds::Variant;
-use crate::inventory::{FrameworkBuild, LibStatus};
 pub use crate::loading::Via;
 use crate::loading::asked::plan;
 pub use crate::loading::loaded::{Loaded, Use};
@@ -36,10 +37,13 @@ use crate::machine::loader::Objects;
 use crate::machine::resolve::Found;
 use closure::Closure;
 pub use closure::DependencyCheck;
+pub(super) use objects::objects;
+use objects::{host, read_object};
 use tally::Tally;
 
 mod closure;
 mod major;
+mod objects;
 mod tally;
 
 /// How one name resolves with and without envhook's hook.
@@ -54,6 +58,11 @@ pub struct NameCheck {
     pub with_hook: Option<Found>,
     /// With `LD_LIBRARY_PATH` as it is, minus envhook's directories.
     pub without_hook: Option<Found>,
+    /// Where `with_hook` came through the link directory a fresh install
+    /// would write (the hooks not installed, or stale): the file its link
+    /// will point at, which exists now, unlike the link.
+    #[serde(skip)]
+    pub hook_target: Option<PathBuf>,
 }
 
 /// The loader's view of one framework object.
@@ -122,14 +131,13 @@ enum Outcome {
 /// Where the loader finds `name` for an object of the environment that has
 /// no RPATH of its own (a name pasted in an error message): with envhook's
 /// hook (simulated when it is not installed) and without it.
-pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>) {
+pub fn resolve_one(f: &Facts, name: &str) -> (Option<Found>, Option<Found>, Option<PathBuf>) {
     let sysroot = f.ctx.sysroot();
     let searches = Searches::new(f, &sysroot);
     let caller = python_caller(f);
-    (
-        searches.with.resolve(name, &caller),
-        searches.without.resolve(name, &caller),
-    )
+    let with = searches.with.resolve(name, &caller);
+    let target = searches.with.simulated_target(with.as_ref());
+    (with, searches.without.resolve(name, &caller), target)
 }
 
 /// What the library rules found.
@@ -166,9 +174,13 @@ pub fn check(f: &Facts) -> Libraries {
         tally: Tally::default(),
         closure: Closure::default(),
         loaded: Loaded::default(),
+        hosts: BTreeMap::new(),
         machine: python.machine,
     };
-    for fw in &f.inv.frameworks {
+    // The frameworks first, then what runs on one of them.
+    let mut order: Vec<&FrameworkBuild> = f.inv.frameworks.iter().collect();
+    order.sort_by_key(|fw| host(fw).is_some());
+    for fw in order {
         if !matches!(fw.build.variant, Variant::Cpu | Variant::Rocm { .. }) {
             c.framework(fw, &mut findings);
         }
@@ -187,6 +199,28 @@ pub fn check(f: &Facts) -> Libraries {
     }
 }
 
+/// The objects `fw`'s import loads, each with its ELF facts and whether
+/// they could be read. A package of Python code alone (numba-cuda) loads
+/// through cuda-pathfinder from the environment's Python, which asks; a
+/// framework's objects not found ask nothing.
+fn read_objects(
+    f: &Facts,
+    fw: &FrameworkBuild,
+    findings: &mut Vec<Problem>,
+) -> Vec<(PathBuf, ElfInfo, bool)> {
+    let mut read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
+        .into_iter()
+        .map(|object| {
+            let (info, readable) = read_object(&object, findings);
+            (object, info, readable)
+        })
+        .collect();
+    if read.is_empty() && fw.framework == Framework::Other {
+        read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
+    }
+    read
+}
+
 /// What the library rules carry from one framework to the next.
 struct Checker<'a> {
     f: &'a Facts<'a>,
@@ -197,6 +231,9 @@ struct Checker<'a> {
     tally: Tally,
     closure: Closure,
     loaded: Loaded,
+    /// The files each framework's import loaded, with and without the
+    /// hook: what is in the process before a package that runs on it.
+    hosts: BTreeMap<Framework, (Vec<PathBuf>, Vec<PathBuf>)>,
     /// The environment's ELF machine.
     machine: u16,
 }
@@ -206,25 +243,22 @@ impl Checker<'_> {
     /// and dependency classified.
     fn framework(&mut self, fw: &FrameworkBuild, findings: &mut Vec<Problem>) {
         let f = self.f;
-        let mut read: Vec<(PathBuf, ElfInfo, bool)> = objects(f, fw)
-            .into_iter()
-            .map(|object| {
-                let (info, readable) = read_object(&object, findings);
-                (object, info, readable)
-            })
-            .collect();
-        // A package of Python code alone (numba-cuda) loads through
-        // cuda-pathfinder from the environment's Python, which asks. A
-        // framework's objects not found ask nothing.
-        if read.is_empty() && fw.framework == Framework::Other {
-            read.push((f.inv.prefix.join("bin/python"), python_caller(f), true));
-        }
+        let read = read_objects(f, fw, findings);
         let infos: Vec<&ElfInfo> = read.iter().map(|(_, info, _)| info).collect();
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
         let (s, pf) = (&self.searches, &self.pathfinder);
-        let with = run(&plan, &paths, &infos, &s.with, &mut self.read_elf, pf);
-        let without = run(&plan, &paths, &infos, &s.without, &mut self.read_elf, pf);
+        let (host_with, host_without) = host(fw)
+            .and_then(|h| self.hosts.get(&h))
+            .cloned()
+            .unwrap_or_default();
+        let objects = (&paths[..], &infos[..]);
+        let elf = &mut self.read_elf;
+        let with = run(&plan, objects, &s.with, elf, pf, &host_with);
+        let without = run(&plan, objects, &s.without, elf, pf, &host_without);
+        self.hosts
+            .entry(fw.framework)
+            .or_insert_with(|| (with.files.clone(), without.files.clone()));
         let mut checks: Vec<Vec<NameCheck>> = vec![Vec::new(); read.len()];
         for (k, a) in plan.asked.iter().enumerate() {
             // A name the data cannot answer for (a cuda-pathfinder release
@@ -260,6 +294,7 @@ impl Checker<'_> {
                 kind: a.kind,
                 with_hook: with_hook.clone(),
                 without_hook: without_hook.clone(),
+                hook_target: s.with.simulated_target(with_hook.as_ref()),
             });
         }
         let files: Vec<PathBuf> = with.files.into_iter().chain(without.files).collect();
@@ -378,96 +413,6 @@ fn python_caller(f: &Facts) -> ElfInfo {
         search_elements_dropped: 0,
         machine: elf::read(&f.inv.prefix.join("bin/python")).map_or(62, |i| i.machine),
         bytes_read: 0,
-    }
-}
-
-/// The CUDA-using objects of a framework build: the catalogue's core
-/// libraries in the framework's own package and in the packages that carry
-/// its CUDA objects (JAX's `jax-cuda12-pjrt`), catalogue order first.
-pub(super) fn objects(f: &Facts, fw: &FrameworkBuild) -> Vec<PathBuf> {
-    let mut found: Vec<(usize, PathBuf)> = f
-        .inv
-        .packages
-        .iter()
-        .filter(|p| p.framework == Some(fw.framework) && p.installer == fw.installer)
-        // A package without data of its own: all its objects, its own only.
-        .filter(|p| fw.framework != Framework::Other || p.name == fw.package)
-        .flat_map(|p| p.libraries.iter())
-        .filter(|l| l.status == LibStatus::Ok)
-        .filter(|l| picked(fw, &l.path))
-        .filter_map(|l| {
-            let name = l.path.file_name()?.to_str()?;
-            let rank = match fw.framework {
-                Framework::Other => 0,
-                known => CATALOG.core_library_rank(known, name)?,
-            };
-            Some((rank, l.path.clone()))
-        })
-        .collect();
-    found.sort();
-    found.dedup_by(|a, b| a.1 == b.1);
-    found.into_iter().map(|(_, p)| p).collect()
-}
-
-/// Whether `object` is one `fw` loads: of a distribution that loads the
-/// object for its framework's CUDA (bitsandbytes), only that one.
-fn picked(fw: &FrameworkBuild, object: &Path) -> bool {
-    let Some(row) = CATALOG.picked_library(&fw.package) else {
-        return true;
-    };
-    let Variant::Cuda {
-        cuda: Some(cuda), ..
-    } = &fw.build.variant
-    else {
-        return false;
-    };
-    let name = object.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    row.files_for(cuda).iter().any(|f| f == name)
-}
-
-/// An object's ELF facts; an object that cannot be parsed still dlopens
-/// its names, which are then resolved as from an object without RPATH.
-fn read_object(object: &Path, findings: &mut Vec<Problem>) -> (ElfInfo, bool) {
-    match elf::read(object) {
-        Ok(info) => {
-            if info.search_elements_dropped > 0 {
-                findings.push(finding(
-                    Severity::Info,
-                    Code::ElfSearchPathCut,
-                    format!(
-                        "{}: {} of its RPATH/RUNPATH elements lie past the first {} (or 64 KiB) \
-                         envhook keeps; a library found only past them is reported as not found",
-                        object.display(),
-                        info.search_elements_dropped,
-                        elf::MAX_SEARCH_ELEMENTS
-                    ),
-                    None,
-                ));
-            }
-            (info, true)
-        }
-        Err(e) => {
-            findings.push(finding(
-                Severity::Info,
-                Code::ElfUnreadable,
-                format!(
-                    "{}: {e}; its DT_NEEDED libraries are not resolved",
-                    object.display()
-                ),
-                None,
-            ));
-            let blank = ElfInfo {
-                path: object.to_path_buf(),
-                soname: None,
-                needed: Vec::new(),
-                rpath: Vec::new(),
-                runpath: Vec::new(),
-                search_elements_dropped: 0,
-                machine: 62,
-                bytes_read: 0,
-            };
-            (blank, false)
-        }
     }
 }
 

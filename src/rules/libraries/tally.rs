@@ -13,16 +13,18 @@ use crate::rules::Facts;
 use crate::rules::libraries::Via;
 use findings::{
     dev_links, dev_missing_finding, driver_missing_finding, feature_finding, hook_shadows,
-    missing_finding, needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
+    needs_hook_finding, not_exposed, not_loadable, optional_finding, stub_libcuda,
     system_wins_finding,
 };
 use major::other_major_finding;
+use missing::missing_finding;
 use tensorrt::{other_cuda_finding, other_version_finding};
 
 use super::major::Wrong;
 
 mod findings;
 mod major;
+mod missing;
 mod tensorrt;
 
 /// One object's name and what became of it.

@@ -6,15 +6,21 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+pub mod cc;
 pub mod explaining;
+pub mod json;
 pub mod paddle;
 pub mod pip_spec;
 pub mod real_wheels;
 pub mod source;
 pub mod terminal;
+pub mod tiers;
 pub mod venvs;
 
+pub use cc::*;
 pub use envhook::demo as demo_layout;
+pub use json::*;
+pub use tiers::{OTHER_UID, chown_tree, is_root, opt_in, require};
 
 pub use demo_layout::prefix::{CondaPkg, FileSpec, PipDist};
 use demo_layout::tree::Tree;
@@ -290,102 +296,26 @@ pub fn ld(env: &EnvDump) -> Option<&[u8]> {
         .map(|v| v.as_bytes())
 }
 
-/// Run `envhook show --json -p PREFIX` and parse the output; returns the
-/// JSON and the exit code.
-pub fn show_json(sandbox: &Sandbox, prefix: &Path) -> (serde_json::Value, i32) {
-    let out = sandbox
-        .envhook()
-        .args(["show", "--json", "-p"])
-        .arg(prefix)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {stderr}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    (json, out.status.code().unwrap())
+/// Set the mtime of a file or directory to `secs_ago` seconds in the past
+/// (futimens on a read-only descriptor, which a directory allows too).
+pub fn set_age(path: &Path, secs_ago: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs_ago);
+    fs::File::open(path).unwrap().set_modified(when).unwrap();
 }
 
-// ---------------------------------------------------------- real ELF ----
-
-/// `envhook check --json MACHINE... -p PREFIX`: the document and the exit
-/// code.
-pub fn check_json(sb: &Sandbox, prefix: &Path, machine: &[&str]) -> (serde_json::Value, i32) {
-    let mut args = vec!["check", "--json"];
-    args.extend_from_slice(machine);
-    let (code, out, err) = sb.run_on(&args, prefix);
-    let json = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
-    (json, code)
-}
-
-/// The findings of one code in a `check --json` document.
-pub fn findings_of<'a>(json: &'a serde_json::Value, code: &str) -> Vec<&'a serde_json::Value> {
-    json["findings"]
-        .as_array()
-        .expect("a check document has findings")
-        .iter()
-        .filter(|f| f["code"] == code)
-        .collect()
-}
-
-/// A shared object built by `cc` from C source `src`, named `soname`,
-/// needing `deps` (real ELF: its symbols are the source's).
-pub fn cc_source(out: &Path, soname: &str, src: &str, deps: &[&Path]) {
-    fs::create_dir_all(out.parent().expect("a file in a directory")).unwrap();
-    let c = out.with_extension("fixture.c");
-    fs::write(&c, src).unwrap();
-    let status = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&c)
-        .arg(format!("-Wl,-soname,{soname}"))
-        .arg("-Wl,--no-as-needed")
-        .args(deps)
-        .status()
-        .expect("cc is installed");
-    assert!(status.success(), "cc failed for {}", out.display());
-    fs::remove_file(&c).unwrap();
-}
-
-/// Build a real shared object with `cc`: SONAME `soname`, DT_NEEDED on
-/// each of `deps` (linked by path, so their own SONAMEs are recorded), and
-/// `rpath` as DT_RPATH (`runpath: false`) or DT_RUNPATH (`runpath: true`).
-pub fn cc_shared(out: &Path, soname: &str, deps: &[&Path], rpath: Option<&str>, runpath: bool) {
-    if let Some(dir) = out.parent() {
-        fs::create_dir_all(dir).unwrap();
+/// The hooks of `prefix` (sh, fish, ps1 and csh, both phases), written
+/// `secs_ago` seconds ago: what a later change is compared with, set
+/// rather than waited for (the hooks and the kernel compare file times in
+/// whole seconds or clock ticks).
+pub fn age_hooks(prefix: &Path, secs_ago: u64) {
+    for phase in ["activate", "deactivate"] {
+        for ext in ["sh", "fish", "ps1", "csh"] {
+            set_age(
+                &prefix.join(format!("etc/conda/{phase}.d/envhook.{ext}")),
+                secs_ago,
+            );
+        }
     }
-    let src = out.with_extension("fixture.c");
-    let symbol: String = soname
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    fs::write(
-        &src,
-        format!("int envhook_fixture_{symbol}(void) {{ return 42; }}\n"),
-    )
-    .unwrap();
-    let mut cmd = std::process::Command::new("cc");
-    cmd.args(["-shared", "-fPIC", "-o"])
-        .arg(out)
-        .arg(&src)
-        .arg(format!("-Wl,-soname,{soname}"));
-    if let Some(r) = rpath {
-        cmd.arg(if runpath {
-            "-Wl,--enable-new-dtags"
-        } else {
-            "-Wl,--disable-new-dtags"
-        });
-        cmd.arg(format!("-Wl,-rpath,{r}"));
-    }
-    cmd.arg("-Wl,--no-as-needed");
-    cmd.args(deps);
-    let status = cmd.status().expect("cc is installed (CI installs gcc)");
-    assert!(status.success(), "cc failed for {}", out.display());
-    fs::remove_file(&src).unwrap();
 }
 
 /// A file's bytes (or a link's target) and, for files, the modification time.

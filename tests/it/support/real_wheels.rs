@@ -24,11 +24,11 @@ pub struct Prefix {
 }
 
 pub fn enabled() -> bool {
-    let on = std::env::var("ENVHOOK_REAL_WHEELS").is_ok_and(|v| v == "1");
-    if !on {
-        eprintln!("skipped: set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier");
-    }
-    on
+    crate::support::opt_in(
+        "ENVHOOK_REAL_WHEELS",
+        "set ENVHOOK_REAL_WHEELS=1 to run the real-wheel tier",
+    )
+    .is_some()
 }
 
 pub fn prefix(case: &Case) -> Prefix {

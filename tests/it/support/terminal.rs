@@ -56,9 +56,20 @@ impl Terminal {
     /// Poll the screen (and its scrollback, wrapped lines joined) until it
     /// shows `want`, within the terminal's patience; the screen then.
     pub fn wait_for(&self, want: &str) -> String {
+        self.poll(want, &["capture-pane", "-p", "-J", "-S", "-100"])
+    }
+
+    /// [`Terminal::wait_for`], the screen read back with its styles as
+    /// SGR sequences (what the program coloured, as tmux drew it), and
+    /// 500 lines of scrollback.
+    pub fn wait_for_styled(&self, want: &str) -> String {
+        self.poll(want, &["capture-pane", "-p", "-e", "-J", "-S", "-500"])
+    }
+
+    fn poll(&self, want: &str, capture: &[&str]) -> String {
         let start = Instant::now();
         loop {
-            let text = self.tmux(&["capture-pane", "-p", "-J", "-S", "-100"]);
+            let text = self.tmux(capture);
             if text.contains(want) {
                 return text;
             }

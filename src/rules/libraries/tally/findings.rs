@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
+use super::missing::rebuilt;
 use super::{Outcome, Seen};
 use crate::data::catalog::CATALOG;
 use crate::data::matrix::major;
 use crate::finding::{Cmd, Code, Fix, Problem, Severity};
-use crate::inventory::needs::needs;
 use crate::machine::resolve::Rule;
 use crate::rules::libraries::Via;
 use crate::rules::{Facts, finding};
@@ -181,11 +181,54 @@ pub(super) fn optional_finding(f: &Facts, label: &str, s: &Seen) -> Problem {
                 // Its build for the environment's major is the error's
                 // fix; this major's library would be the wrong one.
                 Some(fw) if rebuilt(f, fw).is_some() => None,
+                Some(_)
+                    if c == "cudnn"
+                        && let Some(fix) = other_cudnn(f, label, s) =>
+                {
+                    Some(fix)
+                }
                 Some(fw) => Some(crate::rules::fixes::for_framework(f, fw, &[c])),
                 None => Some(Fix::advice(format!("install {c}"))),
             },
         }),
     )
+}
+
+/// A cuDNN soname of another major than the environment's pip cuDNN
+/// (CuPy 13's cudnn module needs `libcudnn.so.8` beside torch's
+/// nvidia-cudnn-cu12 9.1): installing the wheel by name changes nothing.
+/// The wheel of that major, where nothing here requires the one held; else
+/// the requirement that holds it, and no command (one wheel name cannot
+/// hold cuDNN 8 and 9).
+fn other_cudnn(f: &Facts, label: &str, s: &Seen) -> Option<Fix> {
+    let want: u32 = crate::inventory::needs::name_major(&s.name)?.parse().ok()?;
+    let held = f.inv.packages.iter().find(|p| {
+        p.installer == crate::inventory::Installer::Pip
+            && p.role == crate::data::catalog::Role::Cudnn
+    })?;
+    if major(&held.version) == Some(want) {
+        return None;
+    }
+    let holder = f.inv.frameworks.iter().find_map(|fw| {
+        let pin = crate::rules::fixes::pin_for(fw, "cudnn")?;
+        pin.starts_with(held.name.as_str())
+            .then(|| format!("{} {} requires {pin}", fw.package, fw.version))
+    });
+    Some(match holder {
+        Some(holder) => Fix::advice(format!(
+            "{} needs cuDNN {want}; this environment's {} {} is cuDNN {}, and {holder}: one wheel \
+             name holds one cuDNN, so use {label}'s module from an environment of its own",
+            s.name,
+            held.name,
+            held.version,
+            major(&held.version).map_or("?".into(), |m| m.to_string())
+        )),
+        None => Fix::Command(
+            crate::rules::fixes::pip(&f.inv.prefix)
+                .raw("install")
+                .arg(format!("{}>={want},<{}", held.name, want + 1)),
+        ),
+    })
 }
 
 /// What an object loaded only on request (ONNX Runtime's TensorRT
@@ -274,135 +317,18 @@ pub(super) fn needs_hook_finding(
         },
         Code::NeedsHook,
         format!(
-            "{} found only through LD_LIBRARY_PATH, and this environment has no envhook hook: {}{consequence}",
+            "{} in this environment, where the loader does not look; envhook's hook, not installed \
+             here, puts {} on LD_LIBRARY_PATH when the environment is activated: {}{consequence}",
             if names.len() == 1 {
                 "this library is"
             } else {
                 "these libraries are"
             },
+            if names.len() == 1 { "it" } else { "them" },
             names.join(", ")
         ),
         Some(fix),
     )
-}
-
-/// A library needed at load time breaks the import; cuDNN and cuBLAS are
-/// loaded at once; without any of some frameworks' libraries they run on
-/// the CPU; one the data says the framework needs for nearly everything
-/// (CuPy's NVRTC) leaves it nothing to run: an error. The rest fail only
-/// when an operation needs them (curand for random numbers, nccl for
-/// several GPUs): a warning.
-fn missing_severity(missing: &[&Seen], names: &[&str]) -> Severity {
-    let error = missing.iter().any(|s| {
-        s.kind == Via::Needed
-            || s.kind == Via::Dependency
-            || s.falls_back_to_cpu
-            || s.required.is_some()
-    }) || names
-        .iter()
-        // Without its CUDA runtime nothing of a framework runs
-        // (numba-cuda 0.30.4 fails at `from numba import cuda`).
-        .any(|n| {
-            n.starts_with("libcudnn.so")
-                || n.starts_with("libcublas.so")
-                || n.starts_with("libcudart.so")
-        });
-    if error {
-        Severity::Error
-    } else {
-        Severity::Warning
-    }
-}
-
-/// One finding for every library a framework loads that is nowhere, with
-/// the one command that installs the stack they belong to.
-pub(super) fn missing_finding(f: &Facts, label: &str, missing: &[&Seen]) -> Problem {
-    let names: Vec<&str> = dedup(missing.iter().map(|s| s.name.as_str()));
-    let objects: Vec<&str> = dedup(missing.iter().map(|s| s.object.as_str()));
-    let any_needed = missing
-        .iter()
-        .any(|s| s.kind == Via::Needed || s.kind == Via::Dependency);
-    let on_cpu = missing.iter().any(|s| s.falls_back_to_cpu);
-    let severity = missing_severity(missing, &names);
-    let fw = framework(f, label);
-    let components: Vec<&str> = dedup(names.iter().filter_map(|n| CATALOG.library_component(n)));
-    // The fix is the whole sequence: what it installs changes the library
-    // set, so the hooks are written (or refreshed) after it; they also
-    // provide the unversioned names that come only from -dev packages.
-    let refresh = crate::rules::fixes::refresh(&f.inv.prefix);
-    let rebuilt = fw.and_then(|fw| rebuilt(f, fw));
-    let rebuilt_fix = rebuilt.is_some();
-    let framework_fix = || fw.map(|fw| crate::rules::fixes::for_framework(f, fw, &components));
-    let hint = match rebuilt.map(Fix::Command).or_else(framework_fix) {
-        // rebuilt_for's command ends with the hooks' refresh already.
-        Some(fix) if rebuilt_fix => fix,
-        Some(Fix::Command(c)) => Fix::Command(crate::rules::fixes::then_refresh(c, &f.inv.prefix)),
-        Some(choose) => choose,
-        None if crate::discovery::is_venv(&f.inv.prefix) => Fix::advice(format!(
-            "install {} for the CUDA the framework was built for",
-            components.join(", ")
-        )),
-        None => Fix::Choose {
-            advice: format!(
-                "install {} for the CUDA the framework was built for, then write the hooks",
-                components.join(", ")
-            ),
-            commands: vec![refresh],
-        },
-    };
-    let first = names.first().copied().unwrap_or("the library");
-    Problem {
-        severity,
-        code: Code::LibraryNotFound,
-        message: format!(
-            "{label} ({}) {} {}, which {} in this environment nor on the system. Expect \"{first}: cannot \
-             open shared object file\"",
-            objects.join(", "),
-            if any_needed {
-                "needs"
-            } else if missing.iter().all(|s| s.kind == Via::Pathfinder) {
-                "loads through cuda-pathfinder"
-            } else {
-                "loads by name"
-            },
-            names.join(", "),
-            if names.len() == 1 {
-                "is not"
-            } else {
-                "are not"
-            }
-        ) + if on_cpu {
-            "; without them it runs on the CPU"
-        } else {
-            ""
-        } + &required_costs(missing),
-        fix: Some(hint),
-        path: None,
-        source: None,
-    }
-}
-
-/// What fails without the missing libraries a framework needs for nearly
-/// everything, in the data's words: "; without libnvrtc.so.11.2 every
-/// kernel fails: ...".
-fn required_costs(missing: &[&Seen]) -> String {
-    let mut said: Vec<&str> = Vec::new();
-    let mut out = String::new();
-    for s in missing {
-        let Some(what) = s.required.as_deref() else {
-            continue;
-        };
-        if said.contains(&s.name.as_str()) {
-            continue;
-        }
-        said.push(&s.name);
-        out += &format!(
-            "{} without {} {what}",
-            if out.is_empty() { ";" } else { "; and" },
-            s.name
-        );
-    }
-    out
 }
 
 /// One finding for the libraries of a framework that the loader takes from
@@ -524,21 +450,6 @@ pub(super) fn dev_links(f: &Facts, dev_missing: &[(&Seen, &str)]) -> Cmd {
         }
     }
     Cmd::all(links)
-}
-
-/// For a build named for another CUDA major than the environment's
-/// runtime (cupy-cuda11x beside torch's CUDA 12 wheels), the same release
-/// built for this major, as cuda-mismatch's fix: the other major's
-/// libraries installed beside would share sonames with this one's
-/// (libcurand.so.10 is both CUDA 11's and 12's). Ends with the hooks'
-/// refresh.
-fn rebuilt(f: &Facts, fw: &crate::inventory::FrameworkBuild) -> Option<Cmd> {
-    let have = f.inv.cuda.first().and_then(|rt| major(&rt.version))?;
-    let built = needs(fw, f.matrix).and_then(|n| n.cuda)?;
-    if major(&built) == Some(have) {
-        return None;
-    }
-    crate::rules::fixes::rebuilt_for(f, fw, have)
 }
 
 /// The framework build a tally label (`package version`) names.
