@@ -223,7 +223,7 @@ fn served_by_sibling(f: &Facts, report: &Report, name: &str) -> Option<(String, 
 
 /// cuda-pathfinder's request for `name` is served here by `sibling`: the
 /// error names both sonames it tried, and came from elsewhere (#41: the
-/// real numba-cuda[cu13], whose libcudart.so.13 is found).
+/// real `numba-cuda[cu13]`, whose libcudart.so.13 is found).
 fn sibling_found(mut a: Answer, name: &str, sibling: &str, found: &Found, f: &Facts) -> Answer {
     a.diagnosis = format!(
         "cuda-pathfinder takes {sibling} or {name}, and finds {sibling} here ({}, {}): the error \
