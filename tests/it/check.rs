@@ -989,16 +989,10 @@ fn driver_too_old_names_the_newest_build_the_driver_runs() {
     );
 }
 
-/// #42: a soname two pip wheels of different CUDA lines both install
-/// (CUDA 12's nvidia-curand-cu12 and CUDA 13's nvidia-curand, each
-/// libcurand.so.10, after a downgrade left one behind) is no conda/pip
-/// matter: the advice names the two wheels, with one command for each.
-#[test]
-fn a_soname_two_pip_wheels_install_names_both_wheels() {
+/// CUDA 13's nvidia-curand and CUDA 12's nvidia-curand-cu12, each
+/// installing libcurand.so.10.
+fn two_curand_wheels(env: &mut Env) {
     use FileSpec::File;
-    let sb = Sandbox::new();
-    let mut env = Env::new(sb.path("envs/ort"));
-    env.python("3.11.7");
     env.pip(
         PipDist::new("nvidia-curand", "10.4.5.25")
             .files(vec![File("nvidia/cu13/lib/libcurand.so.10")]),
@@ -1007,6 +1001,18 @@ fn a_soname_two_pip_wheels_install_names_both_wheels() {
         PipDist::new("nvidia-curand-cu12", "10.3.10.19")
             .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
     );
+}
+
+/// #42: a soname two pip wheels of different CUDA lines both install
+/// (CUDA 12's nvidia-curand-cu12 and CUDA 13's nvidia-curand, each
+/// libcurand.so.10, after a downgrade left one behind) is no conda/pip
+/// matter: the advice names the two wheels, with one command for each.
+#[test]
+fn a_soname_two_pip_wheels_install_names_both_wheels() {
+    let sb = Sandbox::new();
+    let mut env = Env::new(sb.path("envs/ort"));
+    env.python("3.11.7");
+    two_curand_wheels(&mut env);
     let (json, _) = check_json(&sb, &env.prefix, A100);
     let f = finding(&json, "shadowed-library");
     let advice = f["fix"]["choose"]["advice"].as_str().unwrap();
@@ -1032,17 +1038,9 @@ fn a_soname_two_pip_wheels_install_names_both_wheels() {
 /// the other one.
 #[test]
 fn of_two_wheels_with_one_soname_the_frameworks_cuda_line_is_exposed() {
-    use FileSpec::File;
     let sb = Sandbox::new();
     let mut env = support::explaining::torch_cu128(&sb.path("envs/t"));
-    env.pip(
-        PipDist::new("nvidia-curand", "10.4.5.25")
-            .files(vec![File("nvidia/cu13/lib/libcurand.so.10")]),
-    );
-    env.pip(
-        PipDist::new("nvidia-curand-cu12", "10.3.10.19")
-            .files(vec![File("nvidia/curand/lib/libcurand.so.10")]),
-    );
+    two_curand_wheels(&mut env);
     let (json, _) = check_json(&sb, &env.prefix, A100);
     let f = finding(&json, "shadowed-library");
     let message = f["message"].as_str().unwrap();

@@ -123,6 +123,24 @@ struct Provoke {
     then: &'static str,
 }
 
+/// ONNX Runtime 1.18's CUDA provider beside CUDA 12's wheels: it cannot
+/// load cuBLASLt 11; after the fix it loads.
+const ORT_CUBLAS11: Provoke = Provoke {
+    code: ORT_PROVIDER,
+    env: &[],
+    shows: "libcublasLt.so.11: cannot open shared object file",
+    then: "provider loaded",
+};
+
+/// An ONNX Runtime CUDA provider that lacks some library; after the fix
+/// it loads.
+const ORT_CANNOT_OPEN: Provoke = Provoke {
+    code: ORT_PROVIDER,
+    env: &[],
+    shows: "cannot open shared object file",
+    then: "provider loaded",
+};
+
 /// A corpus row explained against a real state.
 struct Real {
     /// A part of the row's `cite` no other row's has.
@@ -142,6 +160,16 @@ struct Real {
     /// state it otherwise than the fixture (the comment beside it says
     /// why); else the row's `want`.
     want_here: Option<Want>,
+}
+
+/// A thread of ONNX Runtime 1.18 (CUDA 11.8) beside CUDA 12's wheels,
+/// settled by a CUDA 12 build (1.19 or newer).
+const fn ort_118_replaced(cite: &'static str) -> Real {
+    Real {
+        provoke: Some(ORT_CUBLAS11),
+        fixed: &[("onnxruntime-gpu", ">=1.19")],
+        ..real(cite, &ORT_118)
+    }
 }
 
 const fn real(cite: &'static str, state: &'static State) -> Real {
@@ -351,56 +379,19 @@ const REAL: &[Real] = &[
         ..real("TF-TRT is optional", &TF_216)
     },
     // --------------------------------------------------- ONNX Runtime ----
-    Real {
-        provoke: Some(Provoke {
-            code: ORT_PROVIDER,
-            env: &[],
-            shows: "libcublasLt.so.11: cannot open shared object file",
-            then: "provider loaded",
-        }),
-        fixed: &[("onnxruntime-gpu", ">=1.19")],
-        ..real("fudan-generative-vision/hallo/issues/203", &ORT_118)
-    },
-    Real {
-        provoke: Some(Provoke {
-            code: ORT_PROVIDER,
-            env: &[],
-            shows: "libcublasLt.so.11: cannot open shared object file",
-            then: "provider loaded",
-        }),
-        fixed: &[("onnxruntime-gpu", ">=1.19")],
-        ..real("stepfun-ai/Step-Audio-EditX/issues/3", &ORT_118)
-    },
-    Real {
-        provoke: Some(Provoke {
-            code: ORT_PROVIDER,
-            env: &[],
-            shows: "libcublasLt.so.11: cannot open shared object file",
-            then: "provider loaded",
-        }),
-        fixed: &[("onnxruntime-gpu", ">=1.19")],
-        ..real("microsoft/onnxruntime/issues/21684", &ORT_118)
-    },
+    ort_118_replaced("fudan-generative-vision/hallo/issues/203"),
+    ort_118_replaced("stepfun-ai/Step-Audio-EditX/issues/3"),
+    ort_118_replaced("microsoft/onnxruntime/issues/21684"),
     // The thread's machine had a CUDA toolkit, so cuDNN was the first
     // library the provider missed; here no CUDA is installed at all and
     // the loader names libcublasLt.so.11 first: the provider cannot load.
     Real {
-        provoke: Some(Provoke {
-            code: ORT_PROVIDER,
-            env: &[],
-            shows: "cannot open shared object file",
-            then: "provider loaded",
-        }),
+        provoke: Some(ORT_CANNOT_OPEN),
         fixed: &[("nvidia-cudnn-cu11", ">=8.2,<9")],
         ..real("microsoft/onnxruntime/issues/19616", &ORT_117)
     },
     Real {
-        provoke: Some(Provoke {
-            code: ORT_PROVIDER,
-            env: &[],
-            shows: "cannot open shared object file",
-            then: "provider loaded",
-        }),
+        provoke: Some(ORT_CANNOT_OPEN),
         ..real("microsoft/onnxruntime/issues/25609", &ORT_122)
     },
     // ------------------------------------------------- CuPy and numba ----
