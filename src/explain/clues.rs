@@ -18,7 +18,7 @@ pub struct KnownMessage {
     #[serde(skip_serializing)]
     pub pattern: String,
     /// Which question explain asks of the environment.
-    pub kind: String,
+    pub kind: MessageKind,
     /// One line.
     pub title: String,
     /// What it means, in general.
@@ -67,20 +67,75 @@ pub struct KnownMessage {
     pub source: String,
 }
 
+/// Which question explain asks of the environment for a known message
+/// (`kind` of a `[[message]]` row): a closed vocabulary, so a row of
+/// data/explain.toml with another kind fails when the file is read, and a
+/// misspelt kind in the code does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageKind {
+    /// A framework without its CUDA backend (a CPU build).
+    CpuBuild,
+    /// A crash in native code.
+    Crash,
+    /// CUPTI refused for want of privileges.
+    CuptiPrivileges,
+    /// The driver, measured against what the environment needs.
+    Driver,
+    /// A warning that means nothing is wrong.
+    HarmlessWarning,
+    /// jax and jaxlib that do not go together.
+    JaxPair,
+    /// A kernel's fault (an illegal memory access, a device-side assert).
+    KernelFault,
+    /// No code for the GPU ("no kernel image").
+    KernelImage,
+    /// A library the framework could not load (JAX's "Unable to load").
+    Library,
+    /// NCCL failing in a system call.
+    Nccl,
+    /// No GPU seen.
+    NoDevice,
+    /// A library not found.
+    NotFound,
+    /// The GPU out of memory.
+    OutOfMemory,
+    /// Paddle's cuDNN version warning.
+    PaddleCudnn,
+    /// Paddle's dynamic loader failing on a library.
+    PaddleDynload,
+    /// XLA's ptxas warnings.
+    Ptxas,
+    /// A CUDA library's call or handle failing with its status code.
+    Status,
+    /// A library loaded in another version than its caller was built
+    /// against (an undefined symbol).
+    Symbol,
+    /// triton's "libcuda.so cannot found".
+    TritonLibcuda,
+    /// An error in the user's code.
+    UserCode,
+    /// A version the process loaded, against the one it was built with
+    /// or needs.
+    Version,
+    /// Windows could not load a DLL.
+    Windows,
+}
+
 /// The kinds of message whose cause is never the environment: the GPU out
 /// of memory, a kernel's fault, an error in the user's code, a harmless
 /// warning. explain says what they are and installs nothing.
-pub const NOT_ENVIRONMENT: &[&str] = &[
-    "out-of-memory",
-    "kernel-fault",
-    "user-code",
-    "harmless-warning",
+pub const NOT_ENVIRONMENT: &[MessageKind] = &[
+    MessageKind::OutOfMemory,
+    MessageKind::KernelFault,
+    MessageKind::UserCode,
+    MessageKind::HarmlessWarning,
 ];
 
 impl KnownMessage {
     /// Whether the message is of a kind no environment causes.
     pub fn not_environment(&self) -> bool {
-        NOT_ENVIRONMENT.contains(&self.kind.as_str())
+        NOT_ENVIRONMENT.contains(&self.kind)
     }
 }
 
@@ -447,13 +502,13 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
         found: v.found,
         built: v.built,
     }));
-    if known.kind == "no-device" {
+    if known.kind == MessageKind::NoDevice {
         out.push(Clue::Devices);
     }
-    if known.kind == "cpu-build" {
+    if known.kind == MessageKind::CpuBuild {
         out.push(Clue::CudaBackend);
     }
-    if known.kind == "jax-pair"
+    if known.kind == MessageKind::JaxPair
         && let Some(p) = super::numbers::jax_pair(lower)
     {
         out.push(Clue::JaxPair {
@@ -493,6 +548,49 @@ fn decisive(message: &str, known: &[KnownMessage]) -> String {
 mod tests {
     use super::*;
 
+    /// Every kind is some row's: a kind no row has is a question explain
+    /// never asks. A kind spelt otherwise in the data fails to parse.
+    #[test]
+    fn every_message_kind_is_a_rows() {
+        let kinds: Vec<String> = DATA
+            .message
+            .iter()
+            .map(|m| serde_json::to_string(&m.kind).unwrap())
+            .collect();
+        for kind in [
+            MessageKind::CpuBuild,
+            MessageKind::Crash,
+            MessageKind::CuptiPrivileges,
+            MessageKind::Driver,
+            MessageKind::HarmlessWarning,
+            MessageKind::JaxPair,
+            MessageKind::KernelFault,
+            MessageKind::KernelImage,
+            MessageKind::Library,
+            MessageKind::Nccl,
+            MessageKind::NoDevice,
+            MessageKind::NotFound,
+            MessageKind::OutOfMemory,
+            MessageKind::PaddleCudnn,
+            MessageKind::PaddleDynload,
+            MessageKind::Ptxas,
+            MessageKind::Status,
+            MessageKind::Symbol,
+            MessageKind::TritonLibcuda,
+            MessageKind::UserCode,
+            MessageKind::Version,
+            MessageKind::Windows,
+        ] {
+            let name = serde_json::to_string(&kind).unwrap();
+            assert!(kinds.contains(&name), "no row of kind {name}");
+        }
+        // The shipped file with one kind misspelt no longer parses.
+        let text = include_str!("../../data/explain.toml");
+        assert!(text.contains("kind = \"not-found\""));
+        let bad = text.replacen("kind = \"not-found\"", "kind = \"not-fuond\"", 1);
+        assert!(toml::from_str::<ExplainFile>(&bad).is_err());
+    }
+
     #[test]
     fn the_data_parses() {
         assert!(DATA.message.len() >= 10);
@@ -531,7 +629,7 @@ mod tests {
                 major: Some(8)
             }]
         );
-        assert_eq!(r.known[0].kind, "not-found");
+        assert_eq!(r.known[0].kind, MessageKind::NotFound);
         let r = read("ImportError: libcudart.so.11.0: cannot open shared object file");
         assert!(matches!(
             &r.clues[0],
@@ -557,13 +655,13 @@ mod tests {
         let r = read(
             "OSError: [WinError 126] The specified module could not be found. Error loading \"C:\\\\x\\\\cudnn64_8.dll\"",
         );
-        assert_eq!(r.known[0].kind, "windows");
+        assert_eq!(r.known[0].kind, MessageKind::Windows);
         assert!(r.clues.iter().any(|c| matches!(c, Clue::Dll { .. })));
         assert!(
             read("Segmentation fault (core dumped)")
                 .known
                 .iter()
-                .all(|k| k.kind == "crash")
+                .all(|k| k.kind == MessageKind::Crash)
         );
         assert!(read("hello").known.is_empty());
     }

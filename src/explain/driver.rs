@@ -67,7 +67,10 @@ fn without_link(mut a: Answer, known: &[KnownMessage], driver: &Found) -> Answer
         driver.path.display(),
         driver.rule.label()
     );
-    if !known.iter().any(|k| k.kind == "triton-libcuda") {
+    if !known
+        .iter()
+        .any(|k| k.kind == super::clues::MessageKind::TritonLibcuda)
+    {
         a.fix = Some(Fix::Command(ln));
         return a;
     }

@@ -34,7 +34,7 @@ use serde::Serialize;
 use crate::finding::{Code, Fix, Problem, Severity};
 use crate::rules::{Facts, Report};
 use answer::{Answer, Verdict};
-use clues::{Clue, KnownMessage};
+use clues::{Clue, KnownMessage, MessageKind};
 
 /// Identifies the JSON document of `envhook explain --json`.
 pub const SCHEMA: &str = "envhook.explain/2";
@@ -108,7 +108,12 @@ pub fn explain(message: &str, f: &Facts, report: &Report) -> Explanation {
     let driver = reading
         .known
         .iter()
-        .any(|k| matches!(k.kind.as_str(), "driver" | "kernel-image" | "no-device"))
+        .any(|k| {
+            matches!(
+                k.kind,
+                MessageKind::Driver | MessageKind::KernelImage | MessageKind::NoDevice
+            )
+        })
         .then(|| f.machine.driver.describe());
     Explanation {
         schema: SCHEMA,
@@ -136,7 +141,7 @@ fn verdict(known: &[KnownMessage], answers: &[Answer], causes: &[Problem]) -> Ve
         Verdict::NotEnvironment
     } else if known
         .iter()
-        .any(|k| matches!(k.kind.as_str(), "kernel-fault" | "user-code"))
+        .any(|k| matches!(k.kind, MessageKind::KernelFault | MessageKind::UserCode))
     {
         // The program's own kernel faulted or asserted, and nothing the
         // environment holds is at fault: what follows in the log (NCCL's
@@ -146,7 +151,7 @@ fn verdict(known: &[KnownMessage], answers: &[Answer], causes: &[Problem]) -> Ve
         || (!known.is_empty()
         && known
             .iter()
-            .all(|k| k.kind != "windows" && k.kind != "crash")
+            .all(|k| k.kind != MessageKind::Windows && k.kind != MessageKind::Crash)
         // An answer that cannot tell but says how to find out (the
         // driver and GPU of the machine that printed it) is not a
         // "none of the causes is here".
