@@ -55,7 +55,7 @@ pub struct KnownMessage {
     /// `gpu`): explain states what the environment needs of it, and where
     /// envhook cannot see it here, how to name the one that printed it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub measures: Option<String>,
+    pub measures: Option<Measures>,
     /// The releases that print it, where the source tells.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub releases: Option<String>,
@@ -120,6 +120,17 @@ pub enum MessageKind {
     Version,
     /// Windows could not load a DLL.
     Windows,
+}
+
+/// What of the machine a message measures the environment against
+/// (`measures` of a `[[message]]` row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measures {
+    /// The driver ("driver version is insufficient").
+    Driver,
+    /// The GPU ("no kernel image is available").
+    Gpu,
 }
 
 /// The kinds of message whose cause is never the environment: the GPU out
@@ -257,8 +268,8 @@ pub enum Clue {
     },
     /// What the environment needs of the machine's `driver` or `gpu`.
     Machine {
-        /// `driver` or `gpu`.
-        measures: String,
+        /// The driver or the GPU.
+        measures: Measures,
     },
 }
 
@@ -304,9 +315,9 @@ impl Clue {
             Clue::Devices => "the GPUs this process sees".to_string(),
             Clue::CudaBackend => "JAX's CUDA plugin".to_string(),
             Clue::JaxPair { .. } => "jax and jaxlib".to_string(),
-            Clue::Machine { measures } if measures == "driver" => {
-                "the driver this environment needs".to_string()
-            }
+            Clue::Machine {
+                measures: Measures::Driver,
+            } => "the driver this environment needs".to_string(),
             Clue::Machine { .. } => "the GPUs this environment has code for".to_string(),
         }
     }
@@ -517,10 +528,8 @@ fn of_row(known: &KnownMessage, lower: &str) -> Vec<Clue> {
             minimum: p.minimum,
         });
     }
-    if let Some(measures) = &known.measures {
-        out.push(Clue::Machine {
-            measures: measures.clone(),
-        });
+    if let Some(measures) = known.measures {
+        out.push(Clue::Machine { measures });
     }
     out
 }

@@ -8,7 +8,7 @@
 //! than "none of the known causes is present here".
 
 use super::answer::{Answer, Verdict};
-use super::clues::Clue;
+use super::clues::{Clue, Measures};
 use super::devices::{QUERY, ask};
 use crate::finding::{Code, Severity};
 use crate::machine::driver::Source;
@@ -19,8 +19,8 @@ const DRIVER_CODES: &[Code] = &[Code::DriverTooOld, Code::DriverOlderThanCuda];
 const GPU_CODES: &[Code] = &[Code::GpuUnsupported, Code::GpuPartlyUnsupported];
 
 /// Answer what the environment needs of the machine's `driver` or `gpu`.
-pub fn answer(f: &Facts, report: &Report, clue: &Clue, measures: &str) -> Answer {
-    let gpu = measures == "gpu";
+pub fn answer(f: &Facts, report: &Report, clue: &Clue, measures: Measures) -> Answer {
+    let gpu = measures == Measures::Gpu;
     let needed = if gpu {
         gpu_arch::carried(f)
     } else {

@@ -34,7 +34,7 @@ use serde::Serialize;
 use crate::finding::{Code, Fix, Problem, Severity};
 use crate::rules::{Facts, Report};
 use answer::{Answer, Verdict};
-use clues::{Clue, KnownMessage, MessageKind};
+use clues::{Clue, KnownMessage, Measures, MessageKind};
 
 /// Identifies the JSON document of `envhook explain --json`.
 pub const SCHEMA: &str = "envhook.explain/2";
@@ -168,8 +168,12 @@ fn verdict(known: &[KnownMessage], answers: &[Answer], causes: &[Problem]) -> Ve
 /// The answer about the GPUs, with what the message says of the torch
 /// that printed it beside what the environment's builds carry.
 fn stated_beside(mut a: Answer, stated: Option<&capability::Stated>) -> Answer {
-    if let (Clue::Machine { measures }, Some(s)) = (&a.clue, stated)
-        && measures == "gpu"
+    if let (
+        Clue::Machine {
+            measures: Measures::Gpu,
+        },
+        Some(s),
+    ) = (&a.clue, stated)
     {
         s.annotate(&mut a);
     }
@@ -209,7 +213,7 @@ fn answer_clue(f: &Facts, report: &Report, known: &[KnownMessage], c: &Clue) -> 
             jaxlib,
             minimum,
         } => pair::answer(f, c, jax.as_deref(), jaxlib, minimum.as_deref()),
-        Clue::Machine { measures } => measured::answer(f, report, c, measures),
+        Clue::Machine { measures } => measured::answer(f, report, c, *measures),
         Clue::Library {
             name,
             component,
