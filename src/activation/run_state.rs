@@ -30,11 +30,8 @@ pub fn for_run(
     let Some(hooks) = status::installed(prefix) else {
         return Vec::new();
     };
-    let in_place = hooks.origin.as_deref().is_some_and(|o| same_dir(o, prefix));
-    if !in_place || hooks.dirs != dirs {
-        return Vec::new();
-    }
-    let Some(origin) = hooks.origin.as_deref().and_then(Path::to_str) else {
+    let origin = hooks.origin.as_deref().filter(|o| same_dir(o, prefix));
+    let Some(origin) = origin.and_then(Path::to_str).filter(|_| hooks.dirs == dirs) else {
         return Vec::new();
     };
     let id = spec::prefix_id(origin);

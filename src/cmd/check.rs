@@ -78,19 +78,19 @@ fn render(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out, "\n{}", counts(r))?;
     }
     let names: usize = r.libraries.iter().map(|l| l.names.len()).sum();
-    let more = match (hidden.len(), names - listed) {
-        (0, 0) => return Ok(()),
-        (0, n) => format!("where the loader finds the other {n} libraries asked for"),
-        (1, 0) => "1 more note".to_string(),
-        (h, 0) => format!("{h} more notes"),
-        (1, n) => {
-            format!("1 more note, and where the loader finds the other {n} libraries asked for")
-        }
-        (h, n) => {
-            format!("{h} more notes, and where the loader finds the other {n} libraries asked for")
-        }
+    let notes = match hidden.len() {
+        0 => None,
+        1 => Some("1 more note".to_string()),
+        h => Some(format!("{h} more notes")),
     };
-    writeln!(out, "\n({more}: envhook check -v)")
+    let unlisted = names - listed;
+    let libraries = (unlisted > 0)
+        .then(|| format!("where the loader finds the other {unlisted} libraries asked for"));
+    let more: Vec<String> = notes.into_iter().chain(libraries).collect();
+    if more.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n({}: envhook check -v)", more.join(", and "))
 }
 
 /// The hooks line: what is installed, and before `install`, that nothing

@@ -106,21 +106,9 @@ impl Fix {
     }
 
     /// The lines a person reads, each indented by `indent`: `fix: COMMAND`,
-    /// or `choose: ADVICE` with each command under it, two spaces deeper.
-    pub fn lines(&self, indent: &str) -> Vec<String> {
-        match self {
-            Fix::Command(c) => vec![format!("{indent}fix: {c}")],
-            Fix::Choose { advice, commands } => {
-                std::iter::once(format!("{indent}choose: {advice}"))
-                    .chain(commands.iter().map(|c| format!("{indent}  {c}")))
-                    .collect()
-            }
-        }
-    }
-
-    /// [`Fix::lines`], the `fix:` lines and the commands under `choose:`
-    /// styled when `on` (see [`crate::colour`]); the advice sentence is
-    /// left plain.
+    /// or `choose: ADVICE` with each command under it, two spaces deeper;
+    /// the `fix:` line and the commands styled when `on` (see
+    /// [`crate::colour`]), the advice sentence left plain.
     pub fn painted_lines(&self, indent: &str, on: bool) -> Vec<String> {
         use crate::colour::{FIX, paint};
         match self {

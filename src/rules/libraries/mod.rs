@@ -221,6 +221,25 @@ fn read_objects(
     read
 }
 
+/// Keep what `fw`'s import loaded, with and without the hook, where a
+/// package here runs on it.
+fn keep_as_host(
+    hosts: &mut BTreeMap<Framework, (Vec<PathBuf>, Vec<PathBuf>)>,
+    f: &Facts,
+    fw: &FrameworkBuild,
+    (with, without): (&[PathBuf], &[PathBuf]),
+) {
+    if f.inv
+        .frameworks
+        .iter()
+        .any(|o| host(o) == Some(fw.framework))
+    {
+        hosts
+            .entry(fw.framework)
+            .or_insert_with(|| (with.to_vec(), without.to_vec()));
+    }
+}
+
 /// What the library rules carry from one framework to the next.
 struct Checker<'a> {
     f: &'a Facts<'a>,
@@ -239,6 +258,15 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
+    /// What the framework `fw` runs on loaded, with and without the hook
+    /// (empty when it runs on none).
+    fn host_files(&self, fw: &FrameworkBuild) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        host(fw)
+            .and_then(|h| self.hosts.get(&h))
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// One framework's import, run with and without the hook, each name
     /// and dependency classified.
     fn framework(&mut self, fw: &FrameworkBuild, findings: &mut Vec<Problem>) {
@@ -248,17 +276,12 @@ impl Checker<'_> {
         let paths: Vec<PathBuf> = read.iter().map(|(p, ..)| p.clone()).collect();
         let plan = plan(f, fw, &infos);
         let (s, pf) = (&self.searches, &self.pathfinder);
-        let (host_with, host_without) = host(fw)
-            .and_then(|h| self.hosts.get(&h))
-            .cloned()
-            .unwrap_or_default();
+        let (host_with, host_without) = self.host_files(fw);
         let objects = (&paths[..], &infos[..]);
         let elf = &mut self.read_elf;
         let with = run(&plan, objects, &s.with, elf, pf, &host_with);
         let without = run(&plan, objects, &s.without, elf, pf, &host_without);
-        self.hosts
-            .entry(fw.framework)
-            .or_insert_with(|| (with.files.clone(), without.files.clone()));
+        keep_as_host(&mut self.hosts, f, fw, (&with.files, &without.files));
         let mut checks: Vec<Vec<NameCheck>> = vec![Vec::new(); read.len()];
         for (k, a) in plan.asked.iter().enumerate() {
             // A name the data cannot answer for (a cuda-pathfinder release
