@@ -64,8 +64,7 @@ fn short_together(m: &Matrix, d: &Driver, cudas: Vec<(String, String)>) -> Vec<(
     };
     let mut out: Vec<(String, String, Option<String>)> = Vec::new();
     for (cuda, what) in cudas {
-        let needs = if what.contains(", ") { "need" } else { "needs" };
-        let who = format!("{what} {needs} CUDA {cuda}");
+        let who = needs_cuda(&what, &cuda);
         let short = floor_short(&cuda);
         match out
             .iter_mut()
@@ -82,6 +81,12 @@ fn short_together(m: &Matrix, d: &Driver, cudas: Vec<(String, String)>) -> Vec<(
         }
     }
     out.into_iter().map(|(cuda, who, _)| (cuda, who)).collect()
+}
+
+/// `the torch 2.5.1 build needs CUDA 12.4`; `need` after several.
+fn needs_cuda(what: &str, cuda: &str) -> String {
+    let needs = if what.contains(", ") { "need" } else { "needs" };
+    format!("{what} {needs} CUDA {cuda}")
 }
 
 /// A `driver-too-old` finding's fix with, beside the driver upgrade, the
@@ -363,18 +368,17 @@ pub fn needed(f: &Facts, loaded: &Loaded) -> Vec<String> {
     with_major_only(f, cudas(f, loaded))
         .into_iter()
         .map(|(cuda, what)| {
-            let needs = if what.contains(", ") { "need" } else { "needs" };
+            let who = needs_cuda(&what, &cuda);
             match f.matrix.driver_floor(&cuda) {
                 Some(floor) if floor.exact => format!(
-                    "{what} {needs} CUDA {cuda}: a driver >= {} (CUDA {} has no minor version \
-                     compatibility)",
+                    "{who}: a driver >= {} (CUDA {} has no minor version compatibility)",
                     floor.linux, floor.cuda
                 ),
                 Some(floor) => format!(
-                    "{what} {needs} CUDA {cuda}: a driver >= {} (every CUDA {}.x)",
+                    "{who}: a driver >= {} (every CUDA {}.x)",
                     floor.linux, floor.cuda
                 ),
-                None => format!("{what} {needs} CUDA {cuda}: no driver floor is known for it"),
+                None => format!("{who}: no driver floor is known for it"),
             }
         })
         .collect()
